@@ -1,0 +1,30 @@
+#ifndef REEL_CFFMPEG_SHIM_H
+#define REEL_CFFMPEG_SHIM_H
+
+#include <libavdevice/avdevice.h>
+#include <libavformat/avformat.h>
+#include <libavcodec/avcodec.h>
+#include <libavutil/avutil.h>
+#include <libavutil/audio_fifo.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/display.h>
+#include <libavutil/error.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/opt.h>
+#include <libavutil/parseutils.h>
+#include <libavutil/pixdesc.h>
+#include <libavutil/samplefmt.h>
+#include <libswresample/swresample.h>
+#include <libswscale/swscale.h>
+#include <errno.h>
+
+// Swift cannot import function-like or expression macros; these wrap the ones Reel needs.
+static inline int reel_averror(int posixErrorCode) { return AVERROR(posixErrorCode); }
+static inline int reel_averror_eof(void) { return AVERROR_EOF; }
+static inline int reel_averror_exit(void) { return AVERROR_EXIT; }
+static inline int reel_averror_eagain(void) { return AVERROR(EAGAIN); }
+static inline int64_t reel_nopts_value(void) { return AV_NOPTS_VALUE; }
+static inline AVRational reel_time_base_q(void) { return AV_TIME_BASE_Q; }
+static inline int reel_error_to_posix(int averror) { return AVUNERROR(averror); }
+
+#endif

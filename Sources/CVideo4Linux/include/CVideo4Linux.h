@@ -1,0 +1,24 @@
+#ifndef REEL_CVIDEO4LINUX_H
+#define REEL_CVIDEO4LINUX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// One capture mode a V4L2 device offers: a pixel format at a size and frame interval.
+typedef struct {
+    char fourcc[5];
+    int compressed;
+    uint32_t width;
+    uint32_t height;
+    uint32_t interval_numerator;   // seconds per frame = numerator / denominator
+    uint32_t interval_denominator;
+} reel_v4l2_mode;
+
+/// 1 when `path` is a V4L2 video capture device (card name copied into `card`), 0 when not, -errno on error.
+int reel_v4l2_query_capture(const char *path, char *card, size_t card_length);
+
+/// Fills up to `capacity` modes (discrete sizes and intervals; stepwise ranges are sampled at common sizes).
+/// Returns the number of modes found (may exceed capacity), or -errno.
+int reel_v4l2_list_modes(const char *path, reel_v4l2_mode *modes, int capacity);
+
+#endif

@@ -1,0 +1,105 @@
+#include "CVideo4Linux.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <linux/videodev2.h>
+
+static int xioctl(int fd, unsigned long request, void *argument) {
+    int result;
+    do { result = ioctl(fd, request, argument); } while (result == -1 && errno == EINTR);
+    return result;
+}
+
+int reel_v4l2_query_capture(const char *path, char *card, size_t card_length) {
+    int fd = open(path, O_RDWR | O_NONBLOCK);
+    if (fd < 0) return -errno;
+    struct v4l2_capability capability;
+    memset(&capability, 0, sizeof capability);
+    int result = xioctl(fd, VIDIOC_QUERYCAP, &capability);
+    int saved = errno;
+    close(fd);
+    if (result < 0) return -saved;
+    uint32_t caps = (capability.capabilities & V4L2_CAP_DEVICE_CAPS) ? capability.device_caps : capability.capabilities;
+    if (card && card_length > 0) {
+        strncpy(card, (const char *)capability.card, card_length - 1);
+        card[card_length - 1] = 0;
+    }
+    return (caps & V4L2_CAP_VIDEO_CAPTURE) ? 1 : 0;
+}
+
+static void add_mode(reel_v4l2_mode *modes, int capacity, int *count, const struct v4l2_fmtdesc *format,
+                     uint32_t width, uint32_t height, uint32_t numerator, uint32_t denominator) {
+    if (*count < capacity) {
+        reel_v4l2_mode *mode = &modes[*count];
+        uint32_t fourcc = format->pixelformat;
+        for (int i = 0; i < 4; i++) mode->fourcc[i] = (char)((fourcc >> (8 * i)) & 0xff);
+        mode->fourcc[4] = 0;
+        mode->compressed = (format->flags & V4L2_FMT_FLAG_COMPRESSED) != 0;
+        mode->width = width;
+        mode->height = height;
+        mode->interval_numerator = numerator;
+        mode->interval_denominator = denominator;
+    }
+    (*count)++;
+}
+
+static void add_intervals(int fd, reel_v4l2_mode *modes, int capacity, int *count,
+                          const struct v4l2_fmtdesc *format, uint32_t width, uint32_t height) {
+    struct v4l2_frmivalenum interval;
+    memset(&interval, 0, sizeof interval);
+    interval.pixel_format = format->pixelformat;
+    interval.width = width;
+    interval.height = height;
+    int found = 0;
+    while (xioctl(fd, VIDIOC_ENUM_FRAMEINTERVALS, &interval) == 0) {
+        if (interval.type == V4L2_FRMIVAL_TYPE_DISCRETE) {
+            add_mode(modes, capacity, count, format, width, height, interval.discrete.numerator, interval.discrete.denominator);
+        } else {
+            // Continuous or stepwise: report the fastest rate the range allows.
+            add_mode(modes, capacity, count, format, width, height, interval.stepwise.min.numerator,
+                     interval.stepwise.min.denominator);
+            found++;
+            break;
+        }
+        found++;
+        interval.index++;
+    }
+    if (!found) add_mode(modes, capacity, count, format, width, height, 0, 0);
+}
+
+int reel_v4l2_list_modes(const char *path, reel_v4l2_mode *modes, int capacity) {
+    static const uint32_t common_sizes[][2] = {
+        {160, 120}, {176, 144}, {320, 240}, {352, 288}, {640, 480}, {800, 600}, {960, 540},
+        {1280, 720}, {1920, 1080}, {2560, 1440}, {3840, 2160}};
+    int fd = open(path, O_RDWR | O_NONBLOCK);
+    if (fd < 0) return -errno;
+    int count = 0;
+    struct v4l2_fmtdesc format;
+    memset(&format, 0, sizeof format);
+    format.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+    while (xioctl(fd, VIDIOC_ENUM_FMT, &format) == 0) {
+        struct v4l2_frmsizeenum size;
+        memset(&size, 0, sizeof size);
+        size.pixel_format = format.pixelformat;
+        while (xioctl(fd, VIDIOC_ENUM_FRAMESIZES, &size) == 0) {
+            if (size.type == V4L2_FRMSIZE_TYPE_DISCRETE) {
+                add_intervals(fd, modes, capacity, &count, &format, size.discrete.width, size.discrete.height);
+                size.index++;
+            } else {
+                for (size_t i = 0; i < sizeof common_sizes / sizeof common_sizes[0]; i++) {
+                    uint32_t width = common_sizes[i][0], height = common_sizes[i][1];
+                    if (width >= size.stepwise.min_width && width <= size.stepwise.max_width &&
+                        height >= size.stepwise.min_height && height <= size.stepwise.max_height)
+                        add_intervals(fd, modes, capacity, &count, &format, width, height);
+                }
+                break;
+            }
+        }
+        format.index++;
+    }
+    close(fd);
+    return count;
+}

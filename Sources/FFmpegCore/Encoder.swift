@@ -1,0 +1,88 @@
+import CFFmpeg
+
+/// An encoder: the one owner of its AVCodecContext. Opened from settings, fed frames, drained of packets.
+public final class Encoder {
+    private var context: UnsafeMutablePointer<AVCodecContext>?
+    public let mediaType: MediaType
+    public let codecName: String
+
+    public init(video settings: VideoEncoderSettings, globalHeader: Bool) throws {
+        mediaType = .video
+        codecName = settings.codecName
+        let codec = try Encoder.findEncoder(settings.codecName)
+        context = avcodec_alloc_context3(codec)
+        guard let context else { throw FFmpegError(call: "avcodec_alloc_context3", message: "out of memory") }
+        context.pointee.width = Int32(settings.width)
+        context.pointee.height = Int32(settings.height)
+        context.pointee.pix_fmt = settings.pixelFormat.rawValue
+        context.pointee.time_base = settings.timeBase.av
+        context.pointee.framerate = settings.frameRate.av
+        context.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+        context.pointee.gop_size = Int32(settings.keyframeInterval)
+        context.pointee.thread_count = Int32(settings.threads)
+        if let bitRate = settings.bitRate { context.pointee.bit_rate = Int64(bitRate) }
+        if let maxRate = settings.maxRate { context.pointee.rc_max_rate = Int64(maxRate) }
+        if let bufferSize = settings.bufferSize { context.pointee.rc_buffer_size = Int32(bufferSize) }
+        if globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        try open(codec, privateOptions: settings.privateOptions)
+    }
+
+    public init(audio settings: AudioEncoderSettings, globalHeader: Bool) throws {
+        mediaType = .audio
+        codecName = settings.codecName
+        let codec = try Encoder.findEncoder(settings.codecName)
+        context = avcodec_alloc_context3(codec)
+        guard let context else { throw FFmpegError(call: "avcodec_alloc_context3", message: "out of memory") }
+        context.pointee.sample_fmt = settings.sampleFormat.rawValue
+        context.pointee.sample_rate = Int32(settings.sampleRate)
+        av_channel_layout_default(&context.pointee.ch_layout, Int32(settings.channels))
+        context.pointee.bit_rate = Int64(settings.bitRate)
+        context.pointee.time_base = AVRational(num: 1, den: Int32(settings.sampleRate))
+        if globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        try open(codec, privateOptions: [])
+    }
+
+    deinit { avcodec_free_context(&context) }
+
+    private static func findEncoder(_ name: String) throws -> UnsafePointer<AVCodec> {
+        guard let codec = avcodec_find_encoder_by_name(name) else {
+            throw FFmpegError(call: "avcodec_find_encoder_by_name",
+                              message: "FFmpeg on this machine has no '\(name)' encoder")
+        }
+        return codec
+    }
+
+    private func open(_ codec: UnsafePointer<AVCodec>, privateOptions: [PrivateOption]) throws {
+        let options = OptionDictionary(privateOptions.map { ($0.key, $0.value) })
+        try FFmpegError.check(avcodec_open2(context, codec, &options.pointer), "avcodec_open2(\(codecName))")
+        let unused = options.remainingKeys
+        if !unused.isEmpty {
+            throw FFmpegError(call: "avcodec_open2(\(codecName))",
+                              message: "unknown encoder option \(unused.joined(separator: ", "))")
+        }
+    }
+
+    var codecContext: UnsafeMutablePointer<AVCodecContext> { context! }
+
+    public var timeBase: Rational { Rational(context!.pointee.time_base) }
+    /// Samples per audio frame the encoder requires (1024 for AAC); 0 for video.
+    public var frameSize: Int { Int(context!.pointee.frame_size) }
+    public var extradataSize: Int { Int(context!.pointee.extradata_size) }
+
+    /// Sends a frame, or `nil` to flush.
+    public func send(_ frame: Frame?) throws -> SendResult {
+        let result = avcodec_send_frame(context, frame?.pointer)
+        if result == reel_averror_eagain() { return .outputFull }
+        try FFmpegError.check(result, "avcodec_send_frame(\(codecName))")
+        return .accepted
+    }
+
+    public func receive(into packet: Packet) throws -> ReceiveResult {
+        packet.unref()
+        let result = avcodec_receive_packet(context, packet.pointer)
+        if result >= 0 { return .received }
+        if result == reel_averror_eagain() { return .needsInput }
+        if result == reel_averror_eof() { return .endOfStream }
+        throw FFmpegError(code: result, call: "avcodec_receive_packet(\(codecName))")
+    }
+}

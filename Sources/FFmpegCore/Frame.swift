@@ -1,0 +1,75 @@
+import CFFmpeg
+
+/// One owned AVFrame. Frames are reused: pipelines keep a few and recycle them rather than allocating
+/// per frame. A frame belongs to one thread at a time; a queue hand-over transfers that ownership.
+public final class Frame: @unchecked Sendable {
+    public let pointer: UnsafeMutablePointer<AVFrame>
+
+    public init() {
+        guard let frame = av_frame_alloc() else { fatalError("av_frame_alloc: out of memory") }
+        pointer = frame
+    }
+
+    deinit {
+        var frame: UnsafeMutablePointer<AVFrame>? = pointer
+        av_frame_free(&frame)
+    }
+
+    public func unref() { av_frame_unref(pointer) }
+
+    /// Makes this frame reference the same buffers as `other` (no pixel copy).
+    public func reference(_ other: Frame) throws {
+        av_frame_unref(pointer)
+        try FFmpegError.check(av_frame_ref(pointer, other.pointer), "av_frame_ref")
+    }
+
+    /// Allocates picture buffers for a video frame of the given shape (once, then reused).
+    public func allocateVideo(width: Int, height: Int, pixelFormat: PixelFormat) throws {
+        av_frame_unref(pointer)
+        pointer.pointee.width = Int32(width)
+        pointer.pointee.height = Int32(height)
+        pointer.pointee.format = pixelFormat.rawValue.rawValue
+        try FFmpegError.check(av_frame_get_buffer(pointer, 0), "av_frame_get_buffer")
+    }
+
+    /// Allocates sample buffers for an audio frame of the given shape.
+    public func allocateAudio(sampleCount: Int, format: SampleFormat, channels: Int, sampleRate: Int) throws {
+        av_frame_unref(pointer)
+        pointer.pointee.nb_samples = Int32(sampleCount)
+        pointer.pointee.format = format.rawValue.rawValue
+        pointer.pointee.sample_rate = Int32(sampleRate)
+        av_channel_layout_default(&pointer.pointee.ch_layout, Int32(channels))
+        try FFmpegError.check(av_frame_get_buffer(pointer, 0), "av_frame_get_buffer")
+    }
+
+    /// Ensures nobody else (an encoder still holding a reference) shares the buffers before writing into them.
+    public func makeWritable() throws {
+        try FFmpegError.check(av_frame_make_writable(pointer), "av_frame_make_writable")
+    }
+
+    public var width: Int { Int(pointer.pointee.width) }
+    public var height: Int { Int(pointer.pointee.height) }
+    public var pixelFormat: PixelFormat { PixelFormat(AVPixelFormat(pointer.pointee.format)) }
+    public var sampleFormat: SampleFormat { SampleFormat(AVSampleFormat(pointer.pointee.format)) }
+    public var sampleCount: Int {
+        get { Int(pointer.pointee.nb_samples) }
+        set { pointer.pointee.nb_samples = Int32(newValue) }
+    }
+    public var sampleRate: Int { Int(pointer.pointee.sample_rate) }
+    public var channelCount: Int { Int(pointer.pointee.ch_layout.nb_channels) }
+    public var hasBuffers: Bool { pointer.pointee.buf.0 != nil }
+
+    public var pts: Int64 {
+        get { pointer.pointee.pts }
+        set { pointer.pointee.pts = newValue }
+    }
+
+    /// The best timestamp the decoder knows for this frame (pts, else one it guessed).
+    public var bestEffortTimestamp: Int64 { pointer.pointee.best_effort_timestamp }
+
+    /// Marks the frame as a forced keyframe (or lets the encoder decide).
+    public var forcesKeyframe: Bool {
+        get { pointer.pointee.pict_type == AV_PICTURE_TYPE_I }
+        set { pointer.pointee.pict_type = newValue ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE }
+    }
+}

@@ -1,0 +1,89 @@
+import CFFmpeg
+
+/// An opened input (a device, a lavfi graph or a file): the one owner of its AVFormatContext.
+public final class InputContext {
+    private var context: UnsafeMutablePointer<AVFormatContext>?
+    private let interrupt: InterruptFlag
+    public let url: String
+    public private(set) var streams: [StreamInfo] = []
+
+    public enum ReadResult: Equatable {
+        case packet
+        case endOfFile
+        /// The device had nothing yet (non-blocking inputs); try again shortly.
+        case tryAgain
+    }
+
+    /// Opens `url` with the named input format ("v4l2", "alsa", "lavfi", nil for files) and its options.
+    /// Options the input does not know are an error naming them, as a typo should not pass silently.
+    public init(url: String, formatName: String?, options: [(key: String, value: String)] = [],
+                interrupt: InterruptFlag = InterruptFlag(), probeStreams: Bool = true) throws {
+        FFmpegLibrary.ensureRegistered()
+        self.url = url
+        self.interrupt = interrupt
+        var inputFormat: UnsafePointer<AVInputFormat>? = nil
+        if let formatName {
+            guard let format = av_find_input_format(formatName) else {
+                throw FFmpegError(call: "av_find_input_format", message: "FFmpeg has no input format '\(formatName)'")
+            }
+            inputFormat = format
+        }
+        guard let allocated = avformat_alloc_context() else {
+            throw FFmpegError(call: "avformat_alloc_context", message: "out of memory")
+        }
+        allocated.pointee.interrupt_callback.callback = interruptCallback
+        allocated.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(interrupt).toOpaque()
+        context = allocated
+        let dictionary = OptionDictionary(options)
+        // On failure avformat_open_input frees the context and sets it to NULL.
+        try FFmpegError.check(avformat_open_input(&context, url, inputFormat, &dictionary.pointer),
+                              "avformat_open_input(\(url))")
+        let unused = dictionary.remainingKeys
+        if !unused.isEmpty {
+            throw FFmpegError(call: "avformat_open_input(\(url))",
+                              message: "unknown option \(unused.map { "'\($0)'" }.joined(separator: ", ")) for this input")
+        }
+        if probeStreams {
+            try FFmpegError.check(avformat_find_stream_info(context, nil), "avformat_find_stream_info(\(url))")
+        }
+        streams = (0..<Int(allocated.pointee.nb_streams)).map { StreamInfo(allocated.pointee.streams[$0]!) }
+    }
+
+    deinit { avformat_close_input(&context) }
+
+    var formatContext: UnsafeMutablePointer<AVFormatContext> { context! }
+
+    func stream(at index: Int) -> UnsafeMutablePointer<AVStream> { formatContext.pointee.streams[index]! }
+
+    /// The first stream of a type, or the one FFmpeg considers best.
+    public func bestStream(of type: MediaType) -> StreamInfo? {
+        let avType: AVMediaType = type == .video ? AVMEDIA_TYPE_VIDEO : AVMEDIA_TYPE_AUDIO
+        let index = av_find_best_stream(formatContext, avType, -1, -1, nil, 0)
+        return index >= 0 ? streams[Int(index)] : nil
+    }
+
+    /// Container duration in seconds, when known.
+    public var durationSeconds: Double? {
+        let duration = formatContext.pointee.duration
+        return duration == Timestamp.noValue || duration <= 0 ? nil : Double(duration) / Double(AV_TIME_BASE)
+    }
+
+    public var formatName: String { String(cString: formatContext.pointee.iformat.pointee.name) }
+
+    /// Reads the next packet into `packet` (which is unreferenced first).
+    public func read(into packet: Packet) throws -> ReadResult {
+        packet.unref()
+        let result = av_read_frame(formatContext, packet.pointer)
+        if result >= 0 { return .packet }
+        if result == reel_averror_eof() { return .endOfFile }
+        if result == reel_averror_eagain() { return .tryAgain }
+        throw FFmpegError(code: result, call: "av_read_frame(\(url))")
+    }
+
+    /// Seeks so that the next packets of `streamIndex` start at the keyframe at or before `timestamp`.
+    public func seek(streamIndex: Int, toKeyframeBefore timestamp: Int64) throws {
+        try FFmpegError.check(
+            avformat_seek_file(formatContext, Int32(streamIndex), Int64.min, timestamp, timestamp, 0),
+            "avformat_seek_file(\(url))")
+    }
+}

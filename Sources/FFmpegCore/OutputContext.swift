@@ -1,0 +1,116 @@
+import CFFmpeg
+
+/// An output file being muxed: the one owner of its AVFormatContext and AVIOContext.
+/// The canonical order is: add streams, `writeHeader`, `write` packets, `finish` (trailer + close).
+public final class OutputContext {
+    private var context: UnsafeMutablePointer<AVFormatContext>?
+    private var encoderTimeBases: [Rational] = []
+    private var isOpen = false
+    public let path: String
+
+    public init(path: String, formatName: String) throws {
+        FFmpegLibrary.ensureRegistered()
+        self.path = path
+        try FFmpegError.check(avformat_alloc_output_context2(&context, nil, formatName, path),
+                              "avformat_alloc_output_context2(\(formatName))")
+    }
+
+    deinit {
+        if isOpen { avio_closep(&context!.pointee.pb) }
+        avformat_free_context(context)
+    }
+
+    private var formatContext: UnsafeMutablePointer<AVFormatContext> { context! }
+
+    /// Whether encoders must put codec headers in extradata (AV_CODEC_FLAG_GLOBAL_HEADER) for this format.
+    public var needsGlobalHeader: Bool { formatContext.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
+
+    /// Adds a stream carrying `encoder`'s output; returns its index. Packets for it arrive in the encoder's
+    /// time base and are rescaled here.
+    @discardableResult
+    public func addStream(for encoder: Encoder) throws -> Int {
+        guard let stream = avformat_new_stream(formatContext, nil) else {
+            throw FFmpegError(call: "avformat_new_stream", message: "out of memory")
+        }
+        try FFmpegError.check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.codecContext),
+                              "avcodec_parameters_from_context")
+        stream.pointee.time_base = encoder.codecContext.pointee.time_base
+        encoderTimeBases.append(encoder.timeBase)
+        return Int(stream.pointee.index)
+    }
+
+    /// Records that a player should rotate the stream's picture clockwise by `degrees` (a display matrix,
+    /// written by the mov muxer as the track matrix); pixels are not touched.
+    public func setRotation(streamIndex: Int, clockwiseDegrees degrees: Int) throws {
+        guard degrees % 360 != 0 else { return }
+        let stream = formatContext.pointee.streams[streamIndex]!
+        let size = 9 * MemoryLayout<Int32>.size
+        guard let data = av_stream_new_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, size) else {
+            throw FFmpegError(call: "av_stream_new_side_data", message: "out of memory")
+        }
+        data.withMemoryRebound(to: Int32.self, capacity: 9) {
+            // av_display_rotation_set takes counter-clockwise degrees.
+            av_display_rotation_set($0, Double(-degrees))
+        }
+    }
+
+    public func setMetadata(_ key: String, _ value: String) {
+        av_dict_set(&formatContext.pointee.metadata, key, value, 0)
+    }
+
+    /// Opens the file and writes the header. `options` are the muxer's own (movflags, ...).
+    public func writeHeader(options: [(key: String, value: String)] = []) throws {
+        try FFmpegError.check(avio_open(&formatContext.pointee.pb, path, AVIO_FLAG_WRITE), "avio_open(\(path))")
+        isOpen = true
+        let dictionary = OptionDictionary(options)
+        try FFmpegError.check(avformat_write_header(formatContext, &dictionary.pointer), "avformat_write_header(\(path))")
+    }
+
+    /// Writes one packet; `interleaved` lets the muxer order packets of different streams by time.
+    /// The packet's timestamps are in its encoder's time base; the packet is left empty afterwards.
+    public func write(_ packet: Packet, interleaved: Bool = true) throws {
+        let stream = formatContext.pointee.streams[packet.streamIndex]!
+        packet.rescaleTimestamps(from: encoderTimeBases[packet.streamIndex], to: Rational(stream.pointee.time_base))
+        let result = interleaved ? av_interleaved_write_frame(formatContext, packet.pointer)
+                                 : av_write_frame(formatContext, packet.pointer)
+        try FFmpegError.check(result, "av_write_frame(\(path))")
+    }
+
+    /// Forces buffered bytes to the file now (the muxer's I/O layer otherwise writes in 32 KiB blocks).
+    public func flush() {
+        guard isOpen else { return }
+        avio_flush(formatContext.pointee.pb)
+    }
+
+    /// Drains the interleaving queue, writes the trailer and closes the file.
+    public func finish() throws {
+        guard isOpen else { return }
+        defer {
+            avio_closep(&formatContext.pointee.pb)
+            isOpen = false
+        }
+        try FFmpegError.check(av_write_trailer(formatContext), "av_write_trailer(\(path))")
+        let ioError = formatContext.pointee.pb.pointee.error
+        try FFmpegError.check(ioError, "avio_write(\(path))")
+    }
+
+    /// Closes the file without a trailer (after a failure the file is discarded anyway).
+    public func abandon() {
+        guard isOpen else { return }
+        avio_closep(&formatContext.pointee.pb)
+        isOpen = false
+    }
+
+    /// Bytes the file will hold once buffered output is flushed (the current write position).
+    public var bytesWritten: Int64 { isOpen ? avio_tell(formatContext.pointee.pb) : 0 }
+
+    /// Bytes already handed to the operating system (the rest sits in the I/O buffer).
+    public var bytesFlushed: Int64 {
+        guard isOpen, let pb = formatContext.pointee.pb else { return 0 }
+        return pb.pointee.pos
+    }
+
+    public func streamTimeBase(_ index: Int) -> Rational {
+        Rational(formatContext.pointee.streams[index]!.pointee.time_base)
+    }
+}

@@ -1,0 +1,49 @@
+import CFFmpeg
+
+/// One owned AVPacket, allocated once and reused: `unref()` between uses, never reallocated per packet.
+/// A packet belongs to one thread at a time; handing it over through a queue transfers that ownership.
+public final class Packet: @unchecked Sendable {
+    public let pointer: UnsafeMutablePointer<AVPacket>
+
+    public init() {
+        guard let packet = av_packet_alloc() else { fatalError("av_packet_alloc: out of memory") }
+        pointer = packet
+    }
+
+    deinit {
+        var packet: UnsafeMutablePointer<AVPacket>? = pointer
+        av_packet_free(&packet)
+    }
+
+    public func unref() { av_packet_unref(pointer) }
+
+    /// Moves the payload of `other` into this packet, leaving `other` empty (no data copy).
+    public func moveReference(from other: Packet) {
+        av_packet_unref(pointer)
+        av_packet_move_ref(pointer, other.pointer)
+    }
+
+    public var streamIndex: Int {
+        get { Int(pointer.pointee.stream_index) }
+        set { pointer.pointee.stream_index = Int32(newValue) }
+    }
+    public var size: Int { Int(pointer.pointee.size) }
+    public var pts: Int64 {
+        get { pointer.pointee.pts }
+        set { pointer.pointee.pts = newValue }
+    }
+    public var dts: Int64 {
+        get { pointer.pointee.dts }
+        set { pointer.pointee.dts = newValue }
+    }
+    public var duration: Int64 {
+        get { pointer.pointee.duration }
+        set { pointer.pointee.duration = newValue }
+    }
+    public var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+    public var isEmpty: Bool { pointer.pointee.data == nil && pointer.pointee.side_data_elems == 0 }
+
+    public func rescaleTimestamps(from source: Rational, to destination: Rational) {
+        av_packet_rescale_ts(pointer, source.av, destination.av)
+    }
+}

@@ -1,0 +1,77 @@
+import CFFmpeg
+
+/// A growable queue of audio samples in one format (AVAudioFifo): lets arbitrary-sized device frames be
+/// cut into the fixed-size frames an encoder takes. The one owner of its AVAudioFifo.
+public final class SampleFIFO {
+    private let fifo: OpaquePointer
+    public let format: SampleFormat
+    public let channels: Int
+
+    public init(format: SampleFormat, channels: Int, initialCapacity: Int = 8192) {
+        self.format = format
+        self.channels = channels
+        guard let fifo = av_audio_fifo_alloc(format.rawValue, Int32(channels), Int32(initialCapacity)) else {
+            fatalError("av_audio_fifo_alloc: out of memory")
+        }
+        self.fifo = fifo
+    }
+
+    deinit { av_audio_fifo_free(fifo) }
+
+    public var count: Int { Int(av_audio_fifo_size(fifo)) }
+
+    func write(planes: UnsafePointer<UnsafeMutablePointer<UInt8>?>, sampleCount: Int) throws {
+        let raw = UnsafeMutableRawPointer(mutating: planes).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+        let written = av_audio_fifo_write(fifo, raw, Int32(sampleCount))
+        try FFmpegError.check(written, "av_audio_fifo_write")
+    }
+
+    /// Appends the samples of `frame` (which must be in this FIFO's format), skipping the first `offset`.
+    public func append(_ frame: Frame, skipping offset: Int = 0) throws {
+        let count = frame.sampleCount - offset
+        guard count > 0 else { return }
+        let bytesPerSample = Int(av_get_bytes_per_sample(format.rawValue))
+        let planar = av_sample_fmt_is_planar(format.rawValue) != 0
+        let skip = offset * bytesPerSample * (planar ? 1 : channels)
+        var planes = [UnsafeMutablePointer<UInt8>?](repeating: nil, count: 8)
+        withUnsafePointer(to: frame.pointer.pointee.data) { tuple in
+            tuple.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { data in
+                for plane in 0..<(planar ? channels : 1) { planes[plane] = data[plane].map { $0 + skip } }
+            }
+        }
+        try planes.withUnsafeBufferPointer { try write(planes: $0.baseAddress!, sampleCount: count) }
+    }
+
+    /// Appends `sampleCount` samples of silence (to fill a gap where a device lost samples).
+    public func appendSilence(_ sampleCount: Int) throws {
+        guard sampleCount > 0 else { return }
+        let bytesPerSample = Int(av_get_bytes_per_sample(format.rawValue))
+        let planar = av_sample_fmt_is_planar(format.rawValue) != 0
+        let bytes = sampleCount * bytesPerSample * (planar ? 1 : channels)
+        let zeros = UnsafeMutablePointer<UInt8>.allocate(capacity: bytes)
+        defer { zeros.deallocate() }
+        zeros.initialize(repeating: 0, count: bytes)
+        let planes = [UnsafeMutablePointer<UInt8>?](repeating: zeros, count: planar ? channels : 1)
+        try planes.withUnsafeBufferPointer { try write(planes: $0.baseAddress!, sampleCount: sampleCount) }
+    }
+
+    /// Moves `sampleCount` samples (or fewer, if fewer are queued) into `frame`, which must hold buffers
+    /// for at least that many. Returns how many were moved and sets the frame's sample count to it.
+    @discardableResult
+    public func read(into frame: Frame, sampleCount: Int) throws -> Int {
+        try frame.makeWritable()
+        let read = withUnsafeMutablePointer(to: &frame.pointer.pointee.data) { tuple in
+            tuple.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 8) {
+                av_audio_fifo_read(fifo, $0, Int32(sampleCount))
+            }
+        }
+        try FFmpegError.check(read, "av_audio_fifo_read")
+        frame.sampleCount = Int(read)
+        return Int(read)
+    }
+
+    /// Throws away the oldest `sampleCount` samples.
+    public func drain(_ sampleCount: Int) { av_audio_fifo_drain(fifo, Int32(sampleCount)) }
+
+    public func reset() { av_audio_fifo_reset(fifo) }
+}

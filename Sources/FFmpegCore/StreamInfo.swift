@@ -1,0 +1,53 @@
+import CFFmpeg
+
+/// A description of one stream of an opened input, copied out so it can travel between threads.
+public struct StreamInfo: Sendable {
+    public let index: Int
+    public let mediaType: MediaType
+    public let codecName: String
+    public let timeBase: Rational
+    public let width: Int
+    public let height: Int
+    public let pixelFormat: PixelFormat
+    public let frameRate: Rational?
+    public let sampleRate: Int
+    public let channelCount: Int
+    /// Start and duration in `timeBase`, when the container knows them.
+    public let startTime: Int64?
+    public let duration: Int64?
+    /// Clockwise rotation in degrees a player applies to show the picture upright (display matrix).
+    public let rotationDegrees: Int
+    public let frameCount: Int64
+
+    init(_ stream: UnsafeMutablePointer<AVStream>) {
+        let parameters = stream.pointee.codecpar!.pointee
+        index = Int(stream.pointee.index)
+        mediaType = MediaType(parameters.codec_type)
+        codecName = String(cString: avcodec_get_name(parameters.codec_id))
+        timeBase = Rational(stream.pointee.time_base)
+        width = Int(parameters.width)
+        height = Int(parameters.height)
+        pixelFormat = PixelFormat(AVPixelFormat(parameters.format))
+        let average = Rational(stream.pointee.avg_frame_rate)
+        let real = Rational(stream.pointee.r_frame_rate)
+        frameRate = average.isValid ? average : (real.isValid ? real : nil)
+        sampleRate = Int(parameters.sample_rate)
+        channelCount = Int(parameters.ch_layout.nb_channels)
+        let noValue = Timestamp.noValue
+        startTime = stream.pointee.start_time == noValue ? nil : stream.pointee.start_time
+        duration = stream.pointee.duration == noValue || stream.pointee.duration <= 0 ? nil : stream.pointee.duration
+        frameCount = stream.pointee.nb_frames
+        var sideDataSize: Int = 0
+        if let matrix = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &sideDataSize),
+           sideDataSize >= 9 * MemoryLayout<Int32>.size {
+            let angle = matrix.withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_get($0) }
+            // av_display_rotation_get is counter-clockwise; players rotate clockwise by its negation.
+            let clockwise = angle.isNaN ? 0 : Int((-angle).rounded())
+            rotationDegrees = ((clockwise % 360) + 360) % 360
+        } else {
+            rotationDegrees = 0
+        }
+    }
+
+    public var durationSeconds: Double? { duration.map { Double($0) * timeBase.doubleValue } }
+}

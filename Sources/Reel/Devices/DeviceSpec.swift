@@ -1,0 +1,78 @@
+/// Names one input: `KIND:TARGET[?key=value&key=value]`, e.g. `v4l2:/dev/video0?input_format=mjpeg`,
+/// `alsa:hw:1,0`, `x11grab::99`, `lavfi:testsrc2?realtime=0`, `file:clip.mp4`. The options go to FFmpeg's
+/// input as-is, except `realtime`, which is Reel's own switch for lavfi pacing.
+public struct DeviceSpec: Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable, CaseIterable {
+        case v4l2, alsa, pulse, x11grab, lavfi, file
+    }
+
+    public struct Option: Sendable, Equatable {
+        public var key: String
+        public var value: String
+    }
+
+    public var kind: Kind
+    public var target: String
+    public var options: [Option]
+
+    public init(kind: Kind, target: String, options: [Option] = []) {
+        self.kind = kind
+        self.target = target
+        self.options = options
+    }
+
+    public init(parsing text: String) throws {
+        guard let colon = text.firstIndex(of: ":") else {
+            throw ReelError.invalidInput(
+                "device '\(text)' has no kind: write KIND:TARGET with KIND one of \(DeviceSpec.kindList) (e.g. lavfi:testsrc2)")
+        }
+        let kindText = String(text[..<colon])
+        guard let kind = Kind(rawValue: kindText) else {
+            throw ReelError.invalidInput("device '\(text)': unknown kind '\(kindText)', use one of \(DeviceSpec.kindList)")
+        }
+        var rest = Substring(text[text.index(after: colon)...])
+        var options: [Option] = []
+        if let question = rest.firstIndex(of: "?") {
+            for pair in rest[rest.index(after: question)...].split(separator: "&", omittingEmptySubsequences: true) {
+                guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                    throw ReelError.invalidInput("device '\(text)': option '\(pair)' is not key=value")
+                }
+                options.append(Option(key: String(pair[..<equals]), value: String(pair[pair.index(after: equals)...])))
+            }
+            rest = rest[..<question]
+        }
+        guard !rest.isEmpty else {
+            throw ReelError.invalidInput("device '\(text)' names no \(kind == .file ? "file" : "device") after '\(kindText):'")
+        }
+        self.init(kind: kind, target: String(rest), options: options)
+        if let realtime = option("realtime"), !["0", "1"].contains(realtime) {
+            throw ReelError.invalidInput("device '\(text)': realtime must be 0 or 1")
+        }
+        if option("realtime") != nil && kind != .lavfi {
+            throw ReelError.invalidInput("device '\(text)': realtime applies to lavfi sources only")
+        }
+    }
+
+    public func option(_ key: String) -> String? { options.last(where: { $0.key == key })?.value }
+
+    /// Whether frames arrive at the pace of a clock (cameras, microphones, screens, paced lavfi) rather than
+    /// as fast as they are read (files, lavfi with realtime=0). Paced inputs drop frames when the encoder
+    /// falls behind; unpaced inputs wait for it.
+    public var isPaced: Bool {
+        switch kind {
+        case .file: return false
+        case .lavfi: return option("realtime") != "0"
+        default: return true
+        }
+    }
+
+    /// Whether the input is a physical or server device whose end means it was lost.
+    public var isDevice: Bool { kind != .file && kind != .lavfi }
+
+    public var description: String {
+        let query = options.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
+        return "\(kind.rawValue):\(target)" + (query.isEmpty ? "" : "?\(query)")
+    }
+
+    static var kindList: String { Kind.allCases.map(\.rawValue).joined(separator: ", ") }
+}

@@ -1,0 +1,84 @@
+import FFmpegCore
+import Foundation
+
+/// How to open a DeviceSpec with libavdevice/libavformat for a given preset: which input format, which URL,
+/// and which options (the user's, plus what the preset implies: size, rate, sample rate).
+struct InputRecipe: Equatable {
+    var formatName: String?
+    var url: String
+    var options: [(key: String, value: String)]
+
+    static func == (lhs: InputRecipe, rhs: InputRecipe) -> Bool {
+        lhs.formatName == rhs.formatName && lhs.url == rhs.url
+            && lhs.options.map { "\($0.key)=\($0.value)" } == rhs.options.map { "\($0.key)=\($0.value)" }
+    }
+
+    enum Role { case video, audio }
+
+    static func make(for spec: DeviceSpec, role: Role, preset: Preset,
+                     cameraModes: (String) -> [VideoMode] = DeviceDiscovery.modes(of:)) -> InputRecipe {
+        var options = spec.options.filter { $0.key != "realtime" }.map { (key: $0.key, value: $0.value) }
+        func setDefault(_ key: String, _ value: String) {
+            if !options.contains(where: { $0.key == key }) { options.append((key, value)) }
+        }
+        let video = preset.video
+        let fps = formatRate(video.fps)
+        switch spec.kind {
+        case .file:
+            return InputRecipe(formatName: nil, url: spec.target, options: options)
+        case .lavfi:
+            var graph = spec.target
+            let isBareSource = !graph.contains("=") && !graph.contains(",") && !graph.contains(";")
+            if isBareSource {
+                switch role {
+                case .video: graph += "=size=\(video.width)x\(video.height):rate=\(fps)"
+                case .audio:
+                    graph += graph == "sine" ? "=frequency=440:sample_rate=\(preset.audio.sampleRate)"
+                                             : "=sample_rate=\(preset.audio.sampleRate)"
+                }
+            }
+            // lavfi runs as fast as it is read; the realtime filters pace it like a device.
+            if spec.isPaced { graph += role == .video ? ",realtime" : ",arealtime" }
+            return InputRecipe(formatName: "lavfi", url: graph, options: options)
+        case .v4l2:
+            let hasUserMode = options.contains { ["video_size", "input_format", "framerate"].contains($0.key) }
+            if !hasUserMode, let mode = VideoModeSelection.choose(
+                from: cameraModes(spec.target), width: video.width, height: video.height, fps: video.fps,
+                policy: video.sizePolicy) {
+                setDefault("input_format", mode.ffmpegInputFormat!)
+                setDefault("video_size", "\(mode.width)x\(mode.height)")
+                setDefault("framerate", formatRate(mode.fps > 0 ? min(mode.fps, video.fps) : video.fps))
+            }
+            return InputRecipe(formatName: "v4l2", url: spec.target, options: options)
+        case .x11grab:
+            setDefault("framerate", fps)
+            return InputRecipe(formatName: "x11grab", url: spec.target, options: options)
+        case .alsa, .pulse:
+            setDefault("sample_rate", String(preset.audio.sampleRate))
+            setDefault("channels", String(preset.audio.channels))
+            return InputRecipe(formatName: spec.kind.rawValue, url: spec.target, options: options)
+        }
+    }
+
+    static func formatRate(_ fps: Double) -> String {
+        fps == fps.rounded() ? String(Int(fps)) : String(fps)
+    }
+
+    /// Opens the input, turning FFmpeg's failure into a message that says what to check.
+    func open(spec: DeviceSpec, interrupt: InterruptFlag) throws -> InputContext {
+        do {
+            return try InputContext(url: url, formatName: formatName, options: options, interrupt: interrupt)
+        } catch let error as FFmpegError {
+            let hint: String
+            switch spec.kind {
+            case .file: hint = "check the path and that FFmpeg can read the file"
+            case .v4l2: hint = "check that the camera is connected and not in use (reel devices lists cameras)"
+            case .alsa: hint = "check the ALSA device name (reel devices lists capture devices; arecord -L too)"
+            case .pulse: hint = "check that a PulseAudio server is running and the source exists"
+            case .x11grab: hint = "check that the X display is running and DISPLAY access is allowed"
+            case .lavfi: hint = "check the lavfi filter graph"
+            }
+            throw ReelError.invalidInput("cannot open \(spec): \(error.message) (\(error.call)); \(hint)")
+        }
+    }
+}

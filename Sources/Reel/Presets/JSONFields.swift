@@ -1,0 +1,129 @@
+import Foundation
+
+/// Strict reading of a JSON object for user-written files (presets, job files): every key must be known,
+/// every value of the right type and range, and each complaint names the file and the field path.
+struct JSONFields {
+    let object: [String: Any]
+    let path: String
+    let source: String
+
+    init(_ value: Any, path: String, source: String) throws {
+        guard let object = value as? [String: Any] else {
+            throw ReelError.invalidInput("\(source): \(path.isEmpty ? "the top level" : path) must be a JSON object")
+        }
+        self.object = object
+        self.path = path
+        self.source = source
+    }
+
+    static func parse(_ data: Data, source: String) throws -> JSONFields {
+        let value: Any
+        do {
+            value = try JSONSerialization.jsonObject(with: data, options: [])
+        } catch {
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+            throw ReelError.invalidInput("\(source): not valid JSON (\(detail))")
+        }
+        return try JSONFields(value, path: "", source: source)
+    }
+
+    func name(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    func fail(_ key: String, _ problem: String) -> ReelError {
+        .invalidInput("\(source): \(name(key)): \(problem)")
+    }
+
+    func rejectUnknownKeys(allowed: Set<String>) throws {
+        if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw fail(unknown, "unknown field (known: \(allowed.sorted().joined(separator: ", ")))")
+        }
+    }
+
+    func has(_ key: String) -> Bool { object[key] != nil && !(object[key] is NSNull) }
+
+    func string(_ key: String) throws -> String {
+        guard let value = object[key] else { throw fail(key, "missing") }
+        guard let text = value as? String, !text.isEmpty else { throw fail(key, "expected a non-empty string") }
+        return text
+    }
+
+    func optionalString(_ key: String) throws -> String? { has(key) ? try string(key) : nil }
+
+    func number(_ key: String, in range: ClosedRange<Double>) throws -> Double {
+        guard let value = object[key] else { throw fail(key, "missing") }
+        guard let number = value as? NSNumber, !JSONFields.isBoolean(number), number.doubleValue.isFinite else {
+            throw fail(key, "expected a number, got \(JSONFields.describe(value))")
+        }
+        guard range.contains(number.doubleValue) else {
+            throw fail(key, "\(number) is out of range \(JSONFields.format(range.lowerBound))...\(JSONFields.format(range.upperBound))")
+        }
+        return number.doubleValue
+    }
+
+    func integer(_ key: String, in range: ClosedRange<Int>) throws -> Int {
+        let value = try number(key, in: Double(range.lowerBound)...Double(range.upperBound))
+        guard value == value.rounded() else { throw fail(key, "expected a whole number, got \(value)") }
+        return Int(value)
+    }
+
+    func optionalInteger(_ key: String, in range: ClosedRange<Int>) throws -> Int? {
+        has(key) ? try integer(key, in: range) : nil
+    }
+
+    /// A byte count or bit rate: a number, or a string with FFmpeg's suffixes ("4M", "512Ki").
+    func byteCount(_ key: String, in range: ClosedRange<Int64>) throws -> Int64 {
+        guard let value = object[key] else { throw fail(key, "missing") }
+        let parsed: Int64?
+        if let number = value as? NSNumber, !JSONFields.isBoolean(number) {
+            parsed = number.doubleValue >= 0 && number.doubleValue == number.doubleValue.rounded() ? number.int64Value : nil
+        } else if let text = value as? String {
+            parsed = ByteCount.parse(text)
+        } else {
+            parsed = nil
+        }
+        guard let parsed else {
+            throw fail(key, "expected a number or a size like \"4M\" or \"512Ki\", got \(JSONFields.describe(value))")
+        }
+        guard range.contains(parsed) else { throw fail(key, "\(parsed) is out of range \(range.lowerBound)...\(range.upperBound)") }
+        return parsed
+    }
+
+    func optionalByteCount(_ key: String, in range: ClosedRange<Int64>) throws -> Int64? {
+        has(key) ? try byteCount(key, in: range) : nil
+    }
+
+    func choice<T: RawRepresentable & CaseIterable>(_ key: String, default defaultValue: T) throws -> T
+    where T.RawValue == String {
+        guard has(key) else { return defaultValue }
+        let text = try string(key)
+        guard let value = T(rawValue: text) else {
+            throw fail(key, "'\(text)' is not one of \(T.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return value
+    }
+
+    func nested(_ key: String) throws -> JSONFields {
+        guard let value = object[key] else { throw fail(key, "missing") }
+        return try JSONFields(value, path: name(key), source: source)
+    }
+
+    static func isBoolean(_ number: NSNumber) -> Bool {
+        // JSONSerialization wraps true/false as NSNumber of type "c" (char); JSON numbers never come back as char.
+        String(cString: number.objCType) == "c"
+    }
+
+    static func describe(_ value: Any) -> String {
+        switch value {
+        case let text as String: return "\"\(text)\""
+        case let number as NSNumber: return isBoolean(number) ? (number.boolValue ? "true" : "false") : "\(number)"
+        case is NSNull: return "null"
+        case is [Any]: return "an array"
+        case is [String: Any]: return "an object"
+        default: return "\(value)"
+        }
+    }
+
+    private static func format(_ value: Double) -> String {
+        value == value.rounded() ? String(Int64(value)) : String(value)
+    }
+}

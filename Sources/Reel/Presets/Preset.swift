@@ -1,0 +1,51 @@
+/// A quality tier: what size and rate to capture at and how to encode it. Loaded from presets/*.json.
+public struct Preset: Sendable, Equatable, Encodable {
+    public var name: String
+    public var description: String
+    public var video: Video
+    public var audio: Audio
+
+    public struct Video: Sendable, Equatable, Encodable {
+        public var width: Int
+        public var height: Int
+        /// `deviceBest`: the largest mode the camera offers up to width x height (AVCaptureSessionPresetHigh).
+        public var sizePolicy: SizePolicy
+        public var fps: Double
+        /// libx264's speed preset (ultrafast ... veryslow).
+        public var x264Preset: String
+        public var rateControl: RateControl
+        /// VBV cap, in bits per second and bits, when set.
+        public var maxRate: Int?
+        public var bufferSize: Int?
+        public var profile: String
+        /// Frames between keyframes (GOP length).
+        public var keyframeInterval: Int
+        /// B-frames; nil leaves x264's preset default.
+        public var bFrames: Int?
+
+        public var size: String { "\(width)x\(height)" }
+    }
+
+    public enum SizePolicy: String, Sendable, Equatable, Encodable, CaseIterable {
+        case exact, deviceBest
+    }
+
+    public enum RateControl: Sendable, Equatable, Encodable {
+        case constantQuality(crf: Double)
+        case averageBitRate(Int)
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .constantQuality(let crf): try container.encode("crf \(crf)")
+            case .averageBitRate(let rate): try container.encode("bitrate \(rate)")
+            }
+        }
+    }
+
+    public struct Audio: Sendable, Equatable, Encodable {
+        public var sampleRate: Int
+        public var channels: Int
+        public var bitRate: Int
+    }
+}

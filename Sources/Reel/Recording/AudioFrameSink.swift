@@ -1,0 +1,61 @@
+import FFmpegCore
+
+/// Resamples decoded audio to the encoder's format and queues it in blocks of the encoder's frame size.
+/// Block times follow the sample count from the first sample on, so audio never drifts from its own clock.
+final class AudioFrameSink: FrameSink {
+    let mediaType = MediaType.audio
+    private let buffer: CaptureBuffer
+    private let resampler: Resampler
+    private let fifo: SampleFIFO
+    private let blockSize: Int
+    private let sampleRate: Int
+    private let waitsForEncoder: Bool
+    private let statistics: ReaderStatistics
+    private var firstSample: Int64? = nil
+    private var samplesQueued: Int64 = 0
+
+    init(buffer: CaptureBuffer, sampleRate: Int, channels: Int, blockSize: Int, waitsForEncoder: Bool,
+         statistics: ReaderStatistics) {
+        self.buffer = buffer
+        self.resampler = Resampler(outputRate: sampleRate, outputChannels: channels)
+        self.fifo = SampleFIFO(format: .floatPlanar, channels: channels)
+        self.blockSize = blockSize
+        self.sampleRate = sampleRate
+        self.waitsForEncoder = waitsForEncoder
+        self.statistics = statistics
+    }
+
+    func consume(_ frame: Frame, at time: Timestamp) throws {
+        if firstSample == nil {
+            firstSample = time.rescaled(to: Rational(1, Int32(sampleRate))).value
+        }
+        try resampler.convert(frame, into: fifo)
+        try queueBlocks(includingPartial: false)
+    }
+
+    func finish() throws {
+        guard firstSample != nil else { return }
+        try resampler.convert(nil, into: fifo)
+        try queueBlocks(includingPartial: true)
+    }
+
+    private func queueBlocks(includingPartial: Bool) throws {
+        while fifo.count >= blockSize || (includingPartial && fifo.count > 0) {
+            let count = min(blockSize, fifo.count)
+            let time = Timestamp(value: firstSample! + samplesQueued, timeBase: Rational(1, Int32(sampleRate)))
+            samplesQueued += Int64(count)
+            guard let target = buffer.takeFreeFrame(.audio, wait: waitsForEncoder) else {
+                statistics.countDropped()
+                fifo.drain(count)
+                continue
+            }
+            if !target.hasBuffers || target.sampleCount < blockSize {
+                try target.allocateAudio(sampleCount: blockSize, format: .floatPlanar, channels: fifo.channels,
+                                         sampleRate: sampleRate)
+            }
+            try fifo.read(into: target, sampleCount: count)
+            statistics.countDelivered()
+            buffer.push(.audio, CapturedItem(frame: target, time: time))
+        }
+    }
+}

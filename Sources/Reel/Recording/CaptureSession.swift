@@ -1,0 +1,99 @@
+import FFmpegCore
+import Foundation
+import Synchronization
+
+/// Records from devices into a QuickTime movie, like AVCaptureSession with an AVCaptureMovieFileOutput:
+/// configure, `start`, receive events, `stop` (or let a limit stop it), read the result; then record again.
+///
+/// `start` opens the devices on the calling thread (it blocks briefly, and throws `ReelError.invalidInput`
+/// before anything is written when a device, limit or output path is unusable). Capture and encoding then
+/// run on dedicated threads; events arrive on the encoding thread.
+public final class CaptureSession: Sendable {
+    public enum State: Sendable, Equatable {
+        case ready
+        case recording
+        case finished(RecordingResult)
+    }
+
+    private let state = Mutex<State>(.ready)
+    private let running = Mutex<RecordingEngine?>(nil)
+    private let finishedSignal = Mutex<[CheckedContinuation<RecordingResult, Never>]>([])
+    private let finishCondition = NSCondition()
+
+    public init() {}
+
+    public var currentState: State { state.withLock { $0 } }
+
+    /// Starts recording. Throws without writing anything if the configuration cannot work.
+    /// A session that finished may start again (a retake), to the same or another output.
+    public func start(_ configuration: RecordingConfiguration,
+                      events: @escaping @Sendable (RecordingEvent) -> Void = { _ in }) throws {
+        try state.withLock { current in
+            if current == .recording {
+                throw ReelError.invalidInput("this session is already recording; stop it first")
+            }
+            current = .recording
+        }
+        do {
+            let engine = try RecordingPreparation(configuration).makeEngine(events: events)
+            running.withLock { $0 = engine }
+            _ = WorkerThread(name: "reel.encoder") {
+                let result = engine.run()
+                self.didFinish(result)
+                events(.finished(result))
+            }
+        } catch {
+            state.withLock { $0 = .ready }
+            throw error
+        }
+    }
+
+    /// Asks the recording to stop; the file is then finalized. Returns at once; `waitUntilFinished()` or
+    /// `finished()` give the result.
+    public func stop() {
+        running.withLock { $0?.requestStop() }
+    }
+
+    /// Blocks the calling thread until the recording has finished (not for use on Swift's cooperative pool).
+    public func waitUntilFinished() -> RecordingResult {
+        finishCondition.lock()
+        defer { finishCondition.unlock() }
+        while true {
+            if case .finished(let result) = currentState { return result }
+            finishCondition.wait()
+        }
+    }
+
+    /// Suspends until the recording has finished.
+    public func finished() async -> RecordingResult {
+        await withCheckedContinuation { continuation in
+            let immediate: RecordingResult? = finishedSignal.withLock { waiters in
+                if case .finished(let result) = currentState { return result }
+                waiters.append(continuation)
+                return nil
+            }
+            if let immediate { continuation.resume(returning: immediate) }
+        }
+    }
+
+    /// Records with `configuration` until a limit, the input's end or `stop()`; returns the result.
+    public func record(_ configuration: RecordingConfiguration,
+                       events: @escaping @Sendable (RecordingEvent) -> Void = { _ in }) async throws -> RecordingResult {
+        try start(configuration, events: events)
+        return await finished()
+    }
+
+    private func didFinish(_ result: RecordingResult) {
+        let waiters = finishedSignal.withLock { waiters in
+            state.withLock { $0 = .finished(result) }
+            defer { waiters.removeAll() }
+            return waiters
+        }
+        finishCondition.lock()
+        finishCondition.broadcast()
+        finishCondition.unlock()
+        running.withLock { $0 = nil }
+        for waiter in waiters { waiter.resume(returning: result) }
+    }
+}
+

@@ -1,0 +1,127 @@
+import FFmpegCore
+import Foundation
+import Synchronization
+
+/// Reads one input on its own thread: av_read_frame blocks, and a slow encoder must never stall a device.
+/// Packets of the routed streams are decoded and handed, with their session time, to each stream's sink.
+/// The reader owns its InputContext and decoders; other threads only raise its interrupt flag and read its
+/// statistics and end state.
+final class InputReader: @unchecked Sendable {
+    struct Route {
+        let streamIndex: Int
+        let decoder: Decoder
+        let sink: FrameSink
+    }
+
+    /// How the input ended, when it ended by itself.
+    struct Ending: Sendable {
+        var reason: StopReason
+        var message: String?
+    }
+
+    let spec: DeviceSpec
+    let statistics: ReaderStatistics
+    private let input: InputContext
+    private let routes: [Route]
+    private let interrupt: InterruptFlag
+    private let buffer: CaptureBuffer
+    private let sessionStart: Int64
+    private let endingState = Mutex<Ending?>(nil)
+    private var origins: [Int: (first: Timestamp, arrival: Timestamp)] = [:]
+    private var lastTimes: [Int: Timestamp] = [:]
+    private var thread: WorkerThread?
+
+    init(spec: DeviceSpec, input: InputContext, routes: [Route], interrupt: InterruptFlag, buffer: CaptureBuffer,
+         sessionStart: Int64, statistics: ReaderStatistics) {
+        self.spec = spec
+        self.statistics = statistics
+        self.input = input
+        self.routes = routes
+        self.interrupt = interrupt
+        self.buffer = buffer
+        self.sessionStart = sessionStart
+    }
+
+    var ending: Ending? { endingState.withLock { $0 } }
+
+    func start() {
+        thread = WorkerThread(name: "reel.reader.\(spec.kind.rawValue)") { [self] in run() }
+    }
+
+    /// Unblocks a pending read; the thread then finishes its sinks and exits.
+    func stop() { interrupt.raise() }
+
+    func join() { thread?.join() }
+
+    private func run() {
+        let packet = Packet()
+        let frame = Frame()
+        var ending: Ending? = nil
+        do {
+            loop: while !interrupt.isRaised {
+                switch try input.read(into: packet) {
+                case .packet:
+                    guard let route = routes.first(where: { $0.streamIndex == packet.streamIndex }) else { continue }
+                    try decode(packet, with: route, into: frame)
+                case .endOfFile:
+                    for route in routes { try decode(nil, with: route, into: frame) }
+                    ending = Ending(reason: spec.isDevice ? .deviceLost : .inputEnded,
+                                    message: spec.isDevice ? "\(spec) stopped delivering (end of stream)" : nil)
+                    break loop
+                case .tryAgain:
+                    usleep(2_000)
+                }
+            }
+        } catch {
+            if !interrupt.isRaised {
+                let message = "\(spec): \(error)"
+                ending = Ending(reason: spec.kind == .file ? .inputEnded : .deviceLost, message: message)
+            }
+        }
+        for route in routes {
+            do { try route.sink.finish() } catch { ending = ending ?? Ending(reason: .failed, message: "\(error)") }
+            buffer.endStream(route.sink.mediaType)
+        }
+        let finalEnding = ending
+        endingState.withLock { $0 = finalEnding }
+    }
+
+    private func decode(_ packet: Packet?, with route: Route, into frame: Frame) throws {
+        do {
+            if try route.decoder.send(packet) == .outputFull {
+                try receiveAll(route, frame)
+                _ = try route.decoder.send(packet)
+            }
+        } catch let error as FFmpegError where packet != nil && !error.isEndOfFile {
+            // One damaged packet (a corrupt MJPEG frame, a truncated file) is skipped, not fatal.
+            return
+        }
+        try receiveAll(route, frame)
+    }
+
+    private func receiveAll(_ route: Route, _ frame: Frame) throws {
+        while try route.decoder.receive(into: frame) == .received {
+            try route.sink.consume(frame, at: sessionTime(of: frame, route: route))
+        }
+    }
+
+    /// Device timestamps rebased to the session: the stream's first frame maps to the moment it arrived
+    /// (paced inputs) or to zero (unpaced inputs, whose clocks all start together).
+    private func sessionTime(of frame: Frame, route: Route) -> Timestamp {
+        let timeBase = route.decoder.stream.timeBase
+        var raw = frame.bestEffortTimestamp
+        if raw == Timestamp.noValue {
+            // No timestamp: continue from the last one by a nominal frame step.
+            let last = lastTimes[route.streamIndex]?.value ?? -1
+            raw = last + 1
+        }
+        let timestamp = Timestamp(value: raw, timeBase: timeBase)
+        lastTimes[route.streamIndex] = timestamp
+        if origins[route.streamIndex] == nil {
+            let arrival = spec.isPaced ? MonotonicClock.nanoseconds() - sessionStart : 0
+            origins[route.streamIndex] = (timestamp, Timestamp(value: arrival / 1000, timeBase: sessionTimeBase))
+        }
+        let origin = origins[route.streamIndex]!
+        return (timestamp - origin.first).rescaled(to: sessionTimeBase) + origin.arrival
+    }
+}

@@ -1,0 +1,175 @@
+import FFmpegCore
+
+/// Owns the muxer and the limits. Packets from the encoders are interleaved here by decode time and, before
+/// each is written, the writer knows the bytes written, the bytes the trailer will need and the free space
+/// left: it refuses the packet that would cross a limit, so the finished file never does.
+final class MovieWriter {
+    enum Outcome: Equatable {
+        case accepted
+        case limitReached(StopReason)
+    }
+
+    private let output: OutputContext
+    private let limits: RecordingLimits
+    private let folder: String
+    private var estimator: TrailerSizeEstimator
+    private var queues: [[Packet]]
+    private var spare: [Packet] = []
+    private var streamEnded: [Bool]
+    private var encoderTimeBases: [Rational]
+    private var isVideoStream: [Bool]
+    private var freeBytesAtCheck: Int64 = 0
+    private var flushedAtCheck: Int64 = 0
+    private var lastDiskCheck: Int64 = 0
+    private(set) var stopReason: StopReason?
+    private(set) var packetsWritten = 0
+    private(set) var headerBytes: Int64 = 0
+
+    /// H.264 NAL start codes of three bytes become four-byte lengths in the file: allow for a few per packet.
+    private static let startCodeGrowthAllowance = 8
+    /// Above this many queued packets of one stream, the other is considered stalled and is not waited for.
+    private static let maximumQueuedPackets = 512
+
+    /// `streams` lists the encoders in stream order; the first video stream may carry a rotation.
+    init(path: String, encoders: [Encoder], rotationDegrees: Int, limits: RecordingLimits, folder: String) throws {
+        output = try OutputContext(path: path, formatName: "mov")
+        self.limits = limits
+        self.folder = folder
+        for encoder in encoders { try output.addStream(for: encoder) }
+        if let videoIndex = encoders.firstIndex(where: { $0.mediaType == .video }) {
+            try output.setRotation(streamIndex: videoIndex, clockwiseDegrees: rotationDegrees)
+        }
+        estimator = TrailerSizeEstimator(trackKinds: encoders.map { ($0.mediaType == .video, $0.extradataSize) })
+        queues = Array(repeating: [], count: encoders.count)
+        streamEnded = Array(repeating: false, count: encoders.count)
+        encoderTimeBases = encoders.map(\.timeBase)
+        isVideoStream = encoders.map { $0.mediaType == .video }
+    }
+
+    /// Whether encoders must put their headers in extradata for this container.
+    static let needsGlobalHeader = true
+
+    func start() throws {
+        try output.writeHeader()
+        headerBytes = output.bytesWritten
+        refreshDiskSpace()
+    }
+
+    /// Bytes the finished file would have if the trailer were written now.
+    var projectedFileSize: Int64 { output.bytesWritten + Int64(estimator.bound) }
+    var bytesWritten: Int64 { output.bytesWritten }
+
+    /// Takes the packet's payload (leaving `packet` empty) and writes whatever interleaving now allows.
+    func submit(_ packet: Packet) throws -> Outcome {
+        if let stopReason { return .limitReached(stopReason) }
+        let queued = spare.popLast() ?? Packet()
+        queued.moveReference(from: packet)
+        queues[queued.streamIndex].append(queued)
+        return try drain(force: false)
+    }
+
+    /// No more packets will come for this stream: the other streams need not wait for it.
+    func endStream(_ index: Int) throws -> Outcome {
+        streamEnded[index] = true
+        return try drain(force: false)
+    }
+
+    /// Writes everything still queued (at the end), then the trailer, and closes the file.
+    func finish() throws {
+        if stopReason == nil { _ = try drain(force: true) }
+        discardQueued()
+        try output.finish()
+    }
+
+    /// Closes the file without a trailer; the caller deletes it.
+    func abandon() {
+        discardQueued()
+        output.abandon()
+    }
+
+    private func drain(force: Bool) throws -> Outcome {
+        while let index = nextStreamToWrite(force: force) {
+            let packet = queues[index].removeFirst()
+            defer {
+                packet.unref()
+                spare.append(packet)
+            }
+            if let reason = try write(packet) {
+                stopReason = reason
+                discardQueued()
+                return .limitReached(reason)
+            }
+        }
+        return .accepted
+    }
+
+    /// The stream whose head packet comes first in decode time, once every stream that may still deliver
+    /// has a packet queued (so the file order is final, as av_interleaved_write_frame would make it).
+    private func nextStreamToWrite(force: Bool) -> Int? {
+        var best: Int? = nil
+        for index in queues.indices {
+            guard let head = queues[index].first else {
+                let stalled = queues.contains { $0.count > MovieWriter.maximumQueuedPackets }
+                if !force && !streamEnded[index] && !stalled { return nil }
+                continue
+            }
+            if let current = best, let currentHead = queues[current].first {
+                let candidate = Timestamp(value: head.dts, timeBase: encoderTimeBases[index])
+                let leader = Timestamp(value: currentHead.dts, timeBase: encoderTimeBases[current])
+                if candidate < leader { best = index }
+            } else {
+                best = index
+            }
+        }
+        return best
+    }
+
+    /// Writes one packet unless it would cross a limit; returns the limit's stop reason instead.
+    private func write(_ packet: Packet) throws -> StopReason? {
+        let index = packet.streamIndex
+        let growth = isVideoStream[index] ? MovieWriter.startCodeGrowthAllowance : 0
+        let offset = output.bytesWritten
+        var sample = TrailerSizeEstimator.Sample(
+            track: index, fileOffset: offset, storedSize: packet.size + growth, decodeTime: packet.dts,
+            presentationOffset: packet.pts - packet.dts, isKeyframe: packet.isKeyframe)
+        let projected = offset + Int64(packet.size + growth) + Int64(estimator.bound(adding: sample))
+        if let maxFileSize = limits.maxFileSize, projected > maxFileSize { return .maxFileSizeReached }
+        if limits.minFreeDiskSpace > 0 {
+            // Bytes still to reach the disk: what sits in the I/O buffer, this packet, and the trailer.
+            let pending = projected - output.bytesFlushed
+            if freeSpaceEstimate() - pending < limits.minFreeDiskSpace { return .diskSpaceLimitReached }
+        }
+        do {
+            try output.write(packet, interleaved: false)
+        } catch let error as FFmpegError where error.isNoSpace {
+            return .diskFull
+        }
+        sample.storedSize = Int(output.bytesWritten - offset)
+        estimator.record(sample)
+        packetsWritten += 1
+        return nil
+    }
+
+    /// Free space now: re-read with statvfs every ~250 ms, in between reduced by what has been flushed since.
+    private func freeSpaceEstimate() -> Int64 {
+        let now = MonotonicClock.nanoseconds()
+        if now - lastDiskCheck > 250_000_000 { refreshDiskSpace() }
+        return freeBytesAtCheck - (output.bytesFlushed - flushedAtCheck)
+    }
+
+    private func refreshDiskSpace() {
+        lastDiskCheck = MonotonicClock.nanoseconds()
+        flushedAtCheck = output.bytesFlushed
+        freeBytesAtCheck = DiskSpace.availableBytes(atFolder: folder) ?? Int64.max / 4
+    }
+
+    private func discardQueued() {
+        for index in queues.indices {
+            for packet in queues[index] {
+                packet.unref()
+                spare.append(packet)
+            }
+            queues[index].removeAll()
+        }
+    }
+}

@@ -1,0 +1,13 @@
+import Synchronization
+
+/// Counters a reader thread updates and other threads read for progress reports.
+final class ReaderStatistics: Sendable {
+    private let delivered = Atomic<Int>(0)
+    private let dropped = Atomic<Int>(0)
+
+    func countDelivered() { delivered.add(1, ordering: .relaxed) }
+    func countDropped(_ count: Int = 1) { dropped.add(count, ordering: .relaxed) }
+
+    var deliveredCount: Int { delivered.load(ordering: .relaxed) }
+    var droppedCount: Int { dropped.load(ordering: .relaxed) }
+}

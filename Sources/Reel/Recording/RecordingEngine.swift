@@ -1,0 +1,318 @@
+import FFmpegCore
+import Foundation
+import Synchronization
+
+/// The encoding thread of one recording: takes captured items in time order from the CaptureBuffer, puts
+/// them on the movie's clock, applies the duration limit, encodes H.264 and AAC and hands packets to the
+/// MovieWriter, which applies the size and disk limits. Everything here runs on one dedicated thread.
+final class RecordingEngine: @unchecked Sendable {
+    struct Setup: Sendable {
+        var temporaryPath: String
+        var outputPath: String
+        var folder: String
+        var preset: Preset
+        var limits: RecordingLimits
+        var rotation: Int
+        var hasVideo: Bool
+        var hasAudio: Bool
+        /// Unpaced inputs are encoded in strict time order; paced ones as they come.
+        var ordered: Bool
+        var videoDevice: String?
+        var audioDevice: String?
+    }
+
+    private let setup: Setup
+    private let buffer: CaptureBuffer
+    private let readers: [InputReader]
+    private let stopRequest: Atomic<Bool>
+    private let events: @Sendable (RecordingEvent) -> Void
+    private let startedAt: Int64
+
+    // Encoding state, owned by the engine thread.
+    private var videoEncoder: Encoder?
+    private var audioEncoder: Encoder?
+    private var writer: MovieWriter?
+    private let packet = Packet()
+    private let audioFrame = Frame()
+    private var audioFIFO: SampleFIFO?
+    private var videoStream = -1
+    private var audioStream = -1
+    private var origin: Timestamp? = nil
+    private var lastVideoSlot: Int64 = -1
+    private var videoFrames = 0
+    private var audioFIFOStart: Int64? = nil  // session time of the FIFO's first sample, in samples
+    private var audioSamplesEncoded: Int64 = 0
+    private var audioFirstPTS: Int64? = nil
+    private var videoDone = false
+    private var audioDone = false
+    private var stopReason: StopReason? = nil
+    private var errorMessage: String? = nil
+    private var lastProgress: (time: Int64, frames: Int) = (0, 0)
+
+    init(setup: Setup, buffer: CaptureBuffer, readers: [InputReader], events: @escaping @Sendable (RecordingEvent) -> Void) {
+        self.setup = setup
+        self.buffer = buffer
+        self.readers = readers
+        self.stopRequest = Atomic(false)
+        self.events = events
+        self.startedAt = MonotonicClock.nanoseconds()
+    }
+
+    func requestStop() { stopRequest.store(true, ordering: .releasing) }
+
+    private var videoTimeBase: Rational { setup.preset.videoFrameRate.inverted }
+    private var audioTimeBase: Rational { Rational(1, Int32(setup.preset.audio.sampleRate)) }
+
+    /// Runs the recording to its end and returns the result. Call on the engine's own thread.
+    func run() -> RecordingResult {
+        do {
+            try openOutput()
+            for reader in readers { reader.start() }
+            events(.started(output: setup.outputPath))
+            try encodeUntilStopped()
+        } catch {
+            stopReason = .failed
+            errorMessage = "\(error)"
+        }
+        for reader in readers { reader.stop() }
+        buffer.close()
+        for reader in readers { reader.join() }
+        return finalize()
+    }
+
+    private func openOutput() throws {
+        var encoders: [Encoder] = []
+        if setup.hasVideo {
+            let encoder = try Encoder(video: setup.preset.videoEncoderSettings(), globalHeader: MovieWriter.needsGlobalHeader)
+            videoStream = encoders.count
+            encoders.append(encoder)
+            videoEncoder = encoder
+        }
+        if setup.hasAudio {
+            let encoder = try Encoder(audio: setup.preset.audioEncoderSettings(), globalHeader: MovieWriter.needsGlobalHeader)
+            audioStream = encoders.count
+            encoders.append(encoder)
+            audioEncoder = encoder
+            audioFIFO = SampleFIFO(format: .floatPlanar, channels: setup.preset.audio.channels)
+            try audioFrame.allocateAudio(sampleCount: encoder.frameSize, format: .floatPlanar,
+                                         channels: setup.preset.audio.channels, sampleRate: setup.preset.audio.sampleRate)
+        }
+        let writer = try MovieWriter(path: setup.temporaryPath, encoders: encoders, rotationDegrees: setup.rotation,
+                                     limits: setup.limits, folder: setup.folder)
+        try writer.start()
+        self.writer = writer
+    }
+
+    private func encodeUntilStopped() throws {
+        var stopping = false
+        while stopReason == nil {
+            if !stopping && stopRequest.load(ordering: .acquiring) {
+                // Stop the devices; what they already delivered is still encoded below.
+                stopping = true
+                for reader in readers { reader.stop() }
+            }
+            switch buffer.next(ordered: setup.ordered && !stopping, timeout: 0.1) {
+            case .idle:
+                reportProgress()
+            case .allEnded:
+                stopReason = stopping ? .stopped : endingReason()
+            case .item(let type, let item):
+                defer { buffer.recycle(type, item.frame) }
+                if type == .video { try encodeVideo(item) } else { try encodeAudio(item) }
+                if stopReason == nil, let maxDuration = setup.limits.maxDuration, maxDuration > 0,
+                   (videoDone || !setup.hasVideo), (audioDone || !setup.hasAudio) {
+                    stopReason = .maxDurationReached
+                }
+                reportProgress()
+            }
+        }
+    }
+
+    /// Why the inputs ended by themselves: a lost device outranks a finished file.
+    private func endingReason() -> StopReason {
+        let endings = readers.compactMap(\.ending)
+        if let lost = endings.first(where: { $0.reason == .deviceLost || $0.reason == .failed }) {
+            errorMessage = lost.message
+            return lost.reason
+        }
+        return .inputEnded
+    }
+
+    // MARK: video
+
+    private func encodeVideo(_ item: CapturedItem) throws {
+        guard let encoder = videoEncoder, !videoDone else { return }
+        if origin == nil { origin = item.time }
+        let slot = (item.time - origin!).rescaled(to: videoTimeBase).value
+        // Two pictures for one frame slot: the source runs faster than the preset's rate; keep the first.
+        guard slot > lastVideoSlot else { return }
+        if let limit = videoSlotLimit, slot >= limit {
+            videoDone = true
+            return
+        }
+        let frame = item.frame
+        frame.pts = slot
+        frame.forcesKeyframe = false
+        try send(frame, to: encoder, stream: videoStream)
+        lastVideoSlot = slot
+        videoFrames += 1
+    }
+
+    /// The first frame slot at or past the duration limit.
+    private var videoSlotLimit: Int64? {
+        guard let maxDuration = setup.limits.maxDuration else { return nil }
+        // Frames in slots below this end at or after the limit, within one frame (5 s at 30 fps: 150 frames).
+        return Int64((maxDuration * setup.preset.videoFrameRate.doubleValue - 1e-9).rounded(.up))
+    }
+
+    // MARK: audio
+
+    private func encodeAudio(_ item: CapturedItem) throws {
+        guard let fifo = audioFIFO, !audioDone else { return }
+        let itemStart = item.time.rescaled(to: audioTimeBase).value
+        if audioFIFOStart == nil { audioFIFOStart = itemStart }
+        let expected = audioFIFOStart! + Int64(fifo.count)
+        let gap = itemStart - expected
+        if gap > 0 && gap < Int64(setup.preset.audio.sampleRate) * 5 {
+            // The device lost samples (or the reader dropped a block): fill with silence to stay in sync.
+            try fifo.appendSilence(Int(gap))
+        }
+        try fifo.append(item.frame)
+        if origin == nil {
+            guard !setup.hasVideo else {
+                // Audio from before the first picture: keep at most two seconds of it until the picture comes.
+                let excess = fifo.count - 2 * setup.preset.audio.sampleRate
+                if excess > 0 {
+                    fifo.drain(excess)
+                    audioFIFOStart! += Int64(excess)
+                }
+                return
+            }
+            origin = Timestamp(value: audioFIFOStart!, timeBase: audioTimeBase)
+        }
+        try encodeQueuedAudio(final: false)
+    }
+
+    /// Encodes whole AAC frames from the FIFO (and with `final`, the last partial one), from the session
+    /// origin on and up to the duration limit.
+    private func encodeQueuedAudio(final: Bool) throws {
+        guard let fifo = audioFIFO, let encoder = audioEncoder, let origin, var fifoStart = audioFIFOStart else { return }
+        let originSample = origin.rescaled(to: audioTimeBase).value
+        if fifoStart < originSample {
+            let trim = Int(min(originSample - fifoStart, Int64(fifo.count)))
+            fifo.drain(trim)
+            fifoStart += Int64(trim)
+        }
+        defer { audioFIFOStart = fifoStart }
+        let frameSize = encoder.frameSize
+        let limit = setup.limits.maxDuration.map { Int64(($0 * Double(setup.preset.audio.sampleRate)).rounded()) }
+        while !audioDone && (fifo.count >= frameSize || (final && fifo.count > 0)) {
+            let pts = fifoStart - originSample
+            var count = min(frameSize, fifo.count)
+            if let limit {
+                if pts >= limit {
+                    audioDone = true
+                    break
+                }
+                count = Int(min(Int64(count), limit - pts))
+            }
+            try fifo.read(into: audioFrame, sampleCount: count)
+            audioFrame.pts = pts
+            if audioFirstPTS == nil { audioFirstPTS = pts }
+            try send(audioFrame, to: encoder, stream: audioStream)
+            fifoStart += Int64(count)
+            audioSamplesEncoded += Int64(count)
+            if let limit, pts + Int64(count) >= limit { audioDone = true }
+            if count < frameSize { break }  // a short frame is the last one the encoder takes
+        }
+    }
+
+    // MARK: encoding and muxing
+
+    private func send(_ frame: Frame?, to encoder: Encoder, stream: Int) throws {
+        if try encoder.send(frame) == .outputFull {
+            try drainPackets(from: encoder, stream: stream)
+            _ = try encoder.send(frame)
+        }
+        try drainPackets(from: encoder, stream: stream)
+    }
+
+    private func drainPackets(from encoder: Encoder, stream: Int) throws {
+        guard let writer else { return }
+        while try encoder.receive(into: packet) == .received {
+            packet.streamIndex = stream
+            if packet.duration == 0 && encoder.mediaType == .video { packet.duration = 1 }
+            if case .limitReached(let reason) = try writer.submit(packet) {
+                stopReason = reason
+            }
+        }
+    }
+
+    private func finalize() -> RecordingResult {
+        var finalized = false
+        if let writer {
+            do {
+                let limitStopped = [StopReason.maxFileSizeReached, .diskSpaceLimitReached, .diskFull].contains(stopReason)
+                if stopReason != .failed && !limitStopped {
+                    try flushEncoders()
+                }
+                try writer.finish()
+                finalized = true
+            } catch {
+                writer.abandon()
+                if stopReason != .failed { errorMessage = "\(error)" }
+                if let ffmpegError = error as? FFmpegError, ffmpegError.isNoSpace { stopReason = .diskFull }
+                else if stopReason != .diskFull { stopReason = .failed }
+            }
+        }
+        let usable = finalized && (videoFrames > 0 || audioSamplesEncoded > 0) && stopReason != .failed
+        var bytes: Int64 = 0
+        if usable && rename(setup.temporaryPath, setup.outputPath) == 0 {
+            bytes = (try? FileManager.default.attributesOfItem(atPath: setup.outputPath)[.size] as? Int64) ?? 0
+        } else {
+            unlink(setup.temporaryPath)
+        }
+        let recorded = usable && bytes > 0
+        if !recorded && stopReason != .failed && errorMessage == nil {
+            errorMessage = "nothing was captured before the recording stopped"
+        }
+        let videoSeconds = lastVideoSlot >= 0 ? Double(lastVideoSlot + 1) * videoTimeBase.doubleValue : 0
+        let audioSeconds = Double((audioFirstPTS ?? 0) + audioSamplesEncoded) / Double(setup.preset.audio.sampleRate)
+        return RecordingResult(
+            output: setup.outputPath, stopReason: stopReason ?? .stopped, recordedSuccessfully: recorded,
+            duration: max(videoSeconds, audioSamplesEncoded > 0 ? audioSeconds : 0),
+            bytes: bytes, videoFrames: videoFrames, droppedFrames: droppedFrames,
+            audioSamples: audioSamplesEncoded, preset: setup.preset.name,
+            elapsed: Double(MonotonicClock.nanoseconds() - startedAt) / 1e9,
+            videoDevice: setup.videoDevice, audioDevice: setup.audioDevice, error: errorMessage)
+    }
+
+    private func flushEncoders() throws {
+        if let encoder = videoEncoder {
+            try send(nil, to: encoder, stream: videoStream)
+            _ = try writer?.endStream(videoStream)
+        }
+        if let encoder = audioEncoder {
+            if origin != nil { try encodeQueuedAudio(final: true) }
+            try send(nil, to: encoder, stream: audioStream)
+            _ = try writer?.endStream(audioStream)
+        }
+    }
+
+    private var droppedFrames: Int {
+        readers.filter { $0.spec.isPaced }.reduce(0) { total, reader in total + reader.statistics.droppedCount }
+    }
+
+    private func reportProgress() {
+        let now = MonotonicClock.nanoseconds()
+        guard now - lastProgress.time >= 500_000_000 else { return }
+        let interval = Double(now - lastProgress.time) / 1e9
+        let fps = lastProgress.time == 0 ? 0 : Double(videoFrames - lastProgress.frames) / interval
+        lastProgress = (now, videoFrames)
+        let media = max(lastVideoSlot >= 0 ? Double(lastVideoSlot + 1) * videoTimeBase.doubleValue : 0,
+                        Double(audioSamplesEncoded) / Double(setup.preset.audio.sampleRate))
+        events(.progress(RecordingProgress(
+            elapsed: Double(now - startedAt) / 1e9, mediaDuration: media, bytes: writer?.projectedFileSize ?? 0,
+            videoFrames: videoFrames, droppedFrames: droppedFrames, framesPerSecond: fps)))
+    }
+}

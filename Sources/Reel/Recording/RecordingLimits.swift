@@ -1,0 +1,37 @@
+/// When a recording stops by itself, as AVCaptureMovieFileOutput's maxRecordedDuration,
+/// maxRecordedFileSize and minFreeDiskSpaceLimit.
+public struct RecordingLimits: Sendable, Equatable {
+    /// Seconds of media; nil records until stopped.
+    public var maxDuration: Double?
+    /// Bytes of the finished file, trailer included; nil for no limit.
+    public var maxFileSize: Int64?
+    /// Free bytes to leave on the output's filesystem; 0 disables the floor.
+    public var minFreeDiskSpace: Int64
+
+    public static let defaultMinFreeDiskSpace: Int64 = 64 * 1024 * 1024
+    /// The smallest max-size that holds a header, an empty index and a first keyframe at a small tier.
+    public static let smallestMaxFileSize: Int64 = 32 * 1024
+
+    public init(maxDuration: Double? = nil, maxFileSize: Int64? = nil,
+                minFreeDiskSpace: Int64 = RecordingLimits.defaultMinFreeDiskSpace) {
+        self.maxDuration = maxDuration
+        self.maxFileSize = maxFileSize
+        self.minFreeDiskSpace = minFreeDiskSpace
+    }
+
+    /// Rejects limits that cannot be met before anything is written (a usage error, not a stop reason).
+    public func validate(freeBytes: Int64?, outputFolder: String) throws {
+        if let maxDuration, !(maxDuration > 0 && maxDuration.isFinite) {
+            throw ReelError.invalidInput("max duration must be a positive number of seconds, got \(maxDuration)")
+        }
+        if let maxFileSize, maxFileSize < RecordingLimits.smallestMaxFileSize {
+            throw ReelError.invalidInput(
+                "max size \(maxFileSize) bytes cannot hold a movie header and index: use at least \(RecordingLimits.smallestMaxFileSize) (32Ki)")
+        }
+        if minFreeDiskSpace < 0 { throw ReelError.invalidInput("min free disk space cannot be negative") }
+        if minFreeDiskSpace > 0, let freeBytes, freeBytes < minFreeDiskSpace + RecordingLimits.smallestMaxFileSize {
+            throw ReelError.invalidInput(
+                "only \(ByteCount.format(freeBytes)) free on the filesystem of \(outputFolder), below the min-free floor of \(ByteCount.format(minFreeDiskSpace)) plus room for a movie: free space or lower --min-free (0 disables it)")
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import FFmpegCore
+import Foundation
+
+/// Checks a RecordingConfiguration and opens its inputs, so that every problem a user can fix is reported
+/// (as `ReelError.invalidInput`) before a byte is written. What it opens is handed to the reader threads.
+struct RecordingPreparation {
+    let setup: RecordingEngine.Setup
+    let buffer: CaptureBuffer
+    let readers: [InputReader]
+
+    /// Pool sizes: enough to ride out encoder hiccups, small enough to keep memory flat.
+    static let videoPoolFrames = 6
+    static let audioPoolBlocks = 64
+
+    init(_ configuration: RecordingConfiguration) throws {
+        FFmpegLibrary.ensureRegistered()
+        guard configuration.video != nil || configuration.audio != nil else {
+            throw ReelError.invalidInput("nothing to record: give a video or an audio source")
+        }
+        let output = URL(fileURLWithPath: configuration.outputPath)
+        let folder = output.deletingLastPathComponent().path
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw ReelError.invalidInput("output folder \(folder) does not exist: create it first")
+        }
+        guard access(folder, W_OK) == 0 else {
+            throw ReelError.invalidInput("output folder \(folder) is not writable")
+        }
+        if FileManager.default.fileExists(atPath: output.path) && !configuration.overwrite {
+            throw ReelError.invalidInput("\(output.path) already exists: choose another name or pass --overwrite")
+        }
+        try configuration.limits.validate(freeBytes: DiskSpace.availableBytes(atFolder: folder), outputFolder: folder)
+
+        let sources = [configuration.video, configuration.audio].compactMap { $0 }
+        let allPaced = sources.allSatisfy(\.isPaced)
+        let nonePaced = sources.allSatisfy { !$0.isPaced }
+        guard allPaced || nonePaced else {
+            throw ReelError.invalidInput(
+                "cannot mix a live source with an unpaced one (\(sources.map(\.description).joined(separator: " and "))): use realtime=0 on both lavfi sources, or neither")
+        }
+        let preset = configuration.preset
+        let mediaTypes: [MediaType] = (configuration.video != nil ? [.video] : []) + (configuration.audio != nil ? [.audio] : [])
+        let buffer = CaptureBuffer(videoFrames: RecordingPreparation.videoPoolFrames,
+                                   audioFrames: RecordingPreparation.audioPoolBlocks, streams: mediaTypes)
+        let sessionStart = MonotonicClock.nanoseconds()
+        var readers: [InputReader] = []
+        if let video = configuration.video {
+            readers.append(try RecordingPreparation.openReader(
+                video, role: .video, preset: preset, buffer: buffer, sessionStart: sessionStart))
+        }
+        if let audio = configuration.audio {
+            readers.append(try RecordingPreparation.openReader(
+                audio, role: .audio, preset: preset, buffer: buffer, sessionStart: sessionStart))
+        }
+        let name = output.lastPathComponent
+        setup = RecordingEngine.Setup(
+            temporaryPath: output.deletingLastPathComponent().appendingPathComponent(".\(name).partial").path,
+            outputPath: output.path, folder: folder, preset: preset, limits: configuration.limits,
+            rotation: configuration.orientation.clockwiseRotation, hasVideo: configuration.video != nil,
+            hasAudio: configuration.audio != nil, ordered: nonePaced,
+            videoDevice: configuration.video?.description, audioDevice: configuration.audio?.description)
+        self.buffer = buffer
+        self.readers = readers
+    }
+
+    func makeEngine(events: @escaping @Sendable (RecordingEvent) -> Void) -> RecordingEngine {
+        RecordingEngine(setup: setup, buffer: buffer, readers: readers, events: events)
+    }
+
+    private static func openReader(_ spec: DeviceSpec, role: InputRecipe.Role, preset: Preset, buffer: CaptureBuffer,
+                                   sessionStart: Int64) throws -> InputReader {
+        let interrupt = InterruptFlag()
+        let recipe = InputRecipe.make(for: spec, role: role, preset: preset)
+        let input = try recipe.open(spec: spec, interrupt: interrupt)
+        let type: MediaType = role == .video ? .video : .audio
+        guard let stream = input.bestStream(of: type) else {
+            throw ReelError.invalidInput("\(spec) has no \(role == .video ? "video" : "audio") stream")
+        }
+        let decoder: Decoder
+        do {
+            decoder = try Decoder(input: input, streamIndex: stream.index)
+        } catch {
+            throw ReelError.invalidInput("cannot decode \(spec): \(error)")
+        }
+        let statistics = ReaderStatistics()
+        let sink: FrameSink
+        switch role {
+        case .video:
+            sink = VideoFrameSink(buffer: buffer, width: preset.video.width, height: preset.video.height,
+                                  waitsForEncoder: !spec.isPaced, statistics: statistics)
+        case .audio:
+            sink = AudioFrameSink(buffer: buffer, sampleRate: preset.audio.sampleRate, channels: preset.audio.channels,
+                                  blockSize: 1024, waitsForEncoder: !spec.isPaced, statistics: statistics)
+        }
+        return InputReader(spec: spec, input: input, routes: [.init(streamIndex: stream.index, decoder: decoder, sink: sink)],
+                           interrupt: interrupt, buffer: buffer, sessionStart: sessionStart, statistics: statistics)
+    }
+}

@@ -1,0 +1,38 @@
+/// What a finished recording produced, as AVCaptureFileOutputRecordingDelegate's didFinishRecording reports.
+public struct RecordingResult: Sendable, Codable, Equatable {
+    public var output: String
+    public var stopReason: StopReason
+    /// The file is finalized and playable (also when a limit or a signal stopped it).
+    public var recordedSuccessfully: Bool
+    /// Seconds of media in the file (the longer track).
+    public var duration: Double
+    public var bytes: Int64
+    public var videoFrames: Int
+    /// Frames the encoder could not keep up with (live sources only).
+    public var droppedFrames: Int
+    public var audioSamples: Int64
+    public var preset: String
+    /// Wall-clock seconds from start to finalized file.
+    public var elapsed: Double
+    public var videoDevice: String?
+    public var audioDevice: String?
+    /// What went wrong, for `failed`, `deviceLost` and `diskFull`.
+    public var error: String?
+}
+
+/// Live figures while recording.
+public struct RecordingProgress: Sendable, Equatable {
+    public var elapsed: Double
+    public var mediaDuration: Double
+    public var bytes: Int64
+    public var videoFrames: Int
+    public var droppedFrames: Int
+    /// Pictures encoded per wall-clock second over the last report interval.
+    public var framesPerSecond: Double
+}
+
+public enum RecordingEvent: Sendable {
+    case started(output: String)
+    case progress(RecordingProgress)
+    case finished(RecordingResult)
+}

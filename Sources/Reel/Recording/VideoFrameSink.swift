@@ -1,0 +1,44 @@
+import FFmpegCore
+
+/// Scales decoded pictures to the preset size and pixel format into pooled frames and queues them.
+final class VideoFrameSink: FrameSink {
+    let mediaType = MediaType.video
+    private let buffer: CaptureBuffer
+    private let scaler: Scaler
+    private let waitsForEncoder: Bool
+    private let statistics: ReaderStatistics
+
+    init(buffer: CaptureBuffer, width: Int, height: Int, waitsForEncoder: Bool, statistics: ReaderStatistics) {
+        self.buffer = buffer
+        self.scaler = Scaler(outputWidth: width, outputHeight: height)
+        self.waitsForEncoder = waitsForEncoder
+        self.statistics = statistics
+    }
+
+    func consume(_ frame: Frame, at time: Timestamp) throws {
+        guard let target = buffer.takeFreeFrame(.video, wait: waitsForEncoder) else {
+            // The encoder is behind a live source: drop this picture rather than queue without bound.
+            statistics.countDropped()
+            return
+        }
+        do {
+            if scaler.isPassThrough(for: frame) {
+                try target.reference(frame)
+            } else {
+                if !target.hasBuffers || target.width != scaler.outputWidth || target.height != scaler.outputHeight
+                    || target.pixelFormat != scaler.outputFormat {
+                    try target.allocateVideo(width: scaler.outputWidth, height: scaler.outputHeight,
+                                             pixelFormat: scaler.outputFormat)
+                }
+                try scaler.scale(frame, into: target)
+            }
+        } catch {
+            buffer.giveBack(.video, target)
+            throw error
+        }
+        statistics.countDelivered()
+        buffer.push(.video, CapturedItem(frame: target, time: time))
+    }
+
+    func finish() throws {}
+}

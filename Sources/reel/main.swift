@@ -1,0 +1,3 @@
+import Foundation
+import ReelCLI
+exit(ReelCommandLine.main(CommandLine.arguments))
