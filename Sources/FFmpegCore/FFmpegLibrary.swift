@@ -25,3 +25,18 @@ public enum FFmpegLibrary {
         return "libavformat \(format >> 16).\((format >> 8) & 0xff), libavcodec \(codec >> 16).\((codec >> 8) & 0xff)"
     }
 }
+
+extension FFmpegLibrary.LogLevel {
+    /// "error", "warning", "info", "verbose", "debug" or "quiet", as FFmpeg's -loglevel names them.
+    public init?(name: String) {
+        switch name {
+        case "quiet": self = .quiet
+        case "error": self = .error
+        case "warning": self = .warning
+        case "info": self = .info
+        case "verbose": self = .verbose
+        case "debug": self = .debug
+        default: return nil
+        }
+    }
+}

@@ -1,1 +1,54 @@
-public enum ReelCommandLine { public static func main(_ arguments: [String]) -> Int32 { 0 } }
+import Foundation
+import Reel
+
+/// The `reel` command: dispatches to one subcommand and returns the process exit code.
+public enum ReelCommandLine {
+    static let help = """
+        usage: reel COMMAND [options]
+
+        Records and transcodes H.264/AAC QuickTime movies on Linux with FFmpeg's libraries.
+
+        commands:
+          record [OUTPUT.mov]   record from a camera, microphone, screen or test source
+          devices               list cameras, microphones and built-in sources
+          presets               list the quality presets
+          probe FILE            show a movie's streams
+
+        Run 'reel COMMAND --help' for a command's options.
+        """
+
+    public static func main(_ arguments: [String]) -> Int32 {
+        if let level = ProcessInfo.processInfo.environment["REEL_FFMPEG_LOG"] {
+            FFmpegLogging.enable(levelName: level)
+        }
+        let rest = Array(arguments.dropFirst())
+        guard let command = rest.first else {
+            Terminal.writeError(help + "\n")
+            return ExitCode.usage.rawValue
+        }
+        let commandArguments = Array(rest.dropFirst())
+        let commands: [String: (help: String, run: ([String]) -> ExitCode)] = [
+            "record": (RecordCommand.help, RecordCommand.run),
+            "devices": (DevicesCommand.help, DevicesCommand.run),
+            "presets": (PresetsCommand.help, PresetsCommand.run),
+            "probe": (ProbeCommand.help, ProbeCommand.run),
+        ]
+        if command == "--help" || command == "-h" || command == "help" {
+            Terminal.writeOutput(help + "\n")
+            return ExitCode.success.rawValue
+        }
+        if command == "--version" {
+            Terminal.writeOutput("reel \(ReelVersion.current)\n")
+            return ExitCode.success.rawValue
+        }
+        guard let entry = commands[command] else {
+            Terminal.printError("unknown command '\(command)': use one of \(commands.keys.sorted().joined(separator: ", ")) (reel --help)")
+            return ExitCode.usage.rawValue
+        }
+        if commandArguments.contains("--help") || commandArguments.contains("-h") {
+            Terminal.writeOutput(entry.help + "\n")
+            return ExitCode.success.rawValue
+        }
+        return entry.run(commandArguments).rawValue
+    }
+}

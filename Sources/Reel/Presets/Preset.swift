@@ -49,3 +49,8 @@ public struct Preset: Sendable, Equatable, Encodable {
         public var bitRate: Int
     }
 }
+
+extension Preset {
+    /// Parses "1280x720": both even (4:2:0 chroma) and within what x264 accepts.
+    public static func parseSize(_ text: String) -> (width: Int, height: Int)? { PresetParser.parseSize(text) }
+}

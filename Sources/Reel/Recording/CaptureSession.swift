@@ -22,6 +22,12 @@ public final class CaptureSession: Sendable {
 
     public init() {}
 
+    /// Where a recording to `outputPath` is written until it is finalized and renamed: a hidden file beside it.
+    public static func partialPath(for outputPath: String) -> String {
+        let output = URL(fileURLWithPath: outputPath)
+        return output.deletingLastPathComponent().appendingPathComponent(".\(output.lastPathComponent).partial").path
+    }
+
     public var currentState: State { state.withLock { $0 } }
 
     /// Starts recording. Throws without writing anything if the configuration cannot work.

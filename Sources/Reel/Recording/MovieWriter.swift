@@ -22,6 +22,9 @@ final class MovieWriter {
     private var flushedAtCheck: Int64 = 0
     private var lastDiskCheck: Int64 = 0
     private(set) var stopReason: StopReason?
+    /// Per stream: packets in the file and where the last of them ends (in the encoder's time base).
+    private(set) var writtenPackets: [Int]
+    private(set) var writtenEnd: [Int64]
     private(set) var packetsWritten = 0
     private(set) var headerBytes: Int64 = 0
 
@@ -44,6 +47,13 @@ final class MovieWriter {
         streamEnded = Array(repeating: false, count: encoders.count)
         encoderTimeBases = encoders.map(\.timeBase)
         isVideoStream = encoders.map { $0.mediaType == .video }
+        writtenPackets = Array(repeating: 0, count: encoders.count)
+        writtenEnd = Array(repeating: 0, count: encoders.count)
+    }
+
+    /// Seconds of media the file holds for a stream.
+    func writtenSeconds(_ index: Int) -> Double {
+        Double(writtenEnd[index]) * encoderTimeBases[index].doubleValue
     }
 
     /// Whether encoders must put their headers in extradata for this container.
@@ -129,6 +139,7 @@ final class MovieWriter {
         let index = packet.streamIndex
         let growth = isVideoStream[index] ? MovieWriter.startCodeGrowthAllowance : 0
         let offset = output.bytesWritten
+        let end = packet.pts + packet.duration
         var sample = TrailerSizeEstimator.Sample(
             track: index, fileOffset: offset, storedSize: packet.size + growth, decodeTime: packet.dts,
             presentationOffset: packet.pts - packet.dts, isKeyframe: packet.isKeyframe)
@@ -147,6 +158,8 @@ final class MovieWriter {
         sample.storedSize = Int(output.bytesWritten - offset)
         estimator.record(sample)
         packetsWritten += 1
+        writtenPackets[index] += 1
+        writtenEnd[index] = max(writtenEnd[index], end)
         return nil
     }
 

@@ -42,7 +42,6 @@ final class RecordingEngine: @unchecked Sendable {
     private var videoFrames = 0
     private var audioFIFOStart: Int64? = nil  // session time of the FIFO's first sample, in samples
     private var audioSamplesEncoded: Int64 = 0
-    private var audioFirstPTS: Int64? = nil
     private var videoDone = false
     private var audioDone = false
     private var stopReason: StopReason? = nil
@@ -218,7 +217,6 @@ final class RecordingEngine: @unchecked Sendable {
             }
             try fifo.read(into: audioFrame, sampleCount: count)
             audioFrame.pts = pts
-            if audioFirstPTS == nil { audioFirstPTS = pts }
             try send(audioFrame, to: encoder, stream: audioStream)
             fifoStart += Int64(count)
             audioSamplesEncoded += Int64(count)
@@ -276,13 +274,17 @@ final class RecordingEngine: @unchecked Sendable {
         if !recorded && stopReason != .failed && errorMessage == nil {
             errorMessage = "nothing was captured before the recording stopped"
         }
-        let videoSeconds = lastVideoSlot >= 0 ? Double(lastVideoSlot + 1) * videoTimeBase.doubleValue : 0
-        let audioSeconds = Double((audioFirstPTS ?? 0) + audioSamplesEncoded) / Double(setup.preset.audio.sampleRate)
+        // Report what the file holds, which a size limit may have cut shorter than what was encoded.
+        let fileVideoFrames = videoStream >= 0 ? writer?.writtenPackets[videoStream] ?? 0 : 0
+        let videoSeconds = videoStream >= 0 ? writer?.writtenSeconds(videoStream) ?? 0 : 0
+        let audioEnd = audioStream >= 0 ? writer?.writtenEnd[audioStream] ?? 0 : 0
+        let fileAudioSamples = min(audioSamplesEncoded, max(0, audioEnd))
+        let audioSeconds = Double(fileAudioSamples) / Double(setup.preset.audio.sampleRate)
         return RecordingResult(
             output: setup.outputPath, stopReason: stopReason ?? .stopped, recordedSuccessfully: recorded,
-            duration: max(videoSeconds, audioSamplesEncoded > 0 ? audioSeconds : 0),
-            bytes: bytes, videoFrames: videoFrames, droppedFrames: droppedFrames,
-            audioSamples: audioSamplesEncoded, preset: setup.preset.name,
+            duration: recorded ? max(videoSeconds, audioSeconds) : 0,
+            bytes: bytes, videoFrames: recorded ? fileVideoFrames : 0, droppedFrames: droppedFrames,
+            audioSamples: recorded ? fileAudioSamples : 0, preset: setup.preset.name,
             elapsed: Double(MonotonicClock.nanoseconds() - startedAt) / 1e9,
             videoDevice: setup.videoDevice, audioDevice: setup.audioDevice, error: errorMessage)
     }

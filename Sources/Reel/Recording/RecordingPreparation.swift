@@ -52,9 +52,8 @@ struct RecordingPreparation {
             readers.append(try RecordingPreparation.openReader(
                 audio, role: .audio, preset: preset, buffer: buffer, sessionStart: sessionStart))
         }
-        let name = output.lastPathComponent
         setup = RecordingEngine.Setup(
-            temporaryPath: output.deletingLastPathComponent().appendingPathComponent(".\(name).partial").path,
+            temporaryPath: CaptureSession.partialPath(for: output.path),
             outputPath: output.path, folder: folder, preset: preset, limits: configuration.limits,
             rotation: configuration.orientation.clockwiseRotation, hasVideo: configuration.video != nil,
             hasAudio: configuration.audio != nil, ordered: nonePaced,

@@ -1,0 +1,57 @@
+import FFmpegCore
+
+/// What a media file holds: container, duration and streams, as `reel probe` shows it.
+public struct MediaDescription: Sendable, Codable, Equatable {
+    public struct Stream: Sendable, Codable, Equatable {
+        public var index: Int
+        public var type: String
+        public var codec: String
+        public var width: Int?
+        public var height: Int?
+        public var frameRate: Double?
+        public var sampleRate: Int?
+        public var channels: Int?
+        public var duration: Double?
+        public var frames: Int64?
+        public var rotation: Int?
+    }
+
+    public var path: String
+    public var format: String
+    public var duration: Double?
+    public var streams: [Stream]
+}
+
+public enum MediaProbe {
+    public static func describe(path: String) throws -> MediaDescription {
+        let input: InputContext
+        do {
+            input = try InputContext(url: path, formatName: nil)
+        } catch let error as FFmpegError {
+            throw ReelError.invalidInput("cannot read \(path): \(error.message)")
+        }
+        let streams = input.streams.map { stream -> MediaDescription.Stream in
+            let isVideo = stream.mediaType == .video, isAudio = stream.mediaType == .audio
+            return MediaDescription.Stream(
+                index: stream.index, type: isVideo ? "video" : isAudio ? "audio" : "other", codec: stream.codecName,
+                width: isVideo ? stream.width : nil, height: isVideo ? stream.height : nil,
+                frameRate: isVideo ? stream.frameRate?.doubleValue : nil,
+                sampleRate: isAudio ? stream.sampleRate : nil, channels: isAudio ? stream.channelCount : nil,
+                duration: stream.durationSeconds, frames: stream.frameCount > 0 ? stream.frameCount : nil,
+                rotation: isVideo ? stream.rotationDegrees : nil)
+        }
+        return MediaDescription(path: path, format: input.formatName, duration: input.durationSeconds, streams: streams)
+    }
+}
+
+/// FFmpeg's own log output, off by default since the library never prints.
+public enum FFmpegLogging {
+    /// Turns FFmpeg's log on at a level named as -loglevel does ("error", "warning", "info", "debug");
+    /// false for an unknown name.
+    @discardableResult
+    public static func enable(levelName: String) -> Bool {
+        guard let level = FFmpegLibrary.LogLevel(name: levelName) else { return false }
+        FFmpegLibrary.setLogLevel(level)
+        return true
+    }
+}

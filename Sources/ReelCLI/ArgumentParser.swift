@@ -1,0 +1,58 @@
+/// A small strict command-line parser: `--name value`, `--name=value`, flags, and positionals. Unknown
+/// options and missing values are usage errors that name the option.
+struct ParsedArguments {
+    private(set) var values: [String: String] = [:]
+    private(set) var flags: Set<String> = []
+    private(set) var positionals: [String] = []
+
+    struct Specification {
+        var valueOptions: Set<String>
+        var flagOptions: Set<String>
+    }
+
+    init(_ arguments: [String], command: String, specification: Specification) throws {
+        var index = 0
+        var onlyPositionals = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if onlyPositionals || !argument.hasPrefix("-") || argument == "-" {
+                positionals.append(argument)
+                continue
+            }
+            if argument == "--" {
+                onlyPositionals = true
+                continue
+            }
+            var name = argument
+            var inlineValue: String? = nil
+            if let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                inlineValue = String(argument[argument.index(after: equals)...])
+            }
+            if specification.flagOptions.contains(name) {
+                if inlineValue != nil { throw UsageError("\(command): \(name) takes no value") }
+                flags.insert(name)
+            } else if specification.valueOptions.contains(name) {
+                if let inlineValue {
+                    values[name] = inlineValue
+                } else {
+                    guard index < arguments.count else { throw UsageError("\(command): \(name) needs a value") }
+                    values[name] = arguments[index]
+                    index += 1
+                }
+            } else {
+                throw UsageError("\(command): unknown option \(name) (see reel \(command) --help)")
+            }
+        }
+    }
+
+    func value(_ name: String) -> String? { values[name] }
+    func has(_ name: String) -> Bool { flags.contains(name) }
+}
+
+/// A mistake in how the command was called: printed as one line, exit code 2.
+struct UsageError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

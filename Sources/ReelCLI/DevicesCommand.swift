@@ -1,0 +1,57 @@
+import Reel
+
+/// `reel devices [--json]`: cameras with their modes, microphones, and the built-in sources.
+enum DevicesCommand {
+    static let help = """
+        usage: reel devices [--json]
+
+        Lists V4L2 cameras (with pixel formats, sizes and frame rates), ALSA capture devices, and the built-in
+        lavfi sources used when no device is given.
+        """
+
+    struct Listing: Encodable {
+        var cameras: [CameraDevice]
+        var microphones: [MicrophoneDevice]
+        var builtIn: [String]
+        var defaultVideo: String
+        var defaultAudio: String
+    }
+
+    static func run(_ arguments: [String]) -> ExitCode {
+        let parsed: ParsedArguments
+        do {
+            parsed = try ParsedArguments(arguments, command: "devices",
+                                         specification: .init(valueOptions: [], flagOptions: ["--json"]))
+            guard parsed.positionals.isEmpty else { throw UsageError("devices: unexpected argument \(parsed.positionals[0])") }
+        } catch {
+            Terminal.printError("\(error)")
+            return .usage
+        }
+        let listing = Listing(
+            cameras: DeviceDiscovery.cameras(), microphones: DeviceDiscovery.microphones(),
+            builtIn: [DeviceDiscovery.builtInVideo.description, DeviceDiscovery.builtInAudio.description],
+            defaultVideo: DeviceDiscovery.defaultVideo().description, defaultAudio: DeviceDiscovery.defaultAudio().description)
+        if parsed.has("--json") {
+            Terminal.writeOutput(Terminal.json(listing))
+            return .success
+        }
+        var text = "cameras:\n"
+        if listing.cameras.isEmpty { text += "  (none)\n" }
+        for camera in listing.cameras {
+            text += "  \(camera.spec)  \(camera.name)\n"
+            let grouped = Dictionary(grouping: camera.modes) { "\($0.pixelFormat) \($0.width)x\($0.height)" }
+            for key in grouped.keys.sorted() {
+                let rates = grouped[key]!.map { $0.fps == 0 ? "?" : String(format: "%g", $0.fps) }
+                text += "      \(key) @ \(rates.joined(separator: ", ")) fps\n"
+            }
+        }
+        text += "microphones (ALSA):\n"
+        if listing.microphones.isEmpty { text += "  (none)\n" }
+        for microphone in listing.microphones { text += "  \(microphone.spec)  \(microphone.description)\n" }
+        text += "built-in:\n  lavfi:testsrc2  test pattern (any lavfi video source works: lavfi:smptebars ...)\n"
+        text += "  lavfi:sine      440 Hz tone (lavfi:sine=frequency=1000 ...)\n"
+        text += "defaults: --video \(listing.defaultVideo) --audio \(listing.defaultAudio)\n"
+        Terminal.writeOutput(text)
+        return .success
+    }
+}

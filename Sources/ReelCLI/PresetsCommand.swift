@@ -1,0 +1,43 @@
+import Foundation
+import Reel
+
+/// `reel presets [--json]`: the built-in quality tiers.
+enum PresetsCommand {
+    static let help = """
+        usage: reel presets [--json]
+
+        Lists the built-in presets (from presets/*.json). Use one with --preset NAME, or pass a JSON file of
+        the same shape with --preset FILE.json.
+        """
+
+    static func run(_ arguments: [String]) -> ExitCode {
+        let parsed: ParsedArguments
+        do {
+            parsed = try ParsedArguments(arguments, command: "presets",
+                                         specification: .init(valueOptions: [], flagOptions: ["--json"]))
+            guard parsed.positionals.isEmpty else { throw UsageError("presets: unexpected argument \(parsed.positionals[0])") }
+        } catch {
+            Terminal.printError("\(error)")
+            return .usage
+        }
+        let presets = PresetLibrary.builtIn()
+        if parsed.has("--json") {
+            Terminal.writeOutput(Terminal.json(presets))
+            return .success
+        }
+        var text = ""
+        for preset in presets {
+            let video = preset.video
+            let rate: String
+            switch video.rateControl {
+            case .constantQuality(let crf): rate = "crf \(String(format: "%g", crf))"
+            case .averageBitRate(let bits): rate = "\(bits / 1000) kb/s"
+            }
+            let size = video.sizePolicy == .deviceBest ? "up to \(video.size)" : video.size
+            text += "\(preset.name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(size) @ \(String(format: "%g", video.fps)) fps, x264 \(video.x264Preset) \(rate), \(video.profile), GOP \(video.keyframeInterval); AAC \(preset.audio.sampleRate) Hz \(preset.audio.channels) ch \(preset.audio.bitRate / 1000) kb/s\n"
+            text += "          \(preset.description)\n"
+        }
+        Terminal.writeOutput(text)
+        return .success
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Reel
+
+/// `reel record [OUTPUT.mov] [options]`: records until a limit, the input's end, or SIGINT/SIGTERM.
+enum RecordCommand {
+    static let help = """
+        usage: reel record [OUTPUT.mov] [options]
+
+        Records a QuickTime movie (H.264 + AAC) from a camera, microphone, screen or test source. Stops at a
+        limit, when the input ends, or on Ctrl-C / SIGTERM; the file is finalized and playable in every case.
+        Without OUTPUT, writes recordings/recording-YYYYMMDD-HHMMSS.mov.
+
+        options:
+        \(RecordingOptions.help)
+
+        exit codes: 0 finalized (also when a limit or a signal stopped it), 1 runtime failure,
+                    2 bad usage or input (nothing written)
+        """
+
+    static func run(_ arguments: [String]) -> ExitCode {
+        let specification = ParsedArguments.Specification(valueOptions: RecordingOptions.valueOptions,
+                                                          flagOptions: RecordingOptions.flagOptions)
+        let options: RecordingOptions
+        do {
+            let parsed = try ParsedArguments(arguments, command: "record", specification: specification)
+            guard parsed.positionals.count <= 1 else {
+                throw UsageError("record: expected one output file, got \(parsed.positionals.joined(separator: " "))")
+            }
+            let output = try parsed.positionals.first ?? defaultOutputPath()
+            if !output.lowercased().hasSuffix(".mov") {
+                throw UsageError("record: output \(output) must end in .mov (Reel writes QuickTime movies)")
+            }
+            options = try RecordingOptions(parsed, outputPath: output)
+        } catch {
+            Terminal.printError("\(error)")
+            return .usage
+        }
+        let result: RecordingResult
+        do {
+            result = try record(options)
+        } catch let error as ReelError {
+            Terminal.printError(error.description)
+            return error.isInvalidInput ? .usage : .failure
+        } catch {
+            Terminal.printError("\(error)")
+            return .failure
+        }
+        return report(result, json: options.json)
+    }
+
+    /// Runs a session with signal handling and the status line; shared by the commands that record.
+    static func record(_ options: RecordingOptions) throws -> RecordingResult {
+        let session = CaptureSession()
+        let status = StatusLine(quiet: options.quiet)
+        let limit = options.configuration.limits.maxDuration
+        let partial = CaptureSession.partialPath(for: options.configuration.outputPath)
+        let signals = SignalHandling(stop: { session.stop() }, abort: {
+            status.clear()
+            unlink(partial)
+            Terminal.printError("aborted by a second interrupt; \(partial) removed, nothing was kept")
+            _exit(ExitCode.interrupted.rawValue)
+        })
+        try session.start(options.configuration) { event in
+            if case .progress(let progress) = event { status.show(progress, limit: limit) }
+        }
+        let result = session.waitUntilFinished()
+        status.clear()
+        withExtendedLifetime(signals) {}
+        return result
+    }
+
+    static func report(_ result: RecordingResult, json: Bool) -> ExitCode {
+        if json { Terminal.writeOutput(Terminal.json(result)) }
+        guard result.recordedSuccessfully else {
+            Terminal.printError("recording failed (\(result.stopReason.rawValue)): \(result.error ?? "no usable file was produced")")
+            return .failure
+        }
+        if !json {
+            Terminal.writeError(
+                "\(result.output): \(String(format: "%.2f", result.duration)) s, \(ByteCount.format(result.bytes)), \(result.videoFrames) frames, \(result.droppedFrames) dropped — \(result.stopReason.rawValue)\n")
+        }
+        return .success
+    }
+
+    private static func defaultOutputPath() throws -> String {
+        let folder = "recordings"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        return "\(folder)/recording-\(formatter.string(from: Date())).mov"
+    }
+}

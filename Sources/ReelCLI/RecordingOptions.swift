@@ -1,0 +1,89 @@
+import Foundation
+import Reel
+
+/// The options `record` shares with the commands built on it (capture, transcode): sources, preset,
+/// overrides, limits, orientation, output handling.
+struct RecordingOptions {
+    static let valueOptions: Set<String> = ["--video", "--audio", "--preset", "--size", "--fps", "--max-duration",
+                                            "--max-size", "--min-free", "--orientation"]
+    static let flagOptions: Set<String> = ["--overwrite", "--json", "--quiet"]
+
+    static let help = """
+          --video SPEC           picture source (default: first v4l2 camera, else lavfi:testsrc2); none for audio only
+          --audio SPEC|none      sound source (default: ALSA default capture device, else lavfi:sine)
+          --preset NAME|FILE     quality tier (default 720p): \(PresetLibrary.builtInNames.joined(separator: ", ")), or a .json file
+          --size WxH             override the preset's picture size (even numbers)
+          --fps N                override the preset's frame rate
+          --max-duration SECONDS stop after this much media
+          --max-size BYTES       stop before the file (trailer included) would exceed this: 50M, 1.5G, 512Mi ...
+          --min-free BYTES       stop before free disk space falls below this (default 64Mi; 0 disables)
+          --orientation O        portrait, portrait-upside-down, landscape-left, landscape-right (default)
+          --overwrite            replace an existing output file
+          --json                 print the result as one JSON object on stdout
+          --quiet                no status line
+        SPEC is KIND:TARGET[?key=value&...] with KIND v4l2, alsa, pulse, x11grab, lavfi or file, e.g.
+          v4l2:/dev/video0?input_format=mjpeg  alsa:hw:1,0  pulse:default  x11grab::0  lavfi:testsrc2?realtime=0
+        BYTES takes K, M, G (powers of 1000) or Ki, Mi, Gi (powers of 1024).
+        """
+
+    var configuration: RecordingConfiguration
+    var json: Bool
+    var quiet: Bool
+
+    init(_ arguments: ParsedArguments, outputPath: String) throws {
+        var preset = try PresetLibrary.preset(named: arguments.value("--preset") ?? PresetLibrary.defaultName)
+        if let size = arguments.value("--size") {
+            guard let parsed = Preset.parseSize(size) else {
+                throw UsageError("--size '\(size)' is not WIDTHxHEIGHT with even numbers from 16 up (e.g. 1280x720)")
+            }
+            preset.video.width = parsed.width
+            preset.video.height = parsed.height
+            preset.video.sizePolicy = .exact
+        }
+        if let fps = arguments.value("--fps") {
+            guard let value = Double(fps), value >= 1, value <= 240 else {
+                throw UsageError("--fps '\(fps)' is not a frame rate from 1 to 240")
+            }
+            preset.video.fps = value
+        }
+        var limits = RecordingLimits()
+        if let text = arguments.value("--max-duration") {
+            guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+                throw UsageError("--max-duration '\(text)' is not a positive number of seconds")
+            }
+            limits.maxDuration = seconds
+        }
+        if let text = arguments.value("--max-size") {
+            guard let bytes = ByteCount.parse(text), bytes > 0 else {
+                throw UsageError("--max-size '\(text)' is not a size in bytes (e.g. 50M, 1.5G, 512Mi)")
+            }
+            limits.maxFileSize = bytes
+        }
+        if let text = arguments.value("--min-free") {
+            guard let bytes = ByteCount.parse(text) else {
+                throw UsageError("--min-free '\(text)' is not a size in bytes (e.g. 100M, 1Gi, 0 to disable)")
+            }
+            limits.minFreeDiskSpace = bytes
+        }
+        var orientation = Orientation.landscapeRight
+        if let text = arguments.value("--orientation") {
+            guard let value = Orientation(rawValue: text) else {
+                throw UsageError("--orientation '\(text)' is not one of \(Orientation.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            orientation = value
+        }
+        let video = try RecordingOptions.source(arguments.value("--video"), default: DeviceDiscovery.defaultVideo)
+        let audio = try RecordingOptions.source(arguments.value("--audio"), default: DeviceDiscovery.defaultAudio)
+        configuration = RecordingConfiguration(
+            outputPath: outputPath, video: video, audio: audio, preset: preset, limits: limits,
+            orientation: orientation, overwrite: arguments.has("--overwrite"))
+        json = arguments.has("--json")
+        quiet = arguments.has("--quiet")
+    }
+
+    private static func source(_ text: String?, default makeDefault: () -> DeviceSpec) throws -> DeviceSpec? {
+        guard let text else { return makeDefault() }
+        if text == "none" { return nil }
+        return try DeviceSpec(parsing: text)
+    }
+}

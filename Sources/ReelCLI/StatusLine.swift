@@ -1,0 +1,33 @@
+import Foundation
+import Reel
+
+/// The one-line live status on a terminal (stderr), redrawn in place: `● REC 00:22  1.2 MB  30.0 fps  dropped 0`.
+/// Silent when stderr is not a TTY or with --quiet.
+final class StatusLine: Sendable {
+    let isEnabled: Bool
+
+    init(quiet: Bool) {
+        isEnabled = !quiet && Terminal.standardErrorIsTTY
+    }
+
+    func show(_ progress: RecordingProgress, limit: Double?) {
+        guard isEnabled else { return }
+        var line = "\u{25CF} REC \(StatusLine.clock(progress.mediaDuration))"
+        if let limit { line += " / \(StatusLine.clock(limit))" }
+        line += "  \(ByteCount.format(progress.bytes))  \(String(format: "%.1f", progress.framesPerSecond)) fps"
+        line += "  dropped \(progress.droppedFrames)"
+        Terminal.writeError("\r\u{1B}[K" + line)
+    }
+
+    func clear() {
+        guard isEnabled else { return }
+        Terminal.writeError("\r\u{1B}[K")
+    }
+
+    /// `00:22`, or `1:02:03` past an hour, like the seed app's time label.
+    static func clock(_ seconds: Double) -> String {
+        let total = Int(seconds.rounded(.down))
+        let (hours, minutes, secs) = (total / 3600, (total / 60) % 60, total % 60)
+        return hours > 0 ? String(format: "%d:%02d:%02d", hours, minutes, secs) : String(format: "%02d:%02d", minutes, secs)
+    }
+}
