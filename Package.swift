@@ -20,9 +20,11 @@ let package = Package(
         .target(name: "Reel", dependencies: ["FFmpegCore", "CVideo4Linux"], plugins: ["EmbedPresets"]),
         .target(name: "ReelCLI", dependencies: ["Reel"]),
         .executableTarget(name: "reel", dependencies: ["ReelCLI"]),
-        .testTarget(name: "FFmpegCoreTests", dependencies: ["FFmpegCore"]),
-        .testTarget(name: "ReelTests", dependencies: ["Reel", "FFmpegCore"]),
-        .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "Reel", "FFmpegCore"]),
+        // Decoding, probing and process helpers shared by the test targets (not part of any product).
+        .target(name: "ReelTestSupport", dependencies: ["FFmpegCore"], path: "Tests/ReelTestSupport"),
+        .testTarget(name: "FFmpegCoreTests", dependencies: ["FFmpegCore", "ReelTestSupport"]),
+        .testTarget(name: "ReelTests", dependencies: ["Reel", "FFmpegCore", "ReelTestSupport"]),
+        .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "Reel", "ReelTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -64,6 +64,9 @@ public final class Frame: @unchecked Sendable {
         set { pointer.pointee.pts = newValue }
     }
 
+    /// How long the frame is shown, in its stream's time base, when the decoder knows it (0 otherwise).
+    public var duration: Int64 { pointer.pointee.pkt_duration }
+
     /// The best timestamp the decoder knows for this frame (pts, else one it guessed).
     public var bestEffortTimestamp: Int64 { pointer.pointee.best_effort_timestamp }
 

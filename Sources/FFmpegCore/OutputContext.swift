@@ -49,8 +49,10 @@ public final class OutputContext {
             throw FFmpegError(call: "av_stream_new_side_data", message: "out of memory")
         }
         data.withMemoryRebound(to: Int32.self, capacity: 9) {
-            // av_display_rotation_set takes counter-clockwise degrees.
-            av_display_rotation_set($0, Double(-degrees))
+            // av_display_rotation_set takes counter-clockwise degrees, but FFmpeg 5.1's mov muxer writes the
+            // matrix transposed, which flips the sign in the file: passing +degrees is what makes ffmpeg,
+            // ffprobe and players rotate clockwise (checked by the orientation tests with the ffmpeg CLI).
+            av_display_rotation_set($0, Double(degrees))
         }
     }
 

@@ -40,6 +40,8 @@ public final class Packet: @unchecked Sendable {
         get { pointer.pointee.duration }
         set { pointer.pointee.duration = newValue }
     }
+    /// Byte offset of the packet in its file, when the demuxer knows it (-1 otherwise).
+    public var position: Int64 { pointer.pointee.pos }
     public var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
     public var isEmpty: Bool { pointer.pointee.data == nil && pointer.pointee.side_data_elems == 0 }
 

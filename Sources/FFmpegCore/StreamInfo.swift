@@ -18,6 +18,8 @@ public struct StreamInfo: Sendable {
     /// Clockwise rotation in degrees a player applies to show the picture upright (display matrix).
     public let rotationDegrees: Int
     public let frameCount: Int64
+    /// Bytes of codec headers the container stores for the stream (avcC, AudioSpecificConfig).
+    public let extradataSize: Int
 
     init(_ stream: UnsafeMutablePointer<AVStream>) {
         let parameters = stream.pointee.codecpar!.pointee
@@ -37,6 +39,7 @@ public struct StreamInfo: Sendable {
         startTime = stream.pointee.start_time == noValue ? nil : stream.pointee.start_time
         duration = stream.pointee.duration == noValue || stream.pointee.duration <= 0 ? nil : stream.pointee.duration
         frameCount = stream.pointee.nb_frames
+        extradataSize = Int(parameters.extradata_size)
         var sideDataSize: Int = 0
         if let matrix = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &sideDataSize),
            sideDataSize >= 9 * MemoryLayout<Int32>.size {

@@ -44,7 +44,14 @@ final class AudioFrameSink: FrameSink {
             let count = min(blockSize, fifo.count)
             let time = Timestamp(value: firstSample! + samplesQueued, timeBase: Rational(1, Int32(sampleRate)))
             samplesQueued += Int64(count)
-            guard let target = buffer.takeFreeFrame(.audio, wait: waitsForEncoder) else {
+            let target: Frame
+            switch buffer.takeFreeFrame(.audio, wait: waitsForEncoder) {
+            case .frame(let frame): target = frame
+            case .closed:
+                fifo.drain(fifo.count)
+                return
+            case .noneFree:
+                // Dropped audio leaves a gap in block times; the encoder fills it with silence to stay in sync.
                 statistics.countDropped()
                 fifo.drain(count)
                 continue

@@ -37,15 +37,22 @@ final class CaptureBuffer: @unchecked Sendable {
 
     // MARK: reader side
 
-    /// A free frame to fill, or nil: immediately when `wait` is false and none is free (drop the input
-    /// frame), or when the buffer was closed.
-    func takeFreeFrame(_ type: MediaType, wait: Bool) -> Frame? {
+    enum FreeFrame {
+        case frame(Frame)
+        /// None free and the reader may not wait: the encoder is behind, drop the input frame.
+        case noneFree
+        /// The recording is over: nothing more is taken (not a drop).
+        case closed
+    }
+
+    /// A free frame to fill; with `wait`, blocks until one is returned or the buffer closes.
+    func takeFreeFrame(_ type: MediaType, wait: Bool) -> FreeFrame {
         condition.lock()
         defer { condition.unlock() }
         while true {
-            if closed { return nil }
-            if let frame = free[type]?.popLast() { return frame }
-            if !wait { return nil }
+            if closed { return .closed }
+            if let frame = free[type]?.popLast() { return .frame(frame) }
+            if !wait { return .noneFree }
             condition.wait()
         }
     }

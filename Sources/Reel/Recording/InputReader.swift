@@ -42,6 +42,8 @@ final class InputReader: @unchecked Sendable {
         self.sessionStart = sessionStart
     }
 
+    var carriesVideo: Bool { routes.contains { $0.sink.mediaType == .video } }
+
     var ending: Ending? { endingState.withLock { $0 } }
 
     func start() {

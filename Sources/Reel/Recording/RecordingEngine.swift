@@ -302,7 +302,7 @@ final class RecordingEngine: @unchecked Sendable {
     }
 
     private var droppedFrames: Int {
-        readers.filter { $0.spec.isPaced }.reduce(0) { total, reader in total + reader.statistics.droppedCount }
+        readers.filter { $0.spec.isPaced && $0.carriesVideo }.reduce(0) { total, reader in total + reader.statistics.droppedCount }
     }
 
     private func reportProgress() {

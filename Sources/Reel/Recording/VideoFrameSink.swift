@@ -16,7 +16,11 @@ final class VideoFrameSink: FrameSink {
     }
 
     func consume(_ frame: Frame, at time: Timestamp) throws {
-        guard let target = buffer.takeFreeFrame(.video, wait: waitsForEncoder) else {
+        let target: Frame
+        switch buffer.takeFreeFrame(.video, wait: waitsForEncoder) {
+        case .frame(let frame): target = frame
+        case .closed: return
+        case .noneFree:
             // The encoder is behind a live source: drop this picture rather than queue without bound.
             statistics.countDropped()
             return

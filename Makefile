@@ -1,0 +1,35 @@
+# Reel: two commands on a fresh Debian 12 machine.
+#   make run   installs what is missing, builds, records a 5-second clip into recordings/, prints the result
+#   make test  installs what is missing and runs the whole test suite
+SWIFT ?= swift
+# FFmpeg's libraries and CLI (the CLI serves tests as an independent oracle), pkg-config for the build,
+# Xvfb and X tools for the screen-capture tests, ALSA tools for the microphone tests.
+PACKAGES := libavdevice-dev libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev \
+            libavutil-dev pkg-config ffmpeg xvfb x11-xserver-utils x11-utils alsa-utils libasound2-plugins
+REEL := .build/debug/reel
+
+.PHONY: deps build run test clean release
+
+deps:
+	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+run: build
+	@mkdir -p recordings
+	$(REEL) record recordings/clip-$$(date +%Y%m%d-%H%M%S).mov --max-duration 5 --json
+
+test: build
+	$(SWIFT) test
+
+clean:
+	rm -rf .build recordings

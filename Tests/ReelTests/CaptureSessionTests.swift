@@ -1,0 +1,155 @@
+import Foundation
+import Reel
+import ReelTestSupport
+import Synchronization
+import Testing
+
+@Suite(.serialized) struct CaptureSessionTests {
+    /// Events seen by a session's callback, collected across threads.
+    final class EventLog: Sendable {
+        private let events = Mutex<[String]>([])
+        private let progress = Mutex<[RecordingProgress]>([])
+        func add(_ event: RecordingEvent) {
+            switch event {
+            case .started: events.withLock { $0.append("started") }
+            case .progress(let value):
+                events.withLock { if $0.last != "progress" { $0.append("progress") } }
+                progress.withLock { $0.append(value) }
+            case .finished: events.withLock { $0.append("finished") }
+            }
+        }
+        var names: [String] { events.withLock { $0 } }
+        var progressReports: [RecordingProgress] { progress.withLock { $0 } }
+    }
+
+    @Test func statesEventsStopAndRetake() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let session = CaptureSession()
+        #expect(session.currentState == .ready)
+        // Paced sources, like a camera: the recording runs until stopped.
+        let configuration = try FastRecording.configuration(
+            "\(folder)/take1.mov", limits: RecordingLimits(), video: DeviceSpec(parsing: "lavfi:testsrc2"),
+            audio: DeviceSpec(parsing: "lavfi:sine"))
+        let log = EventLog()
+        try session.start(configuration) { log.add($0) }
+        #expect(session.currentState == .recording)
+        #expect(throws: ReelError.self) { try session.start(configuration) }
+        try await Task.sleep(for: .milliseconds(1600))
+        session.stop()
+        let result = await session.finished()
+        #expect(session.currentState == .finished(result))
+        #expect(result.stopReason == .stopped && result.recordedSuccessfully)
+        #expect(result.duration > 1.2 && result.duration < 2.5, "duration \(result.duration)")
+        #expect(result.droppedFrames == 0)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(log.names == ["started", "progress", "finished"])
+        let last = try #require(log.progressReports.last)
+        #expect(last.videoFrames > 0 && last.bytes > 0 && last.elapsed > 0.4)
+
+        // Retake: the same session records again into a new file.
+        var retake = configuration
+        retake.outputPath = "\(folder)/take2.mov"
+        retake.video = FastRecording.video
+        retake.audio = FastRecording.audio
+        retake.limits.maxDuration = 0.5
+        let second = try await session.record(retake)
+        #expect(second.stopReason == .maxDurationReached && second.videoFrames == 15)
+        #expect(try MediaInspection(path: "\(folder)/take1.mov").videoFrames == result.videoFrames)
+    }
+
+    @Test func audioAndVideoStartTogetherAndTheToneSurvives() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for (name, video, audio) in [
+            ("fast", FastRecording.video, FastRecording.audio),
+            ("paced", try DeviceSpec(parsing: "lavfi:testsrc2"), try DeviceSpec(parsing: "lavfi:sine=frequency=1000")),
+        ] {
+            let output = "\(folder)/\(name).mov"
+            let result = try await FastRecording.record(FastRecording.configuration(
+                output, limits: RecordingLimits(maxDuration: 2), video: video, audio: audio))
+            #expect(result.recordedSuccessfully)
+            let movie = try MediaInspection(path: output)
+            #expect(abs(movie.videoStart - movie.audioStart) <= 1.0 / 30, "\(name): start offset \(movie.videoStart - movie.audioStart)")
+            #expect(abs(movie.videoDuration - movie.audioDuration) <= 1.0 / 30, "\(name): end offset")
+            let expected = name == "fast" ? 440.0 : 1000.0
+            let frequency = ToneAnalysis.frequency(of: movie.audioPreview, sampleRate: movie.audioSampleRate)
+            #expect(abs(frequency - expected) < expected * 0.02, "\(name): tone \(frequency) Hz")
+        }
+    }
+
+    @Test func videoOnlyAndAudioOnlyRecordings() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let videoOnly = try await FastRecording.record(FastRecording.configuration(
+            "\(folder)/v.mov", limits: RecordingLimits(maxDuration: 1), audio: nil))
+        #expect(videoOnly.recordedSuccessfully && videoOnly.audioSamples == 0 && videoOnly.videoFrames == 30)
+        let audioOnly = try await FastRecording.record(FastRecording.configuration(
+            "\(folder)/a.mov", limits: RecordingLimits(maxDuration: 1), video: nil))
+        #expect(audioOnly.recordedSuccessfully && audioOnly.videoFrames == 0 && audioOnly.audioSamples == 48000)
+        let movie = try MediaInspection(path: "\(folder)/a.mov")
+        #expect(movie.videoCodec == nil && movie.audioCodec == "aac")
+        let audio = try #require(try FFprobe.stream("\(folder)/a.mov", type: "audio"))
+        #expect(abs((Double(audio["duration"] as? String ?? "") ?? 0) - 1) < 0.001)
+    }
+
+    /// The stored picture has a white square in its top-left corner; the ffmpeg CLI, rotating as players do,
+    /// must show it in the corner the orientation implies.
+    @Test func orientationIsWrittenAsRotationThatPlayersApply() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let marked = try DeviceSpec(parsing: "lavfi:color=black:s=352x288:r=30,drawbox=x=0:y=0:w=60:h=60:color=white:t=fill?realtime=0")
+        let corners: [Orientation: (x: Bool, y: Bool)] = [  // where the white square lands: (right?, bottom?)
+            .landscapeRight: (false, false), .portrait: (true, false), .landscapeLeft: (true, true),
+            .portraitUpsideDown: (false, true)]
+        for orientation in Orientation.allCases {
+            var configuration = try FastRecording.configuration(
+                "\(folder)/\(orientation.rawValue).mov", limits: RecordingLimits(maxDuration: 0.2), video: marked, audio: nil)
+            configuration.orientation = orientation
+            _ = try await FastRecording.record(configuration)
+            let movie = try MediaInspection(path: configuration.outputPath)
+            #expect(movie.rotation == orientation.clockwiseRotation, "\(orientation)")
+            #expect(movie.width == 352, "pixels are stored as captured")
+            let upright = "\(folder)/\(orientation.rawValue).gray"
+            let run = try Processes.run("/usr/bin/ffmpeg", ["-v", "error", "-i", configuration.outputPath, "-frames:v", "1",
+                                                            "-f", "rawvideo", "-pix_fmt", "gray", upright])
+            try #require(run.status == 0, "\(run.standardError)")
+            let pixels = [UInt8](try Data(contentsOf: URL(fileURLWithPath: upright)))
+            let turned = orientation.clockwiseRotation % 180 != 0
+            let (width, height) = turned ? (288, 352) : (352, 288)
+            try #require(pixels.count == width * height)
+            let corner = corners[orientation]!
+            let x = corner.x ? width - 10 : 10, y = corner.y ? height - 10 : 10
+            #expect(pixels[y * width + x] > 200, "\(orientation): the marked corner is not where players show it")
+        }
+    }
+
+    @Test func aFileInputEndsWithInputEnded() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = "\(folder)/source.mov"
+        _ = try await FastRecording.record(FastRecording.configuration(source, limits: RecordingLimits(maxDuration: 1)))
+        let result = try await FastRecording.record(FastRecording.configuration(
+            "\(folder)/copy.mov", preset: "low", limits: RecordingLimits(),
+            video: DeviceSpec(parsing: "file:\(source)"), audio: DeviceSpec(parsing: "file:\(source)")))
+        #expect(result.stopReason == .inputEnded && result.recordedSuccessfully)
+        let movie = try MediaInspection(path: "\(folder)/copy.mov")
+        #expect(movie.width == 192 && abs(movie.videoDuration - 1) < 0.07)
+    }
+
+    @Test func unusableDevicesAreInputErrors() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for spec in ["v4l2:/dev/video99", "file:\(folder)/missing.mp4", "lavfi:nosuchsource", "alsa:nosuchcard"] {
+            do {
+                _ = try await FastRecording.record(FastRecording.configuration(
+                    "\(folder)/x.mov", limits: RecordingLimits(maxDuration: 1), video: DeviceSpec(parsing: spec), audio: nil))
+                Issue.record("accepted \(spec)")
+            } catch let error as ReelError {
+                #expect(error.isInvalidInput, "\(spec): \(error)")
+                #expect(error.description.contains(spec.split(separator: "?")[0]), "names the device: \(error)")
+            }
+        }
+        #expect(Scratch.files(in: folder).isEmpty)
+    }
+}
