@@ -15,9 +15,9 @@ let package = Package(
                               "libswresample-dev", "libavutil-dev", "pkg-config"])]
         ),
         .target(name: "FFmpegCore", dependencies: ["CFFmpeg"]),
-        .target(name: "CVideo4Linux"),
+        .target(name: "CLinuxCapture"),
         .plugin(name: "EmbedPresets", capability: .buildTool()),
-        .target(name: "Reel", dependencies: ["FFmpegCore", "CVideo4Linux"], plugins: ["EmbedPresets"]),
+        .target(name: "Reel", dependencies: ["FFmpegCore", "CLinuxCapture"], plugins: ["EmbedPresets"]),
         .target(name: "ReelCLI", dependencies: ["Reel"]),
         .executableTarget(name: "reel", dependencies: ["ReelCLI"]),
         // Decoding, probing and process helpers shared by the test targets (not part of any product).

@@ -7,6 +7,13 @@ final class SignalHandling {
     private let sources: [any DispatchSourceSignal]
 
     init(stop: @escaping @Sendable () -> Void, abort: @escaping @Sendable () -> Void) {
+        // A parent may have started us with these signals blocked (the mask is inherited); unblock them so
+        // a stop request always arrives.
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        sigaddset(&unblock, SIGINT)
+        sigaddset(&unblock, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         let queue = DispatchQueue(label: "reel.signals")
         let count = SignalCounter()
         sources = [SIGINT, SIGTERM].map { number in

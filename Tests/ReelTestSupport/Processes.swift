@@ -21,9 +21,17 @@ public enum Processes {
         return executable.appendingPathComponent("reel").path
     }
 
-    /// Starts a process; the caller waits on it (or signals it).
+    /// A started process whose output goes to files (not pipes: a pipe's write end can leak into another
+    /// child started at the same moment and then never reports end-of-file).
+    public struct Running {
+        public let process: Process
+        let outputFile: String
+        let errorFile: String
+    }
+
+    /// Starts a process; the caller waits on it with `finish` (or signals it first).
     public static func start(_ executable: String, _ arguments: [String], currentDirectory: String? = nil,
-                             environment: [String: String]? = nil) throws -> (Process, Pipe, Pipe) {
+                             environment: [String: String]? = nil, discardOutput: Bool = false) throws -> Running {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -31,26 +39,32 @@ public enum Processes {
         if let environment {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         }
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("reel-process-\(UUID().uuidString)").path
+        let outputFile = base + ".out", errorFile = base + ".err"
+        if discardOutput {
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+        } else {
+            FileManager.default.createFile(atPath: outputFile, contents: nil)
+            FileManager.default.createFile(atPath: errorFile, contents: nil)
+            process.standardOutput = FileHandle(forWritingAtPath: outputFile)
+            process.standardError = FileHandle(forWritingAtPath: errorFile)
+        }
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        return (process, output, error)
+        return Running(process: process, outputFile: outputFile, errorFile: errorFile)
     }
 
     /// Runs to completion (killed after `timeout` seconds) and collects the output.
     public static func run(_ executable: String, _ arguments: [String], currentDirectory: String? = nil,
                            environment: [String: String]? = nil, timeout: Double = 120) throws -> ProcessResult {
-        let (process, output, error) = try start(executable, arguments, currentDirectory: currentDirectory,
-                                                 environment: environment)
-        return finish(process, output, error, timeout: timeout)
+        finish(try start(executable, arguments, currentDirectory: currentDirectory, environment: environment), timeout: timeout)
     }
 
-    public static func finish(_ process: Process, _ output: Pipe, _ error: Pipe, timeout: Double = 120) -> ProcessResult {
+    /// Waits for the process (SIGTERM, then SIGKILL, after `timeout` seconds) and reads what it printed.
+    public static func finish(_ running: Running, timeout: Double = 120) -> ProcessResult {
+        let process = running.process
         let deadline = Date(timeIntervalSinceNow: timeout)
-        // Read while waiting so a chatty process cannot block on a full pipe.
-        let collected = OutputCollector(output: output, error: error)
         while process.isRunning && Date() < deadline { usleep(20_000) }
         if process.isRunning {
             process.terminate()
@@ -58,8 +72,11 @@ public enum Processes {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
         process.waitUntilExit()
-        let (stdout, stderr) = collected.finish()
-        return ProcessResult(status: process.terminationStatus, standardOutput: stdout, standardError: stderr)
+        let output = (try? String(contentsOfFile: running.outputFile, encoding: .utf8)) ?? ""
+        let error = (try? String(contentsOfFile: running.errorFile, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(atPath: running.outputFile)
+        try? FileManager.default.removeItem(atPath: running.errorFile)
+        return ProcessResult(status: process.terminationStatus, standardOutput: output, standardError: error)
     }
 
     public static func reel(_ arguments: [String], currentDirectory: String? = nil, timeout: Double = 120) throws -> ProcessResult {
@@ -70,32 +87,6 @@ public enum Processes {
     @discardableResult
     public static func shell(_ command: String, timeout: Double = 60) throws -> ProcessResult {
         try run("/bin/sh", ["-c", command], timeout: timeout)
-    }
-}
-
-private final class OutputCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var output = Data(), error = Data()
-    private let group = DispatchGroup()
-
-    init(output: Pipe, error: Pipe) {
-        for (pipe, isOutput) in [(output, true), (error, false)] {
-            group.enter()
-            DispatchQueue.global().async {
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                self.lock.lock()
-                if isOutput { self.output = data } else { self.error = data }
-                self.lock.unlock()
-                self.group.leave()
-            }
-        }
-    }
-
-    func finish() -> (String, String) {
-        group.wait()
-        lock.lock()
-        defer { lock.unlock() }
-        return (String(decoding: output, as: UTF8.self), String(decoding: error, as: UTF8.self))
     }
 }
 

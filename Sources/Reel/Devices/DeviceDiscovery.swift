@@ -1,4 +1,4 @@
-import CVideo4Linux
+import CLinuxCapture
 import Foundation
 
 /// A V4L2 camera found on this machine.

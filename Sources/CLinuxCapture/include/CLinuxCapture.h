@@ -1,5 +1,5 @@
-#ifndef REEL_CVIDEO4LINUX_H
-#define REEL_CVIDEO4LINUX_H
+#ifndef REEL_CLINUXCAPTURE_H
+#define REEL_CLINUXCAPTURE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -20,5 +20,9 @@ int reel_v4l2_query_capture(const char *path, char *card, size_t card_length);
 /// Fills up to `capacity` modes (discrete sizes and intervals; stepwise ranges are sampled at common sizes).
 /// Returns the number of modes found (may exceed capacity), or -errno.
 int reel_v4l2_list_modes(const char *path, reel_v4l2_mode *modes, int capacity);
+
+/// Stops alsa-lib from printing its own error lines on stderr (Reel reports errors itself). alsa-lib is
+/// reached through libavdevice; this looks it up at run time, so there is no build dependency on it.
+void reel_silence_alsa_errors(void);
 
 #endif

@@ -1,4 +1,4 @@
-#include "CVideo4Linux.h"
+#include "CLinuxCapture.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,0 +1,41 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// Real capture through libavdevice's ALSA input, without a sound card: an ALSA `file` PCM reads raw samples
+/// from a FIFO that ffmpeg feeds at real time with a 1000 Hz tone. The movie must hold that tone.
+@Suite(.serialized) struct MicrophoneCaptureTests {
+    @Test func recordsATonePlayedIntoAnALSADevice() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let fifo = "\(folder)/tone.fifo"
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let configuration = "\(folder)/asound.conf"
+        try """
+            pcm.reeltone { type file slave.pcm "null" file "/dev/null" infile "\(fifo)" format "raw" }
+            """.write(toFile: configuration, atomically: true, encoding: .utf8)
+        // The feeder must open the FIFO first: an ALSA file PCM with no writer blocks in open().
+        let feeder = try Processes.start("/usr/bin/ffmpeg", [
+            "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=48000", "-t", "20",
+            "-ac", "2", "-f", "s16le", "-y", fifo], discardOutput: true)
+        defer {
+            kill(feeder.process.processIdentifier, SIGKILL)
+            feeder.process.waitUntilExit()
+        }
+        let result = try Processes.run(
+            Processes.reelExecutable,
+            ["record", "mic.mov", "--video", "none", "--audio", "alsa:reeltone", "--preset", "352x288", "--max-duration", "2", "--json"],
+            currentDirectory: folder, environment: ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(configuration)"], timeout: 30)
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(json["stopReason"] as? String == "maxDurationReached")
+        #expect((json["elapsed"] as? Double ?? 0) > 1.5, "the device delivers in real time")
+        let movie = try MediaInspection(path: "\(folder)/mic.mov")
+        #expect(movie.audioCodec == "aac" && movie.videoCodec == nil)
+        #expect(abs(movie.audioDuration - 2) < 0.05, "audio \(movie.audioDuration) s")
+        // Skip the first 0.1 s, where the feeder's pipe may start mid-buffer.
+        let steady = Array(movie.audioPreview.dropFirst(4800))
+        let frequency = ToneAnalysis.frequency(of: steady, sampleRate: movie.audioSampleRate)
+        #expect(abs(frequency - 1000) < 10, "tone \(frequency) Hz")
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+@Suite(.serialized) struct RecordCommandTests {
+    @Test func jsonResultHasTheContractFields() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try Processes.reel(["record", "clip.mov", "--video", "lavfi:testsrc2?realtime=0", "--audio",
+                                         "lavfi:sine?realtime=0", "--preset", "low", "--max-duration", "1", "--json"],
+                                        currentDirectory: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        for field in ["output", "stopReason", "recordedSuccessfully", "duration", "bytes", "videoFrames", "droppedFrames",
+                      "audioSamples", "preset", "elapsed"] {
+            #expect(json[field] != nil, "missing \(field)")
+        }
+        #expect(json["stopReason"] as? String == "maxDurationReached")
+        #expect(json["videoFrames"] as? Int == 15)
+        #expect(json["preset"] as? String == "low")
+        #expect(Scratch.files(in: folder) == ["clip.mov"], "no partial file is left behind")
+        #expect(result.standardError.isEmpty, "no status line when stderr is not a TTY: \(result.standardError)")
+    }
+
+    @Test(arguments: [SIGINT, SIGTERM])
+    func signalFinalizesAPlayableFile(signal: Int32) throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let running = try Processes.start(
+            Processes.reelExecutable,
+            ["record", "live.mov", "--video", "lavfi:testsrc2", "--audio", "lavfi:sine", "--preset", "352x288", "--json"],
+            currentDirectory: folder)
+        usleep(1_800_000)
+        kill(running.process.processIdentifier, signal)
+        let result = Processes.finish(running, timeout: 20)
+        #expect(result.status == 0, "exit \(result.status): \(result.standardError)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(json["stopReason"] as? String == "stopped")
+        #expect(json["recordedSuccessfully"] as? Bool == true)
+        let movie = try MediaInspection(path: "\(folder)/live.mov")
+        #expect(movie.videoFrames > 20 && movie.videoFrames == json["videoFrames"] as? Int)
+        #expect(movie.audioSamples > 20_000)
+        #expect(Scratch.files(in: folder) == ["live.mov"])
+    }
+
+    @Test func overwriteReplacesAnExistingFile() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data("old".utf8).write(to: URL(fileURLWithPath: "\(folder)/clip.mov"))
+        let result = try Processes.reel(["record", "clip.mov", "--video", "lavfi:testsrc2?realtime=0", "--audio", "none",
+                                         "--preset", "low", "--max-duration", "0.5", "--overwrite", "--size", "320x240",
+                                         "--fps", "10"], currentDirectory: folder)
+        #expect(result.status == 0)
+        let movie = try MediaInspection(path: "\(folder)/clip.mov")
+        #expect(movie.width == 320 && movie.height == 240 && movie.videoFrames == 5 && movie.audioCodec == nil)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// Real capture through libavdevice's x11grab: a virtual X server (Xvfb, installed by `make test`) shows a
+/// solid colour, and the recorded movie must show it.
+@Suite(.serialized) struct ScreenCaptureTests {
+    @Test func recordsTheScreenThroughX11Grab() throws {
+        let display = try VirtualDisplay.start()
+        defer { display.stop() }
+        try #require(try Processes.shell("DISPLAY=:\(display.number) xsetroot -solid '#ff0000'").status == 0)
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try Processes.reel(["record", "screen.mov", "--video", "x11grab::\(display.number)", "--audio", "none",
+                                         "--preset", "352x288", "--max-duration", "1.5", "--json"],
+                                        currentDirectory: folder, timeout: 30)
+        #expect(result.status == 0, "\(result.standardError)")
+        let movie = try MediaInspection(path: "\(folder)/screen.mov")
+        #expect(movie.width == 352 && movie.height == 288)
+        #expect(movie.videoFrames >= 40, "frames: \(movie.videoFrames)")
+        let rgb = "\(folder)/frame.rgb"
+        let decode = try Processes.run("/usr/bin/ffmpeg", ["-v", "error", "-i", "\(folder)/screen.mov", "-vf", "select=eq(n\\,20)",
+                                                           "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", rgb])
+        try #require(decode.status == 0, "\(decode.standardError)")
+        let pixels = [UInt8](try Data(contentsOf: URL(fileURLWithPath: rgb)))
+        // Away from the centre, where X draws its cursor (x11grab's draw_mouse is on by default).
+        let probe = (80 * 352 + 100) * 3
+        #expect(pixels[probe] > 200 && pixels[probe + 1] < 60 && pixels[probe + 2] < 60,
+                "pixel \(pixels[probe]),\(pixels[probe + 1]),\(pixels[probe + 2]) is not the screen's red")
+    }
+}
+
+/// An Xvfb server on a free display number, for the duration of a test.
+struct VirtualDisplay {
+    let number: Int
+    let process: Process
+
+    static func start() throws -> VirtualDisplay {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/Xvfb") else {
+            throw SetupError("Xvfb is not installed: run the tests through `make test`, which installs xvfb")
+        }
+        var number = 90 + Int.random(in: 0..<100)
+        while FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") { number += 1 }
+        let process = try Processes.start("/usr/bin/Xvfb", [":\(number)", "-screen", "0", "640x480x24", "-nolisten", "tcp", "-noreset"],
+                                          discardOutput: true).process
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") { usleep(50_000) }
+        guard FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") else {
+            process.terminate()
+            throw SetupError("Xvfb :\(number) did not start")
+        }
+        return VirtualDisplay(number: number, process: process)
+    }
+
+    func stop() {
+        // SIGKILL: a child started from a test thread may inherit a mask that blocks SIGTERM.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
+
+struct SetupError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
