@@ -9,9 +9,8 @@ public final class Encoder {
     public init(video settings: VideoEncoderSettings, globalHeader: Bool) throws {
         mediaType = .video
         codecName = settings.codecName
-        let codec = try Encoder.findEncoder(settings.codecName)
-        context = avcodec_alloc_context3(codec)
-        guard let context else { throw FFmpegError(call: "avcodec_alloc_context3", message: "out of memory") }
+        let (codec, context) = try Encoder.allocate(settings.codecName)
+        self.context = context
         context.pointee.width = Int32(settings.width)
         context.pointee.height = Int32(settings.height)
         context.pointee.pix_fmt = settings.pixelFormat.rawValue
@@ -30,9 +29,8 @@ public final class Encoder {
     public init(audio settings: AudioEncoderSettings, globalHeader: Bool) throws {
         mediaType = .audio
         codecName = settings.codecName
-        let codec = try Encoder.findEncoder(settings.codecName)
-        context = avcodec_alloc_context3(codec)
-        guard let context else { throw FFmpegError(call: "avcodec_alloc_context3", message: "out of memory") }
+        let (codec, context) = try Encoder.allocate(settings.codecName)
+        self.context = context
         context.pointee.sample_fmt = settings.sampleFormat.rawValue
         context.pointee.sample_rate = Int32(settings.sampleRate)
         av_channel_layout_default(&context.pointee.ch_layout, Int32(settings.channels))
@@ -44,12 +42,15 @@ public final class Encoder {
 
     deinit { avcodec_free_context(&context) }
 
-    private static func findEncoder(_ name: String) throws -> UnsafePointer<AVCodec> {
+    private static func allocate(_ name: String) throws -> (UnsafePointer<AVCodec>, UnsafeMutablePointer<AVCodecContext>) {
         guard let codec = avcodec_find_encoder_by_name(name) else {
             throw FFmpegError(call: "avcodec_find_encoder_by_name",
                               message: "FFmpeg on this machine has no '\(name)' encoder")
         }
-        return codec
+        guard let context = avcodec_alloc_context3(codec) else {
+            throw FFmpegError(call: "avcodec_alloc_context3", message: "out of memory")
+        }
+        return (codec, context)
     }
 
     private func open(_ codec: UnsafePointer<AVCodec>, privateOptions: [PrivateOption]) throws {

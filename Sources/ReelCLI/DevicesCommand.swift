@@ -20,12 +20,9 @@ enum DevicesCommand {
     static func run(_ arguments: [String]) -> ExitCode {
         let parsed: ParsedArguments
         do {
-            parsed = try ParsedArguments(arguments, command: "devices",
-                                         specification: .init(valueOptions: [], flagOptions: ["--json"]))
-            guard parsed.positionals.isEmpty else { throw UsageError("devices: unexpected argument \(parsed.positionals[0])") }
+            parsed = try .jsonFlagOnly(arguments, command: "devices")
         } catch {
-            Terminal.printError("\(error)")
-            return .usage
+            return .reporting(error)
         }
         let listing = Listing(
             cameras: DeviceDiscovery.cameras(), microphones: DeviceDiscovery.microphones(),

@@ -13,12 +13,9 @@ enum PresetsCommand {
     static func run(_ arguments: [String]) -> ExitCode {
         let parsed: ParsedArguments
         do {
-            parsed = try ParsedArguments(arguments, command: "presets",
-                                         specification: .init(valueOptions: [], flagOptions: ["--json"]))
-            guard parsed.positionals.isEmpty else { throw UsageError("presets: unexpected argument \(parsed.positionals[0])") }
+            parsed = try .jsonFlagOnly(arguments, command: "presets")
         } catch {
-            Terminal.printError("\(error)")
-            return .usage
+            return .reporting(error)
         }
         let presets = PresetLibrary.builtIn()
         if parsed.has("--json") {

@@ -16,8 +16,7 @@ enum ProbeCommand {
                                          specification: .init(valueOptions: [], flagOptions: ["--json"]))
             guard parsed.positionals.count == 1 else { throw UsageError("probe: expected one file") }
         } catch {
-            Terminal.printError("\(error)")
-            return .usage
+            return .reporting(error)
         }
         do {
             let description = try MediaProbe.describe(path: parsed.positionals[0])
@@ -39,12 +38,8 @@ enum ProbeCommand {
             }
             Terminal.writeOutput(text)
             return .success
-        } catch let error as ReelError {
-            Terminal.printError(error.description)
-            return error.isInvalidInput ? .usage : .failure
         } catch {
-            Terminal.printError("\(error)")
-            return .failure
+            return .reporting(error)
         }
     }
 }

@@ -32,18 +32,13 @@ enum RecordCommand {
             }
             options = try RecordingOptions(parsed, outputPath: output)
         } catch {
-            Terminal.printError("\(error)")
-            return .usage
+            return .reporting(error)
         }
         let result: RecordingResult
         do {
             result = try record(options)
-        } catch let error as ReelError {
-            Terminal.printError(error.description)
-            return error.isInvalidInput ? .usage : .failure
         } catch {
-            Terminal.printError("\(error)")
-            return .failure
+            return .reporting(error)
         }
         return report(result, json: options.json)
     }

@@ -30,6 +30,31 @@ import Testing
     }
 }
 
+extension ScreenCaptureTests {
+    /// The X server goes away mid-recording: the recording ends with deviceLost, promptly, and the file
+    /// holds what was captured.
+    @Test func losingTheDisplayEndsWithDeviceLostAndAPlayableFile() throws {
+        let display = try VirtualDisplay.start()
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let running = try Processes.start(Processes.reelExecutable,
+                                          ["record", "lost.mov", "--video", "x11grab::\(display.number)", "--audio", "none",
+                                           "--preset", "352x288", "--json"], currentDirectory: folder)
+        usleep(1_500_000)
+        display.stop()
+        let stoppedAt = Date()
+        let result = Processes.finish(running, timeout: 15)
+        #expect(Date().timeIntervalSince(stoppedAt) < 3, "the loss must end the recording within seconds")
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(json["stopReason"] as? String == "deviceLost")
+        #expect(json["recordedSuccessfully"] as? Bool == true)
+        #expect((json["error"] as? String)?.contains("x11grab") == true)
+        let movie = try MediaInspection(path: "\(folder)/lost.mov")
+        #expect(movie.videoFrames > 20 && movie.videoFrames == json["videoFrames"] as? Int)
+    }
+}
+
 /// An Xvfb server on a free display number, for the duration of a test.
 struct VirtualDisplay {
     let number: Int

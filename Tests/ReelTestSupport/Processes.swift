@@ -45,8 +45,10 @@ public enum Processes {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
         } else {
-            FileManager.default.createFile(atPath: outputFile, contents: nil)
-            FileManager.default.createFile(atPath: errorFile, contents: nil)
+            guard FileManager.default.createFile(atPath: outputFile, contents: nil),
+                  FileManager.default.createFile(atPath: errorFile, contents: nil) else {
+                throw CocoaError(.fileWriteUnknown)
+            }
             process.standardOutput = FileHandle(forWritingAtPath: outputFile)
             process.standardError = FileHandle(forWritingAtPath: errorFile)
         }

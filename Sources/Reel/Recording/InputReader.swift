@@ -82,10 +82,11 @@ final class InputReader: @unchecked Sendable {
         }
         for route in routes {
             do { try route.sink.finish() } catch { ending = ending ?? Ending(reason: .failed, message: "\(error)") }
-            buffer.endStream(route.sink.mediaType)
         }
+        // Publish how it ended before announcing the end: the encoder reads it as soon as streams end.
         let finalEnding = ending
         endingState.withLock { $0 = finalEnding }
+        for route in routes { buffer.endStream(route.sink.mediaType) }
     }
 
     private func decode(_ packet: Packet?, with route: Route, into frame: Frame) throws {
@@ -113,9 +114,9 @@ final class InputReader: @unchecked Sendable {
         let timeBase = route.decoder.stream.timeBase
         var raw = frame.bestEffortTimestamp
         if raw == Timestamp.noValue {
-            // No timestamp: continue from the last one by a nominal frame step.
+            // No timestamp: continue from the last one by the frame's duration (or one tick).
             let last = lastTimes[route.streamIndex]?.value ?? -1
-            raw = last + 1
+            raw = last + max(frame.duration, 1)
         }
         let timestamp = Timestamp(value: raw, timeBase: timeBase)
         lastTimes[route.streamIndex] = timestamp
