@@ -68,6 +68,8 @@ public final class Encoder {
     public var timeBase: Rational { Rational(context!.pointee.time_base) }
     /// Samples per audio frame the encoder requires (1024 for AAC); 0 for video.
     public var frameSize: Int { Int(context!.pointee.frame_size) }
+    /// Samples of encoder delay at the start (AAC's priming); packet times are shifted back by it.
+    public var initialPadding: Int { Int(context!.pointee.initial_padding) }
     public var extradataSize: Int { Int(context!.pointee.extradata_size) }
 
     /// Sends a frame, or `nil` to flush.
