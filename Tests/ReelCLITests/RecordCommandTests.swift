@@ -43,6 +43,28 @@ import Testing
         #expect(Scratch.files(in: folder) == ["live.mov"])
     }
 
+    /// Two interrupts in a row: either the first one's finalization won (a playable file, exit 0) or the
+    /// second aborted it (exit 130, and nothing at all is left behind).
+    @Test func secondInterruptAbortsCleanly() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let running = try Processes.start(
+            Processes.reelExecutable,
+            ["record", "twice.mov", "--video", "lavfi:testsrc2", "--audio", "lavfi:sine", "--preset", "720p"],
+            currentDirectory: folder)
+        usleep(1_500_000)
+        kill(running.process.processIdentifier, SIGINT)
+        kill(running.process.processIdentifier, SIGINT)
+        let result = Processes.finish(running, timeout: 20)
+        switch result.status {
+        case 0: #expect(try MediaInspection(path: "\(folder)/twice.mov").videoFrames > 0)
+        case 130:
+            #expect(Scratch.files(in: folder).isEmpty, "left: \(Scratch.files(in: folder))")
+            #expect(result.standardError.contains("aborted"))
+        default: Issue.record("exit \(result.status): \(result.standardError)")
+        }
+    }
+
     @Test func overwriteReplacesAnExistingFile() throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

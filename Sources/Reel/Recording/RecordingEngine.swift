@@ -279,7 +279,9 @@ final class RecordingEngine: @unchecked Sendable {
         let videoSeconds = videoStream >= 0 ? writer?.writtenSeconds(videoStream) ?? 0 : 0
         let audioEnd = audioStream >= 0 ? writer?.writtenEnd[audioStream] ?? 0 : 0
         // AAC packets are stamped earlier by the encoder's priming delay; add it back to get the media end.
-        let fileAudioSamples = min(audioSamplesEncoded, max(0, audioEnd + Int64(audioEncoder?.initialPadding ?? 0)))
+        let cut = writer?.stopReason != nil
+        let fileAudioSamples = cut ? min(audioSamplesEncoded, max(0, audioEnd + Int64(audioEncoder?.initialPadding ?? 0)))
+                                   : audioSamplesEncoded
         let audioSeconds = Double(fileAudioSamples) / Double(setup.preset.audio.sampleRate)
         return RecordingResult(
             output: setup.outputPath, stopReason: stopReason ?? .stopped, recordedSuccessfully: recorded,
