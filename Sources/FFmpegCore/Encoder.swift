@@ -40,6 +40,16 @@ public final class Encoder {
         try open(codec, privateOptions: [])
     }
 
+    /// An encoder configured by `configure` (for codecs without a settings type of their own).
+    init(codecName: String, configure: (UnsafeMutablePointer<AVCodecContext>) -> Void) throws {
+        let (codec, context) = try Encoder.allocate(codecName)
+        self.context = context
+        mediaType = MediaType(codec.pointee.type)
+        self.codecName = codecName
+        configure(context)
+        try open(codec, privateOptions: [])
+    }
+
     deinit { avcodec_free_context(&context) }
 
     private static func allocate(_ name: String) throws -> (UnsafePointer<AVCodec>, UnsafeMutablePointer<AVCodecContext>) {

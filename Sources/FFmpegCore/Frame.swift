@@ -70,6 +70,12 @@ public final class Frame: @unchecked Sendable {
     /// The best timestamp the decoder knows for this frame (pts, else one it guessed).
     public var bestEffortTimestamp: Int64 { pointer.pointee.best_effort_timestamp }
 
+    /// Per-frame quality (lambda) for fixed-quantizer encoders such as MJPEG.
+    public var quality: Int32 {
+        get { pointer.pointee.quality }
+        set { pointer.pointee.quality = newValue }
+    }
+
     /// Marks the frame as a forced keyframe (or lets the encoder decide).
     public var forcesKeyframe: Bool {
         get { pointer.pointee.pict_type == AV_PICTURE_TYPE_I }

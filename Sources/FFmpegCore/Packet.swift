@@ -45,6 +45,12 @@ public final class Packet: @unchecked Sendable {
     public var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
     public var isEmpty: Bool { pointer.pointee.data == nil && pointer.pointee.side_data_elems == 0 }
 
+    /// The payload bytes (a copy), for writing an encoded still to a file.
+    public var data: [UInt8] {
+        guard let bytes = pointer.pointee.data, size > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: bytes, count: size))
+    }
+
     public func rescaleTimestamps(from source: Rational, to destination: Rational) {
         av_packet_rescale_ts(pointer, source.av, destination.av)
     }

@@ -5,7 +5,7 @@ import Reel
 /// overrides, limits, orientation, output handling.
 struct RecordingOptions {
     static let valueOptions: Set<String> = ["--video", "--audio", "--preset", "--size", "--fps", "--max-duration",
-                                            "--max-size", "--min-free", "--orientation"]
+                                            "--max-size", "--min-free", "--orientation", "--still", "--still-quality"]
     static let flagOptions: Set<String> = ["--overwrite", "--json", "--quiet"]
 
     static let help = """
@@ -18,6 +18,8 @@ struct RecordingOptions {
           --max-size BYTES       stop before the file (trailer included) would exceed this: 50M, 1.5G, 512Mi ...
           --min-free BYTES       stop before free disk space falls below this (default 64Mi; 0 disables)
           --orientation O        portrait, portrait-upside-down, landscape-left, landscape-right (default)
+          --still FILE.jpg|png   also write the first captured frame as a picture (from the raw frame)
+          --still-quality N      JPEG quality 1-100 (default \(StillRequest.defaultQuality))
           --overwrite            replace an existing output file
           --json                 print the result as one JSON object on stdout
           --quiet                no status line
@@ -72,13 +74,25 @@ struct RecordingOptions {
             }
             orientation = value
         }
+        let quality = try RecordingOptions.stillQuality(arguments.value("--still-quality"))
+        let still = arguments.value("--still").map {
+            StillRequest(path: $0, quality: quality, overwrite: arguments.has("--overwrite"))
+        }
         let video = try RecordingOptions.source(arguments.value("--video"), default: DeviceDiscovery.defaultVideo)
         let audio = try RecordingOptions.source(arguments.value("--audio"), default: DeviceDiscovery.defaultAudio)
         configuration = RecordingConfiguration(
             outputPath: outputPath, video: video, audio: audio, preset: preset, limits: limits,
-            orientation: orientation, overwrite: arguments.has("--overwrite"))
+            orientation: orientation, overwrite: arguments.has("--overwrite"), firstFrameStill: still)
         json = arguments.has("--json")
         quiet = arguments.has("--quiet")
+    }
+
+    static func stillQuality(_ text: String?) throws -> Int {
+        guard let text else { return StillRequest.defaultQuality }
+        guard let quality = Int(text), (1...100).contains(quality) else {
+            throw UsageError("--still-quality '\(text)' is not a whole number from 1 to 100")
+        }
+        return quality
     }
 
     private static func source(_ text: String?, default makeDefault: () -> DeviceSpec) throws -> DeviceSpec? {

@@ -10,6 +10,9 @@ public enum ReelCommandLine {
 
         commands:
           record [OUTPUT.mov]   record from a camera, microphone, screen or test source
+          capture BASENAME      tap = photo (BASENAME.jpg), hold = movie (BASENAME.mov)
+          snap OUTPUT.jpg       a still from a live device
+          grab INPUT OUTPUT.jpg the picture at a time of any movie
           devices               list cameras, microphones and built-in sources
           presets               list the quality presets
           probe FILE            show a movie's streams
@@ -29,6 +32,9 @@ public enum ReelCommandLine {
         let commandArguments = Array(rest.dropFirst())
         let commands: [String: (help: String, run: ([String]) -> ExitCode)] = [
             "record": (RecordCommand.help, RecordCommand.run),
+            "capture": (CaptureCommand.help, CaptureCommand.run),
+            "snap": (SnapCommand.help, SnapCommand.run),
+            "grab": (GrabCommand.help, GrabCommand.run),
             "devices": (DevicesCommand.help, DevicesCommand.run),
             "presets": (PresetsCommand.help, PresetsCommand.run),
             "probe": (ProbeCommand.help, ProbeCommand.run),

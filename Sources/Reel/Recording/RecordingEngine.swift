@@ -19,6 +19,7 @@ final class RecordingEngine: @unchecked Sendable {
         var ordered: Bool
         var videoDevice: String?
         var audioDevice: String?
+        var stills: [StillRequest]
     }
 
     private let setup: Setup
@@ -47,6 +48,7 @@ final class RecordingEngine: @unchecked Sendable {
     private var stopReason: StopReason? = nil
     private var errorMessage: String? = nil
     private var lastProgress: (time: Int64, frames: Int) = (0, 0)
+    private var stillWritten: String? = nil
 
     init(setup: Setup, buffer: CaptureBuffer, readers: [InputReader], events: @escaping @Sendable (RecordingEvent) -> Void) {
         self.setup = setup
@@ -150,6 +152,11 @@ final class RecordingEngine: @unchecked Sendable {
             return
         }
         let frame = item.frame
+        if videoFrames == 0 && !setup.stills.isEmpty {
+            // The photo comes from the raw first frame (sharper than decoding it back out of H.264).
+            for still in setup.stills { try StillImageWriter.write(frame, rotation: setup.rotation, to: still) }
+            stillWritten = setup.stills[0].path
+        }
         frame.pts = slot
         frame.forcesKeyframe = false
         try send(frame, to: encoder, stream: videoStream)
@@ -289,7 +296,7 @@ final class RecordingEngine: @unchecked Sendable {
             bytes: bytes, videoFrames: recorded ? fileVideoFrames : 0, droppedFrames: droppedFrames,
             audioSamples: recorded ? fileAudioSamples : 0, preset: setup.preset.name,
             elapsed: Double(MonotonicClock.nanoseconds() - startedAt) / 1e9,
-            videoDevice: setup.videoDevice, audioDevice: setup.audioDevice, error: errorMessage)
+            videoDevice: setup.videoDevice, audioDevice: setup.audioDevice, error: errorMessage, still: stillWritten)
     }
 
     private func flushEncoders() throws {

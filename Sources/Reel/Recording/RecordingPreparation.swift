@@ -31,6 +31,11 @@ struct RecordingPreparation {
         if FileManager.default.fileExists(atPath: output.path) && !configuration.overwrite {
             throw ReelError.invalidInput("\(output.path) already exists: choose another name or pass --overwrite")
         }
+        let stills = [configuration.firstFrameStill].compactMap { $0 } + configuration.hiddenFirstFrameStills
+        if !stills.isEmpty && configuration.video == nil {
+            throw ReelError.invalidInput("a first-frame still needs a video source")
+        }
+        for still in stills { try still.validate() }
         try configuration.limits.validate(freeBytes: DiskSpace.availableBytes(atFolder: folder), outputFolder: folder)
 
         let sources = [configuration.video, configuration.audio].compactMap { $0 }
@@ -59,7 +64,8 @@ struct RecordingPreparation {
             outputPath: output.path, folder: folder, preset: preset, limits: configuration.limits,
             rotation: configuration.orientation.clockwiseRotation, hasVideo: configuration.video != nil,
             hasAudio: configuration.audio != nil, ordered: nonePaced,
-            videoDevice: configuration.video?.description, audioDevice: configuration.audio?.description)
+            videoDevice: configuration.video?.description, audioDevice: configuration.audio?.description,
+            stills: stills)
         self.buffer = buffer
         self.readers = readers
     }

@@ -18,6 +18,8 @@ public struct RecordingResult: Sendable, Codable, Equatable {
     public var audioDevice: String?
     /// What went wrong, for `failed`, `deviceLost` and `diskFull`.
     public var error: String?
+    /// The first-frame still, when one was asked for and written.
+    public var still: String?
 }
 
 /// Live figures while recording.

@@ -1,0 +1,38 @@
+import FFmpegCore
+import Foundation
+
+/// A still from a live device without recording, as AVCaptureStillImageOutput: open the device in the
+/// preset's mode, let it settle for a few frames, scale the next one to the preset's size and encode it.
+public enum LiveSnapshot {
+    /// Frames to skip by default: cameras' first frames are dark while auto-exposure settles.
+    public static func defaultSkipFrames(for spec: DeviceSpec) -> Int { spec.kind == .v4l2 ? 15 : 0 }
+
+    public static func take(from spec: DeviceSpec, preset: Preset, skipFrames: Int? = nil, to still: StillRequest) throws {
+        try still.validate()
+        let skip = skipFrames ?? defaultSkipFrames(for: spec)
+        guard skip >= 0 else { throw ReelError.invalidInput("--skip-frames must be zero or more") }
+        let recipe = InputRecipe.make(for: spec, role: .video, preset: preset)
+        let interrupt = InterruptFlag()
+        let input = try recipe.open(spec: spec, interrupt: interrupt)
+        let frames = try DecodedVideoFrames(input: input, describedAs: spec.description)
+        let frame = Frame()
+        // A device that stops delivering must not hang the command.
+        interrupt.setDeadline(secondsFromNow: 10 + Double(skip) / max(preset.video.fps, 1))
+        for index in 0...skip {
+            let got: Bool
+            do {
+                got = try frames.next(into: frame)
+            } catch {
+                throw ReelError.runtime("\(spec) failed after \(index) frames: \(error)")
+            }
+            guard got else {
+                throw ReelError.runtime("\(spec) ended after \(index) frames, before the picture (--skip-frames \(skip))")
+            }
+        }
+        let scaler = Scaler(outputWidth: preset.video.width, outputHeight: preset.video.height)
+        let picture = Frame()
+        try picture.allocateVideo(width: preset.video.width, height: preset.video.height, pixelFormat: .yuv420p)
+        try scaler.scale(frame, into: picture)
+        try StillImageWriter.write(picture, rotation: 0, to: still)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// What a press produced: a photo (a tap, shorter than the hold threshold) or a movie (a hold).
+public struct CaptureOutcome: Sendable, Codable, Equatable {
+    public enum Kind: String, Sendable, Codable { case photo, movie }
+
+    public var kind: Kind
+    public var photo: String?
+    public var movie: String?
+    public var recording: RecordingResult
+}
+
+/// "Tap = photo, hold = video", as the seed camera app does: recording starts on press; a press shorter
+/// than the hold threshold keeps only a photo of the first frame (and no movie), a longer one keeps the
+/// movie (and, if asked, the first-frame still too). The press length is the recorded media's duration,
+/// which for live sources is the time between begin and end.
+public final class PressCapture: Sendable {
+    public let basename: String
+    public let holdThreshold: Double
+    private let session = CaptureSession()
+    private let configuration: RecordingConfiguration
+    private let keptStill: StillRequest?
+    /// The first frame as the tap's photo (JPEG), and as the hold's still in the format asked for.
+    private let firstFrame: StillRequest
+    private let firstFrameForHold: StillRequest?
+
+    public var photoPath: String { basename + ".jpg" }
+    public var moviePath: String { basename + ".mov" }
+
+    /// `configuration.outputPath` is replaced by BASENAME.mov; its `firstFrameStill`, if any, is the still
+    /// kept beside a movie after a hold.
+    public init(basename: String, holdThreshold: Double = 1, configuration: RecordingConfiguration) throws {
+        guard holdThreshold >= 0, holdThreshold.isFinite else {
+            throw ReelError.invalidInput("hold threshold \(holdThreshold) must be zero or a positive number of seconds")
+        }
+        self.basename = basename
+        self.holdThreshold = holdThreshold
+        keptStill = configuration.firstFrameStill
+        let quality = configuration.firstFrameStill?.quality ?? StillRequest.defaultQuality
+        // The first frame is always kept aside as a JPEG: a tap needs it after the fact.
+        let base = URL(fileURLWithPath: basename)
+        func hidden(_ suffix: String) -> String {
+            base.deletingLastPathComponent().appendingPathComponent(".\(base.lastPathComponent).\(suffix)").path
+        }
+        firstFrame = StillRequest(path: hidden("tap.jpg"), quality: quality, overwrite: true)
+        firstFrameForHold = configuration.firstFrameStill.map {
+            StillRequest(path: hidden("hold." + URL(fileURLWithPath: $0.path).pathExtension), quality: quality, overwrite: true)
+        }
+        var recording = configuration
+        recording.outputPath = basename + ".mov"
+        recording.firstFrameStill = firstFrame
+        recording.hiddenFirstFrameStills = firstFrameForHold.map { [$0] } ?? []
+        self.configuration = recording
+        if !configuration.overwrite && FileManager.default.fileExists(atPath: photoPath) {
+            throw ReelError.invalidInput("\(photoPath) already exists: choose another name or pass --overwrite")
+        }
+        try keptStill?.validate()
+    }
+
+    public var currentState: CaptureSession.State { session.currentState }
+
+    /// Starts recording (the finger goes down).
+    public func beginPress(events: @escaping @Sendable (RecordingEvent) -> Void = { _ in }) throws {
+        try session.start(configuration, events: events)
+    }
+
+    /// The finger comes up: the recording stops and is finalized; `outcome()` then decides photo or movie.
+    public func endPress() { session.stop() }
+
+    /// Waits for the recording to end (by `endPress`, a limit or the input) and keeps the photo or the movie.
+    public func outcome() async throws -> CaptureOutcome {
+        decide(await session.finished())
+    }
+
+    /// The blocking form of `outcome()`, for threads outside Swift concurrency.
+    public func waitForOutcome() throws -> CaptureOutcome {
+        decide(session.waitUntilFinished())
+    }
+
+    private func decide(_ result: RecordingResult) -> CaptureOutcome {
+        var recording = result
+        recording.still = nil
+        let firstFramePath = firstFrame.path
+        let holdPath = firstFrameForHold?.path
+        defer {
+            unlink(firstFramePath)
+            if let holdPath { unlink(holdPath) }
+        }
+        guard result.recordedSuccessfully, result.still != nil else {
+            return CaptureOutcome(kind: .movie, photo: nil, movie: nil, recording: recording)
+        }
+        if result.duration < holdThreshold {
+            unlink(moviePath)
+            if rename(firstFramePath, photoPath) != 0 {
+                recording.recordedSuccessfully = false
+                recording.error = "cannot move the photo into place at \(photoPath): \(String(cString: strerror(errno)))"
+                return CaptureOutcome(kind: .photo, photo: nil, movie: nil, recording: recording)
+            }
+            return CaptureOutcome(kind: .photo, photo: photoPath, movie: nil, recording: recording)
+        }
+        if let keptStill, let holdPath, rename(holdPath, keptStill.path) == 0 { recording.still = keptStill.path }
+        return CaptureOutcome(kind: .movie, photo: nil, movie: moviePath, recording: recording)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Reel
+
+/// `reel capture BASENAME [--hold-threshold SECONDS] [record options]`: tap → BASENAME.jpg, hold → BASENAME.mov.
+enum CaptureCommand {
+    static let help = """
+        usage: reel capture BASENAME [--hold-threshold SECONDS] [record options]
+
+        "Tap = photo, hold = video": records until stopped (Ctrl-C, SIGTERM, Enter when stdin is a terminal,
+        or --max-duration). If the recording lasted less than the hold threshold (default 1 s) it was a tap:
+        BASENAME.jpg gets the first captured frame and no movie is kept. Otherwise BASENAME.mov is kept (and,
+        with --still FILE, also the first-frame picture).
+
+        options:
+          --hold-threshold SECONDS  shorter than this is a tap (default 1)
+        \(RecordingOptions.help)
+        """
+
+    struct Report: Encodable {
+        var kind: String
+        var photo: String?
+        var movie: String?
+        var recording: RecordingResult
+
+        func encode(to encoder: any Encoder) throws {
+            // The recording's fields sit beside kind/photo/movie in one flat object, as record --json prints them.
+            try recording.encode(to: encoder)
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(kind, forKey: .kind)
+            try container.encode(photo, forKey: .photo)
+            try container.encode(movie, forKey: .movie)
+        }
+
+        enum Keys: String, CodingKey { case kind, photo, movie }
+    }
+
+    static func run(_ arguments: [String]) -> ExitCode {
+        var valueOptions = RecordingOptions.valueOptions
+        valueOptions.insert("--hold-threshold")
+        let capture: PressCapture
+        let options: RecordingOptions
+        do {
+            let parsed = try ParsedArguments(arguments, command: "capture",
+                                             specification: .init(valueOptions: valueOptions, flagOptions: RecordingOptions.flagOptions))
+            guard parsed.positionals.count == 1, let basename = parsed.positionals.first else {
+                throw UsageError("capture: expected one BASENAME (writes BASENAME.jpg or BASENAME.mov)")
+            }
+            var threshold = 1.0
+            if let text = parsed.value("--hold-threshold") {
+                guard let value = Double(text), value >= 0, value.isFinite else {
+                    throw UsageError("--hold-threshold '\(text)' is not zero or a positive number of seconds")
+                }
+                threshold = value
+            }
+            options = try RecordingOptions(parsed, outputPath: basename + ".mov")
+            capture = try PressCapture(basename: basename, holdThreshold: threshold, configuration: options.configuration)
+        } catch {
+            return .reporting(error)
+        }
+        let status = StatusLine(quiet: options.quiet)
+        let limit = options.configuration.limits.maxDuration
+        let signals = SignalHandling(stop: { capture.endPress() }, abort: {
+            status.clear()
+            Terminal.printError("aborted by a second interrupt; nothing was kept")
+            _exit(ExitCode.interrupted.rawValue)
+        })
+        let keyboard = EnterKeyStop { capture.endPress() }
+        let outcome: CaptureOutcome
+        do {
+            try capture.beginPress { event in
+                if case .progress(let progress) = event { status.show(progress, limit: limit) }
+            }
+            outcome = try capture.waitForOutcome()
+        } catch {
+            return .reporting(error)
+        }
+        status.clear()
+        withExtendedLifetime((signals, keyboard)) {}
+        if options.json {
+            Terminal.writeOutput(Terminal.json(Report(kind: outcome.kind.rawValue, photo: outcome.photo, movie: outcome.movie,
+                                                      recording: outcome.recording)))
+        }
+        guard outcome.recording.recordedSuccessfully, outcome.photo != nil || outcome.movie != nil else {
+            Terminal.printError("capture failed (\(outcome.recording.stopReason.rawValue)): \(outcome.recording.error ?? "nothing was kept")")
+            return .failure
+        }
+        if !options.json {
+            let kept = outcome.kind == .photo ? "photo \(outcome.photo!)" : "movie \(outcome.movie!)"
+            Terminal.writeError("\(kept) (\(String(format: "%.2f", outcome.recording.duration)) s pressed)\n")
+        }
+        return .success
+    }
+}
+
+/// Stops a capture when Enter is pressed, if stdin is a terminal (a press-and-release from the keyboard).
+final class EnterKeyStop: Sendable {
+    init(_ stop: @escaping @Sendable () -> Void) {
+        guard isatty(STDIN_FILENO) == 1 else { return }
+        Thread.detachNewThread {
+            _ = readLine()
+            stop()
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import Reel
+
+/// `reel grab INPUT OUTPUT.jpg|png [--at SECONDS]`: the picture shown at a time of any movie, upright.
+enum GrabCommand {
+    static let help = """
+        usage: reel grab INPUT OUTPUT.jpg|png [--at SECONDS] [--still-quality N] [--overwrite]
+
+        Writes the picture shown at SECONDS (default 0, the first frame) of any movie FFmpeg can read: exact
+        (decoded forward from the keyframe before), turned upright by the movie's rotation. The extension
+        picks JPEG or PNG.
+
+        exit codes: 0 written, 1 runtime failure, 2 bad input (unreadable input, no video, time past the end);
+        no file is written on error.
+        """
+
+    static func run(_ arguments: [String]) -> ExitCode {
+        do {
+            let parsed = try ParsedArguments(arguments, command: "grab",
+                                             specification: .init(valueOptions: ["--at", "--still-quality"],
+                                                                  flagOptions: ["--overwrite"]))
+            guard parsed.positionals.count == 2 else { throw UsageError("grab: expected INPUT and OUTPUT.jpg|png") }
+            var seconds = 0.0
+            if let text = parsed.value("--at") {
+                guard let value = Double(text), value >= 0, value.isFinite else {
+                    throw UsageError("--at '\(text)' is not zero or a positive number of seconds")
+                }
+                seconds = value
+            }
+            let still = StillRequest(path: parsed.positionals[1],
+                                     quality: try RecordingOptions.stillQuality(parsed.value("--still-quality")),
+                                     overwrite: parsed.has("--overwrite"))
+            try FrameGrabber.grab(inputPath: parsed.positionals[0], at: seconds, to: still)
+            return .success
+        } catch {
+            return .reporting(error)
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Reel
+
+/// `reel snap OUTPUT.jpg [--video SPEC] [--preset ...] [--skip-frames N]`: a still from a live device.
+enum SnapCommand {
+    static let help = """
+        usage: reel snap OUTPUT.jpg|png [--video SPEC] [--preset NAME|FILE] [--size WxH] [--skip-frames N]
+                         [--still-quality N] [--overwrite]
+
+        Takes a picture from a live device without recording. Skips the first N frames first (default 15 for
+        V4L2 cameras, whose first frames are dark while auto-exposure settles; 0 for other sources), then
+        scales the next one to the preset's size.
+        """
+
+    static func run(_ arguments: [String]) -> ExitCode {
+        do {
+            let parsed = try ParsedArguments(arguments, command: "snap",
+                                             specification: .init(valueOptions: ["--video", "--preset", "--size", "--skip-frames",
+                                                                                  "--still-quality"],
+                                                                  flagOptions: ["--overwrite"]))
+            guard parsed.positionals.count == 1 else { throw UsageError("snap: expected one OUTPUT.jpg|png") }
+            var preset = try PresetLibrary.preset(named: parsed.value("--preset") ?? PresetLibrary.defaultName)
+            if let size = parsed.value("--size") {
+                guard let parsedSize = Preset.parseSize(size) else {
+                    throw UsageError("--size '\(size)' is not WIDTHxHEIGHT with even numbers from 16 up (e.g. 1280x720)")
+                }
+                (preset.video.width, preset.video.height) = parsedSize
+            }
+            var skip: Int? = nil
+            if let text = parsed.value("--skip-frames") {
+                guard let value = Int(text), value >= 0 else { throw UsageError("--skip-frames '\(text)' is not a whole number ≥ 0") }
+                skip = value
+            }
+            let spec = try parsed.value("--video").map(DeviceSpec.init(parsing:)) ?? DeviceDiscovery.defaultVideo()
+            let still = StillRequest(path: parsed.positionals[0],
+                                     quality: try RecordingOptions.stillQuality(parsed.value("--still-quality")),
+                                     overwrite: parsed.has("--overwrite"))
+            try LiveSnapshot.take(from: spec, preset: preset, skipFrames: skip, to: still)
+            return .success
+        } catch {
+            return .reporting(error)
+        }
+    }
+}
