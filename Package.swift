@@ -10,7 +10,9 @@ let package = Package(
     targets: [
         .systemLibrary(
             name: "CFFmpeg",
-            pkgConfig: "libavdevice libavformat libavcodec libswscale libswresample libavutil",
+            // libavdevice is not linked: it drags in X11, SDL, PulseAudio... and slows every start-up by
+            // ~20 ms. It is loaded with dlopen the first time a device input is opened (see shim.h).
+            pkgConfig: "libavformat libavcodec libswscale libswresample libavutil",
             providers: [.apt(["libavdevice-dev", "libavformat-dev", "libavcodec-dev", "libswscale-dev",
                               "libswresample-dev", "libavutil-dev", "pkg-config"])]
         ),

@@ -17,6 +17,7 @@
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
 #include <errno.h>
+#include <dlfcn.h>
 
 // Swift cannot import function-like or expression macros; these wrap the ones Reel needs.
 static inline int reel_averror(int posixErrorCode) { return AVERROR(posixErrorCode); }
@@ -26,5 +27,19 @@ static inline int reel_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int64_t reel_nopts_value(void) { return AV_NOPTS_VALUE; }
 static inline AVRational reel_time_base_q(void) { return AV_TIME_BASE_Q; }
 static inline int reel_error_to_posix(int averror) { return AVUNERROR(averror); }
+
+/// Loads libavdevice (by the soname this build's headers belong to) and registers its inputs (v4l2, alsa,
+/// pulse, x11grab, lavfi). Loaded on first use rather than linked, so commands that only read files start as
+/// fast as they can. Returns 0, or -1 when the library cannot be loaded.
+#define REEL_STRINGIFY_(x) #x
+#define REEL_STRINGIFY(x) REEL_STRINGIFY_(x)
+static inline int reel_load_and_register_devices(void) {
+    void *library = dlopen("libavdevice.so." REEL_STRINGIFY(LIBAVDEVICE_VERSION_MAJOR), RTLD_NOW | RTLD_GLOBAL);
+    if (!library) return -1;
+    void (*register_all)(void) = (void (*)(void))dlsym(library, "avdevice_register_all");
+    if (!register_all) return -1;
+    register_all();
+    return 0;
+}
 
 #endif

@@ -2,13 +2,22 @@ import CFFmpeg
 
 /// Process-wide FFmpeg set-up: device registration and log level, done once.
 public enum FFmpegLibrary {
-    private static let registration: Void = {
-        avdevice_register_all()
+    private static let setUp: Void = {
         av_log_set_level(AV_LOG_QUIET)
     }()
 
-    /// Registers libavdevice's inputs; every entry point that opens media calls this first.
-    public static func ensureRegistered() { _ = registration }
+    private static let deviceRegistration: Bool = {
+        ensureRegistered()
+        return reel_load_and_register_devices() == 0
+    }()
+
+    /// Process-wide set-up; every entry point that opens media calls this first.
+    public static func ensureRegistered() { _ = setUp }
+
+    /// Loads libavdevice and registers its inputs (v4l2, alsa, pulse, x11grab, lavfi); false if it cannot
+    /// be loaded. Called before opening any input by format name.
+    @discardableResult
+    public static func ensureDevicesRegistered() -> Bool { deviceRegistration }
 
     /// FFmpeg's own log lines on stderr: off by default (the library never prints); the CLI may raise it.
     public static func setLogLevel(_ level: LogLevel) {

@@ -23,6 +23,7 @@ public final class InputContext {
         self.interrupt = interrupt
         var inputFormat: UnsafePointer<AVInputFormat>? = nil
         if let formatName {
+            FFmpegLibrary.ensureDevicesRegistered()
             guard let format = av_find_input_format(formatName) else {
                 throw FFmpegError(call: "av_find_input_format", message: "FFmpeg has no input format '\(formatName)'")
             }
