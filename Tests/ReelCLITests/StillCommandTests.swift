@@ -35,6 +35,20 @@ import Testing
         #expect(Scratch.files(in: folder).contains("signalled.jpg") && !Scratch.files(in: folder).contains("signalled.mov"))
     }
 
+    /// On a terminal, Enter ends the press (script(1) gives the command a pseudo-terminal as stdin).
+    @Test func enterOnATerminalEndsThePress() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for (name, delay, kept) in [("quick", 0.3, "quick.jpg"), ("long", 1.6, "long.mov")] {
+            let command = "\(Processes.reelExecutable) capture \(name) --video lavfi:testsrc2 --audio lavfi:sine --preset low --quiet"
+            let result = try Processes.shell(
+                "cd \(folder) && (sleep \(delay); printf '\\n') | script -qec '\(command)' /dev/null", timeout: 30)
+            #expect(result.status == 0, "\(result.standardOutput) \(result.standardError)")
+            #expect(Scratch.files(in: folder).contains(kept), "\(name): \(Scratch.files(in: folder))")
+        }
+        #expect(Scratch.files(in: folder) == ["long.mov", "quick.jpg"])
+    }
+
     @Test func grabAndSnapFromTheCommandLine() throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -1,3 +1,4 @@
+import CLinuxCapture
 import FFmpegCore
 import Foundation
 
@@ -64,8 +65,16 @@ struct InputRecipe: Equatable {
         fps == fps.rounded() ? String(Int(fps)) : String(fps)
     }
 
+    /// libavdevice (and with it alsa-lib) is loaded on first use; alsa-lib must then be told not to print
+    /// its own lines on stderr, as Reel reports errors itself.
+    private static let devicesPrepared: Void = {
+        FFmpegLibrary.ensureDevicesRegistered()
+        reel_silence_alsa_errors()
+    }()
+
     /// Opens the input, turning FFmpeg's failure into a message that says what to check.
     func open(spec: DeviceSpec, interrupt: InterruptFlag) throws -> InputContext {
+        if formatName != nil { _ = InputRecipe.devicesPrepared }
         do {
             return try InputContext(url: url, formatName: formatName, options: options, interrupt: interrupt)
         } catch let error as FFmpegError {

@@ -1,4 +1,3 @@
-import CLinuxCapture
 import FFmpegCore
 import Foundation
 
@@ -15,7 +14,6 @@ struct RecordingPreparation {
 
     init(_ configuration: RecordingConfiguration) throws {
         FFmpegLibrary.ensureRegistered()
-        reel_silence_alsa_errors()
         guard configuration.video != nil || configuration.audio != nil else {
             throw ReelError.invalidInput("nothing to record: give a video or an audio source")
         }
