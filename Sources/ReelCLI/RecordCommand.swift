@@ -44,19 +44,29 @@ enum RecordCommand {
     }
 
     /// Runs a session with signal handling and the status line; shared by the commands that record.
+    /// `inputDuration`, when known (transcoding), turns the status line into a progress line with an ETA.
     static func record(_ options: RecordingOptions) throws -> RecordingResult {
+        try record(options.configuration, quiet: options.quiet, inputDuration: nil)
+    }
+
+    static func record(_ configuration: RecordingConfiguration, quiet: Bool, inputDuration: Double?) throws -> RecordingResult {
         let session = CaptureSession()
-        let status = StatusLine(quiet: options.quiet)
-        let limit = options.configuration.limits.maxDuration
-        let partial = CaptureSession.partialPath(for: options.configuration.outputPath)
+        let status = StatusLine(quiet: quiet)
+        let limit = configuration.limits.maxDuration
+        let partial = CaptureSession.partialPath(for: configuration.outputPath)
         let signals = SignalHandling(stop: { session.stop() }, abort: {
             status.clear()
             unlink(partial)
             Terminal.printError("aborted by a second interrupt; \(partial) removed, nothing was kept")
             _exit(ExitCode.interrupted.rawValue)
         })
-        try session.start(options.configuration) { event in
-            if case .progress(let progress) = event { status.show(progress, limit: limit) }
+        try session.start(configuration) { event in
+            guard case .progress(let progress) = event else { return }
+            if let inputDuration {
+                status.showProgress(progress, total: min(inputDuration, limit ?? .infinity))
+            } else {
+                status.show(progress, limit: limit)
+            }
         }
         let result = session.waitUntilFinished()
         status.clear()

@@ -32,7 +32,8 @@ struct RecordingOptions {
     var json: Bool
     var quiet: Bool
 
-    init(_ arguments: ParsedArguments, outputPath: String) throws {
+    /// `needsSources: false` (transcoding) leaves video and audio unset instead of picking default devices.
+    init(_ arguments: ParsedArguments, outputPath: String, needsSources: Bool = true) throws {
         var preset = try PresetLibrary.preset(named: arguments.value("--preset") ?? PresetLibrary.defaultName)
         if let size = arguments.value("--size") {
             guard let parsed = Preset.parseSize(size) else {
@@ -78,8 +79,8 @@ struct RecordingOptions {
         let still = arguments.value("--still").map {
             StillRequest(path: $0, quality: quality, overwrite: arguments.has("--overwrite"))
         }
-        let video = try RecordingOptions.source(arguments.value("--video"), default: DeviceDiscovery.defaultVideo)
-        let audio = try RecordingOptions.source(arguments.value("--audio"), default: DeviceDiscovery.defaultAudio)
+        let video = needsSources ? try RecordingOptions.source(arguments.value("--video"), default: DeviceDiscovery.defaultVideo) : nil
+        let audio = needsSources ? try RecordingOptions.source(arguments.value("--audio"), default: DeviceDiscovery.defaultAudio) : nil
         configuration = RecordingConfiguration(
             outputPath: outputPath, video: video, audio: audio, preset: preset, limits: limits,
             orientation: orientation, overwrite: arguments.has("--overwrite"), firstFrameStill: still)

@@ -13,6 +13,7 @@ public enum ReelCommandLine {
           capture BASENAME      tap = photo (BASENAME.jpg), hold = movie (BASENAME.mov)
           snap OUTPUT.jpg       a still from a live device
           grab INPUT OUTPUT.jpg the picture at a time of any movie
+          transcode IN OUT.mov  convert any media file to H.264/AAC at a preset
           devices               list cameras, microphones and built-in sources
           presets               list the quality presets
           probe FILE            show a movie's streams
@@ -35,6 +36,7 @@ public enum ReelCommandLine {
             "capture": (CaptureCommand.help, CaptureCommand.run),
             "snap": (SnapCommand.help, SnapCommand.run),
             "grab": (GrabCommand.help, GrabCommand.run),
+            "transcode": (TranscodeCommand.help, TranscodeCommand.run),
             "devices": (DevicesCommand.help, DevicesCommand.run),
             "presets": (PresetsCommand.help, PresetsCommand.run),
             "probe": (ProbeCommand.help, ProbeCommand.run),

@@ -19,6 +19,18 @@ final class StatusLine: Sendable {
         Terminal.writeError("\r\u{1B}[K" + line)
     }
 
+    /// For work of known length (transcoding): `45%  00:22 / 01:30  ETA 00:12  62.0 fps`.
+    func showProgress(_ progress: RecordingProgress, total: Double) {
+        guard isEnabled, total > 0 else { return }
+        let fraction = min(max(progress.mediaDuration / total, 0), 1)
+        var line = "\(Int(fraction * 100))%  \(StatusLine.clock(progress.mediaDuration)) / \(StatusLine.clock(total))"
+        if fraction > 0.01 {
+            line += "  ETA \(StatusLine.clock(progress.elapsed * (1 - fraction) / fraction))"
+        }
+        line += "  \(String(format: "%.1f", progress.framesPerSecond)) fps  \(ByteCount.format(progress.bytes))"
+        Terminal.writeError("\r\u{1B}[K" + line)
+    }
+
     func clear() {
         guard isEnabled else { return }
         Terminal.writeError("\r\u{1B}[K")

@@ -27,7 +27,7 @@ final class InputReader: @unchecked Sendable {
     private let buffer: CaptureBuffer
     private let sessionStart: Int64
     private let endingState = Mutex<Ending?>(nil)
-    private var origins: [Int: (first: Timestamp, arrival: Timestamp)] = [:]
+    private var origin: (first: Timestamp, arrival: Timestamp)? = nil
     private var lastTimes: [Int: Timestamp] = [:]
     private var thread: WorkerThread?
 
@@ -108,8 +108,9 @@ final class InputReader: @unchecked Sendable {
         }
     }
 
-    /// Device timestamps rebased to the session: the stream's first frame maps to the moment it arrived
-    /// (paced inputs) or to zero (unpaced inputs, whose clocks all start together).
+    /// Device timestamps rebased to the session: the input's first frame maps to the moment it arrived
+    /// (paced inputs) or to zero (unpaced inputs, whose clocks all start together). Streams of one input share
+    /// that origin, so a file's audio and video keep their offset.
     private func sessionTime(of frame: Frame, route: Route) -> Timestamp {
         let timeBase = route.decoder.stream.timeBase
         var raw = frame.bestEffortTimestamp
@@ -120,11 +121,11 @@ final class InputReader: @unchecked Sendable {
         }
         let timestamp = Timestamp(value: raw, timeBase: timeBase)
         lastTimes[route.streamIndex] = timestamp
-        if origins[route.streamIndex] == nil {
+        let micros = timestamp.rescaled(to: sessionTimeBase)
+        if origin == nil {
             let arrival = spec.isPaced ? MonotonicClock.nanoseconds() - sessionStart : 0
-            origins[route.streamIndex] = (timestamp, Timestamp(value: arrival / 1000, timeBase: sessionTimeBase))
+            origin = (micros, Timestamp(value: arrival / 1000, timeBase: sessionTimeBase))
         }
-        let origin = origins[route.streamIndex]!
-        return (timestamp - origin.first).rescaled(to: sessionTimeBase) + origin.arrival
+        return micros - origin!.first + origin!.arrival
     }
 }

@@ -49,19 +49,28 @@ struct RecordingPreparation {
                                    audioFrames: RecordingPreparation.audioPoolBlocks, streams: mediaTypes)
         let sessionStart = MonotonicClock.nanoseconds()
         var readers: [InputReader] = []
-        if let video = configuration.video {
+        if let video = configuration.video, let audio = configuration.audio, video == audio, video.kind == .file {
+            // One file for both tracks (a transcode): one reader demuxes it once and routes both streams.
             readers.append(try RecordingPreparation.openReader(
-                video, role: .video, preset: preset, buffer: buffer, sessionStart: sessionStart))
-        }
-        if let audio = configuration.audio {
-            readers.append(try RecordingPreparation.openReader(
-                audio, role: .audio, preset: preset, buffer: buffer, sessionStart: sessionStart))
+                video, roles: [.video, .audio], preset: preset, buffer: buffer, sessionStart: sessionStart))
+        } else {
+            if let video = configuration.video {
+                readers.append(try RecordingPreparation.openReader(
+                    video, roles: [.video], preset: preset, buffer: buffer, sessionStart: sessionStart))
+            }
+            if let audio = configuration.audio {
+                readers.append(try RecordingPreparation.openReader(
+                    audio, roles: [.audio], preset: preset, buffer: buffer, sessionStart: sessionStart))
+            }
         }
         setup = RecordingEngine.Setup(
             temporaryPath: CaptureSession.partialPath(for: output.path),
             outputPath: output.path, folder: folder, preset: preset, limits: configuration.limits,
             rotation: configuration.orientation.clockwiseRotation, hasVideo: configuration.video != nil,
-            hasAudio: configuration.audio != nil, ordered: nonePaced,
+            // Separate unpaced inputs are taken in strict time order; a single reader feeding both tracks is
+            // taken as it comes (its file is already interleaved, and waiting on one of its streams while it
+            // is blocked on the other would deadlock).
+            hasAudio: configuration.audio != nil, ordered: nonePaced && readers.count > 1,
             videoDevice: configuration.video?.description, audioDevice: configuration.audio?.description,
             stills: stills)
         self.buffer = buffer
@@ -72,32 +81,35 @@ struct RecordingPreparation {
         RecordingEngine(setup: setup, buffer: buffer, readers: readers, events: events)
     }
 
-    private static func openReader(_ spec: DeviceSpec, role: InputRecipe.Role, preset: Preset, buffer: CaptureBuffer,
+    private static func openReader(_ spec: DeviceSpec, roles: [InputRecipe.Role], preset: Preset, buffer: CaptureBuffer,
                                    sessionStart: Int64) throws -> InputReader {
         let interrupt = InterruptFlag()
-        let recipe = InputRecipe.make(for: spec, role: role, preset: preset)
+        let recipe = InputRecipe.make(for: spec, role: roles[0], preset: preset)
         let input = try recipe.open(spec: spec, interrupt: interrupt)
-        let type: MediaType = role == .video ? .video : .audio
-        guard let stream = input.bestStream(of: type) else {
-            throw ReelError.invalidInput("\(spec) has no \(role == .video ? "video" : "audio") stream")
-        }
-        let decoder: Decoder
-        do {
-            decoder = try Decoder(input: input, streamIndex: stream.index)
-        } catch {
-            throw ReelError.invalidInput("cannot decode \(spec): \(error)")
-        }
         let statistics = ReaderStatistics()
-        let sink: FrameSink
-        switch role {
-        case .video:
-            sink = VideoFrameSink(buffer: buffer, width: preset.video.width, height: preset.video.height,
-                                  waitsForEncoder: !spec.isPaced, statistics: statistics)
-        case .audio:
-            sink = AudioFrameSink(buffer: buffer, sampleRate: preset.audio.sampleRate, channels: preset.audio.channels,
-                                  blockSize: 1024, waitsForEncoder: !spec.isPaced, statistics: statistics)
+        let routes = try roles.map { role -> InputReader.Route in
+            let type: MediaType = role == .video ? .video : .audio
+            guard let stream = input.bestStream(of: type) else {
+                throw ReelError.invalidInput("\(spec) has no \(role == .video ? "video" : "audio") stream")
+            }
+            let decoder: Decoder
+            do {
+                decoder = try Decoder(input: input, streamIndex: stream.index)
+            } catch {
+                throw ReelError.invalidInput("cannot decode \(spec): \(error)")
+            }
+            let sink: FrameSink
+            switch role {
+            case .video:
+                sink = VideoFrameSink(buffer: buffer, width: preset.video.width, height: preset.video.height,
+                                      waitsForEncoder: !spec.isPaced, statistics: statistics)
+            case .audio:
+                sink = AudioFrameSink(buffer: buffer, sampleRate: preset.audio.sampleRate, channels: preset.audio.channels,
+                                      blockSize: 1024, waitsForEncoder: !spec.isPaced, statistics: statistics)
+            }
+            return InputReader.Route(streamIndex: stream.index, decoder: decoder, sink: sink)
         }
-        return InputReader(spec: spec, input: input, routes: [.init(streamIndex: stream.index, decoder: decoder, sink: sink)],
-                           interrupt: interrupt, buffer: buffer, sessionStart: sessionStart, statistics: statistics)
+        return InputReader(spec: spec, input: input, routes: routes, interrupt: interrupt, buffer: buffer,
+                           sessionStart: sessionStart, statistics: statistics)
     }
 }

@@ -1,0 +1,47 @@
+import Foundation
+import Reel
+
+/// `reel transcode INPUT OUTPUT.mov [--preset ...] [limits] [--json]`.
+enum TranscodeCommand {
+    static let help = """
+        usage: reel transcode INPUT OUTPUT.mov [--preset NAME|FILE] [--size WxH] [--fps N] [--max-duration S]
+                              [--max-size BYTES] [--min-free BYTES] [--still FILE] [--overwrite] [--json] [--quiet]
+
+        Converts any file FFmpeg can read to an H.264/AAC QuickTime movie at a preset (default 720p). The picture
+        keeps its aspect ratio: it is fitted inside the preset's size with black bars, never stretched or
+        cropped. Audio is resampled to the preset's rate and channels; a rotation carries over. Video-only and
+        audio-only inputs give video-only and audio-only movies. The same limits as `record` apply; a complete
+        conversion ends with stopReason inputEnded. A damaged or truncated input is converted up to where it
+        stops being readable (a usable partial movie); an input that cannot be opened at all is exit 2.
+        """
+
+    static func run(_ arguments: [String]) -> ExitCode {
+        let options: RecordingOptions
+        let configuration: RecordingConfiguration
+        let inputDuration: Double?
+        do {
+            let parsed = try ParsedArguments(arguments, command: "transcode", specification: .init(
+                valueOptions: ["--preset", "--size", "--fps", "--max-duration", "--max-size", "--min-free", "--still", "--still-quality"],
+                flagOptions: RecordingOptions.flagOptions))
+            guard parsed.positionals.count == 2 else { throw UsageError("transcode: expected INPUT and OUTPUT.mov") }
+            let output = parsed.positionals[1]
+            guard output.lowercased().hasSuffix(".mov") else {
+                throw UsageError("transcode: output \(output) must end in .mov (Reel writes QuickTime movies)")
+            }
+            options = try RecordingOptions(parsed, outputPath: output, needsSources: false)
+            let request = Transcoder.Request(
+                inputPath: parsed.positionals[0], outputPath: output, preset: options.configuration.preset,
+                limits: options.configuration.limits, overwrite: options.configuration.overwrite,
+                firstFrameStill: options.configuration.firstFrameStill)
+            (configuration, inputDuration) = try Transcoder.configuration(for: request)
+        } catch {
+            return .reporting(error)
+        }
+        do {
+            let result = try RecordCommand.record(configuration, quiet: options.quiet, inputDuration: inputDuration)
+            return RecordCommand.report(result, json: options.json)
+        } catch {
+            return .reporting(error)
+        }
+    }
+}
