@@ -14,6 +14,7 @@ public enum ReelCommandLine {
           snap OUTPUT.jpg       a still from a live device
           grab INPUT OUTPUT.jpg the picture at a time of any movie
           transcode IN OUT.mov  convert any media file to H.264/AAC at a preset
+          batch JOBS.json       run record, transcode and grab jobs, in parallel, with a report
           devices               list cameras, microphones and built-in sources
           presets               list the quality presets
           probe FILE            show a movie's streams
@@ -37,6 +38,7 @@ public enum ReelCommandLine {
             "snap": (SnapCommand.help, SnapCommand.run),
             "grab": (GrabCommand.help, GrabCommand.run),
             "transcode": (TranscodeCommand.help, TranscodeCommand.run),
+            "batch": (BatchCommand.help, BatchCommand.run),
             "devices": (DevicesCommand.help, DevicesCommand.run),
             "presets": (PresetsCommand.help, PresetsCommand.run),
             "probe": (ProbeCommand.help, ProbeCommand.run),

@@ -31,6 +31,14 @@ final class StatusLine: Sendable {
         Terminal.writeError("\r\u{1B}[K" + line)
     }
 
+    /// For batches: `batch 3/20 done  running: cam1, t1`.
+    func showBatch(_ progress: BatchRunner.Progress) {
+        guard isEnabled else { return }
+        var line = "batch \(progress.finished)/\(progress.total) done"
+        if !progress.running.isEmpty { line += "  running: \(progress.running.joined(separator: ", "))" }
+        Terminal.writeError("\r\u{1B}[K" + line)
+    }
+
     func clear() {
         guard isEnabled else { return }
         Terminal.writeError("\r\u{1B}[K")

@@ -1,0 +1,25 @@
+import Foundation
+
+/// One job of a batch, validated and with its templates expanded.
+public struct BatchJob: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable, Codable {
+        case record, transcode, grab
+    }
+
+    public var index: Int
+    public var name: String
+    public var kind: Kind
+    public var output: String
+    /// record: the sources (nil = the default device, "none" becomes nil track via `hasVideo`/`hasAudio`).
+    public var video: DeviceSpec?
+    public var audio: DeviceSpec?
+    /// transcode and grab: the file to read.
+    public var input: String?
+    public var preset: Preset?
+    public var limits: RecordingLimits
+    public var still: StillRequest?
+    public var orientation: Orientation
+    /// grab: where in the movie, in seconds.
+    public var at: Double
+    public var quality: Int
+}

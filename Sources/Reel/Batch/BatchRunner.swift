@@ -1,0 +1,178 @@
+import FFmpegCore
+import Foundation
+import Synchronization
+
+/// Runs batch jobs, at most `parallel` at a time, each on a thread of its own: a failed job does not stop the
+/// others; a finished output is skipped on re-runs unless forced; `stop()` (SIGINT) lets running jobs
+/// finalize and marks the rest notRun. Outputs are written under temporary names and renamed when
+/// finalized, so a crash never leaves a half file under a final name.
+public final class BatchRunner: Sendable {
+    public struct Shard: Sendable, Equatable, CustomStringConvertible {
+        public var index: Int
+        public var count: Int
+
+        /// "I/N", 1-based: job k (1-based, in file order) belongs to shard ((k - 1) mod N) + 1.
+        public init(parsing text: String) throws {
+            let parts = text.split(separator: "/")
+            guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1,
+                  (1...count).contains(index) else {
+                throw ReelError.invalidInput("--shard '\(text)' is not I/N with 1 ≤ I ≤ N (e.g. 2/8)")
+            }
+            self.index = index
+            self.count = count
+        }
+
+        public func contains(_ job: BatchJob) -> Bool { (job.index - 1) % count + 1 == index }
+        public var description: String { "\(index)/\(count)" }
+    }
+
+    /// Progress for a status line: jobs finished so far and the names of those running.
+    public struct Progress: Sendable {
+        public var finished: Int
+        public var total: Int
+        public var running: [String]
+    }
+
+    /// One job at a time for each two cores: x264 already spreads one encode over several threads.
+    public static var defaultParallelism: Int { max(1, ProcessInfo.processInfo.activeProcessorCount / 2) }
+
+    private let jobs: [BatchJob]
+    private let parallel: Int
+    private let shard: Shard?
+    private let force: Bool
+    private let state = Mutex<RunState>(RunState())
+
+    private struct RunState {
+        var next = 0
+        var stopping = false
+        var entries: [Int: BatchReport.Entry] = [:]
+        var sessions: [String: CaptureSession] = [:]
+        var finished = 0
+    }
+
+    public init(jobs: [BatchJob], parallel: Int = BatchRunner.defaultParallelism, shard: Shard? = nil, force: Bool = false) throws {
+        guard parallel >= 1 else { throw ReelError.invalidInput("--parallel must be at least 1") }
+        self.jobs = jobs
+        self.parallel = parallel
+        self.shard = shard
+        self.force = force
+    }
+
+    /// Stops gracefully: running recordings and transcodes finalize; jobs not started become notRun.
+    public func stop() {
+        let sessions = state.withLock { state -> [CaptureSession] in
+            state.stopping = true
+            return Array(state.sessions.values)
+        }
+        for session in sessions { session.stop() }
+    }
+
+    /// Runs the jobs (blocking) and returns the report. `progress` is called as jobs start and finish.
+    public func run(progress: @escaping @Sendable (Progress) -> Void = { _ in }) -> BatchReport {
+        let started = MonotonicClock.nanoseconds()
+        let selected = jobs.filter { shard?.contains($0) ?? true }
+        let workers = (0..<min(parallel, max(selected.count, 1))).map { worker in
+            WorkerThread(name: "reel.batch.\(worker)") { [self] in
+                while let job = takeNext(selected) {
+                    report(progress, total: selected.count)
+                    let entry = execute(job)
+                    state.withLock {
+                        $0.entries[job.index] = entry
+                        $0.sessions[job.name] = nil
+                        $0.finished += 1
+                    }
+                    report(progress, total: selected.count)
+                }
+            }
+        }
+        for worker in workers { worker.join() }
+        let entries = state.withLock { $0.entries }
+        let all = jobs.map { job -> BatchReport.Entry in
+            if let entry = entries[job.index] { return entry }
+            let status: BatchReport.Status = (shard?.contains(job) ?? true) ? .notRun : .notInShard
+            return BatchReport.Entry(name: job.name, type: job.kind, status: status, output: job.output, result: nil,
+                                     error: nil, elapsed: 0)
+        }
+        return BatchReport(jobs: all, elapsed: Double(MonotonicClock.nanoseconds() - started) / 1e9,
+                           shard: shard?.description)
+    }
+
+    private func takeNext(_ selected: [BatchJob]) -> BatchJob? {
+        state.withLock { state in
+            guard !state.stopping, state.next < selected.count else { return nil }
+            defer { state.next += 1 }
+            return selected[state.next]
+        }
+    }
+
+    private func report(_ progress: @Sendable (Progress) -> Void, total: Int) {
+        let snapshot = state.withLock { Progress(finished: $0.finished, total: total, running: $0.sessions.keys.sorted()) }
+        progress(snapshot)
+    }
+
+    private func execute(_ job: BatchJob) -> BatchReport.Entry {
+        let started = MonotonicClock.nanoseconds()
+        var entry = BatchReport.Entry(name: job.name, type: job.kind, status: .succeeded, output: job.output, result: nil,
+                                      error: nil, elapsed: 0)
+        defer { entry.elapsed = Double(MonotonicClock.nanoseconds() - started) / 1e9 }
+        if !force && BatchRunner.isComplete(job.output) {
+            entry.status = .skipped
+            return entry
+        }
+        do {
+            try FileManager.default.createDirectory(
+                at: URL(fileURLWithPath: job.output).deletingLastPathComponent(), withIntermediateDirectories: true)
+            if let still = job.still {
+                try FileManager.default.createDirectory(
+                    at: URL(fileURLWithPath: still.path).deletingLastPathComponent(), withIntermediateDirectories: true)
+            }
+            switch job.kind {
+            case .grab:
+                try FrameGrabber.grab(inputPath: job.input!, at: job.at,
+                                      to: StillRequest(path: job.output, quality: job.quality, overwrite: true))
+            case .record, .transcode:
+                let result = try record(job)
+                entry.result = result
+                if !result.recordedSuccessfully {
+                    entry.status = .failed
+                    entry.error = result.error ?? "no usable file was produced (\(result.stopReason.rawValue))"
+                }
+            }
+        } catch {
+            entry.status = .failed
+            entry.error = "\(error)"
+        }
+        return entry
+    }
+
+    private func record(_ job: BatchJob) throws -> RecordingResult {
+        var still = job.still
+        still?.overwrite = true
+        let configuration: RecordingConfiguration
+        if job.kind == .transcode {
+            let request = Transcoder.Request(inputPath: job.input!, outputPath: job.output, preset: job.preset!,
+                                             limits: job.limits, overwrite: true, firstFrameStill: still)
+            configuration = try Transcoder.configuration(for: request).0
+        } else {
+            configuration = RecordingConfiguration(outputPath: job.output, video: job.video, audio: job.audio,
+                                                   preset: job.preset!, limits: job.limits, orientation: job.orientation,
+                                                   overwrite: true, firstFrameStill: still)
+        }
+        let session = CaptureSession()
+        let stopping = state.withLock { state -> Bool in
+            state.sessions[job.name] = session
+            return state.stopping
+        }
+        if stopping { throw ReelError.runtime("the batch was stopped before this job started") }
+        try session.start(configuration)
+        if state.withLock({ $0.stopping }) { session.stop() }  // a stop that raced with the start
+        return session.waitUntilFinished()
+    }
+
+    /// An output from an earlier run counts as done when it exists and FFmpeg can open it (every output is
+    /// renamed into place only once finalized, so a file under the final name is complete).
+    static func isComplete(_ path: String) -> Bool {
+        guard FileManager.default.fileExists(atPath: path) else { return false }
+        return (try? MediaProbe.describe(path: path)).map { !$0.streams.isEmpty } ?? false
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+
+/// Reads and validates a batch job file before anything runs:
+/// `{"defaults": {...}, "jobs": [{"name": ..., "type": "record"|"transcode"|"grab", ...}]}`.
+/// Unknown keys, wrong types, missing fields, duplicate names or outputs are errors naming the job and field.
+/// Relative paths are resolved against the job file's folder, so a job file works from any directory.
+public enum JobFile {
+    static let jobKeys: Set<String> = ["name", "type", "video", "audio", "input", "preset", "maxDuration", "maxSize",
+                                       "minFree", "output", "still", "stillQuality", "orientation", "at"]
+    static let allowedByKind: [BatchJob.Kind: Set<String>] = [
+        .record: ["name", "type", "video", "audio", "preset", "maxDuration", "maxSize", "minFree", "output", "still",
+                  "stillQuality", "orientation"],
+        .transcode: ["name", "type", "input", "preset", "maxDuration", "maxSize", "minFree", "output", "still", "stillQuality"],
+        .grab: ["name", "type", "input", "at", "output", "stillQuality"],
+    ]
+
+    public static func load(path: String, date: Date = Date()) throws -> [BatchJob] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ReelError.invalidInput("job file \(path) cannot be read: check the path")
+        }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        return try parse(data, source: path, baseFolder: folder, date: date)
+    }
+
+    public static func parse(_ data: Data, source: String, baseFolder: URL, date: Date = Date()) throws -> [BatchJob] {
+        let root = try JSONFields.parse(data, source: source)
+        try root.rejectUnknownKeys(allowed: ["defaults", "jobs"])
+        var defaults: [String: Any] = [:]
+        if root.has("defaults") {
+            let fields = try root.nested("defaults")
+            try fields.rejectUnknownKeys(allowed: jobKeys.subtracting(["name"]))
+            defaults = fields.object
+        }
+        guard let list = root.object["jobs"] as? [Any] else {
+            throw ReelError.invalidInput("\(source): jobs: expected an array of job objects")
+        }
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyyMMdd"
+        let day = formatter.string(from: date)
+        var jobs: [BatchJob] = []
+        jobs.reserveCapacity(list.count)
+        let defaultSources = DefaultSources()
+        var names: [String: Int] = [:]
+        var outputs: [String: String] = [:]
+        for (offset, value) in list.enumerated() {
+            guard let own = value as? [String: Any] else {
+                throw ReelError.invalidInput("\(source): jobs[\(offset)]: expected a job object")
+            }
+            let label = (own["name"] as? String).map { "jobs.\($0)" } ?? "jobs[\(offset)]"
+            // Defaults apply where they fit the job's type (a default preset is no error for a grab job).
+            let kindName = (own["type"] ?? defaults["type"]) as? String ?? BatchJob.Kind.record.rawValue
+            let fitting = BatchJob.Kind(rawValue: kindName).flatMap { allowedByKind[$0] } ?? jobKeys
+            let applicable = defaults.filter { fitting.contains($0.key) }
+            let fields = try JSONFields(applicable.merging(own) { _, job in job }, path: label, source: source)
+            let job = try parseJob(fields, index: offset + 1, baseFolder: baseFolder, day: day, defaults: defaultSources)
+            if let first = names[job.name] {
+                throw ReelError.invalidInput("\(source): \(label): name: '\(job.name)' is already used by jobs[\(first - 1)]")
+            }
+            names[job.name] = job.index
+            if let other = outputs[job.output] {
+                throw ReelError.invalidInput("\(source): \(label): output: \(job.output) is also the output of job '\(other)'")
+            }
+            outputs[job.output] = job.name
+            jobs.append(job)
+        }
+        return jobs
+    }
+
+    /// The machine's default devices, looked up once per job file (not once per job).
+    final class DefaultSources {
+        lazy var video = DeviceDiscovery.defaultVideo()
+        lazy var audio = DeviceDiscovery.defaultAudio()
+    }
+
+    private static func parseJob(_ fields: JSONFields, index: Int, baseFolder: URL, day: String,
+                                 defaults: DefaultSources) throws -> BatchJob {
+        let name = try fields.string("name")
+        guard !name.contains("/") else { throw fields.fail("name", "must not contain '/' (it is used in file names)") }
+        let kind: BatchJob.Kind = try fields.choice("type", default: .record)
+        let allowed = allowedByKind[kind]!
+        if let stray = fields.object.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw fields.fail(stray, "not a field of a \(kind.rawValue) job (allowed: \(allowed.sorted().joined(separator: ", ")))")
+        }
+        let presetName = kind == .grab ? nil : (try fields.optionalString("preset") ?? PresetLibrary.defaultName)
+        var preset: Preset? = nil
+        if let presetName {
+            do {
+                let resolved = presetName.hasSuffix(".json") ? resolve(presetName, against: baseFolder) : presetName
+                preset = try PresetLibrary.preset(named: resolved)
+            } catch let error as ReelError {
+                throw fields.fail("preset", error.description)
+            }
+        }
+        func expand(_ key: String) throws -> String {
+            let template = try fields.string(key)
+            var text = template
+            for (placeholder, value) in [("{name}", name), ("{preset}", presetName ?? ""), ("{index}", String(index)),
+                                         ("{date}", day)] {
+                text = text.replacingOccurrences(of: placeholder, with: value)
+            }
+            if let open = text.firstIndex(of: "{"), text[open...].contains("}") {
+                throw fields.fail(key, "unknown placeholder in '\(template)' (use {name}, {preset}, {index}, {date})")
+            }
+            return resolve(text, against: baseFolder)
+        }
+        let output = try expand("output")
+        let expectedExtensions = kind == .grab ? ["jpg", "jpeg", "png"] : ["mov"]
+        guard expectedExtensions.contains(URL(fileURLWithPath: output).pathExtension.lowercased()) else {
+            throw fields.fail("output", "\(output) must end in .\(expectedExtensions.joined(separator: " or ."))")
+        }
+        var limits = RecordingLimits()
+        if fields.has("maxDuration") { limits.maxDuration = try fields.number("maxDuration", in: 0.001...1e7) }
+        if fields.has("maxSize") {
+            limits.maxFileSize = try fields.byteCount("maxSize", in: RecordingLimits.smallestMaxFileSize...Int64.max / 2)
+        }
+        if fields.has("minFree") { limits.minFreeDiskSpace = try fields.byteCount("minFree", in: 0...Int64.max / 2) }
+        let quality = try fields.optionalInteger("stillQuality", in: 1...100) ?? StillRequest.defaultQuality
+        var still: StillRequest? = nil
+        if fields.has("still") {
+            let path = try expand("still")
+            still = StillRequest(path: path, quality: quality)
+            guard still?.codec != nil else { throw fields.fail("still", "\(path) must end in .jpg, .jpeg or .png") }
+        }
+        func source(_ key: String) throws -> DeviceSpec? {
+            guard fields.has(key) else { return nil }
+            let text = try fields.string(key)
+            if text == "none" { return nil }
+            do {
+                var spec = try DeviceSpec(parsing: text)
+                if spec.kind == .file { spec.target = resolve(spec.target, against: baseFolder) }
+                return spec
+            } catch let error as ReelError {
+                throw fields.fail(key, error.description)
+            }
+        }
+        var job = BatchJob(index: index, name: name, kind: kind, output: output, video: nil, audio: nil, input: nil,
+                           preset: preset, limits: limits, still: still,
+                           orientation: try fields.choice("orientation", default: Orientation.landscapeRight),
+                           at: 0, quality: quality)
+        switch kind {
+        case .record:
+            job.video = fields.has("video") ? try source("video") : defaults.video
+            job.audio = fields.has("audio") ? try source("audio") : defaults.audio
+            if job.video == nil && job.audio == nil { throw fields.fail("video", "a record job needs a video or an audio source") }
+            if limits.maxDuration == nil && limits.maxFileSize == nil {
+                throw fields.fail("maxDuration", "a record job needs maxDuration or maxSize: a batch runs unattended")
+            }
+        case .transcode, .grab:
+            job.input = resolve(try fields.string("input"), against: baseFolder)
+            if kind == .grab { job.at = try fields.has("at") ? fields.number("at", in: 0...1e9) : 0 }
+        }
+        return job
+    }
+
+    static func resolve(_ path: String, against folder: URL) -> String {
+        path.hasPrefix("/") ? path : folder.appendingPathComponent(path).standardizedFileURL.path
+    }
+}

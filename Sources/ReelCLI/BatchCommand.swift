@@ -1,0 +1,75 @@
+import Foundation
+import Reel
+
+/// `reel batch JOBS.json [--parallel N] [--report REPORT.json] [--shard I/N] [--force] [--json] [--quiet]`.
+enum BatchCommand {
+    static let help = """
+        usage: reel batch JOBS.json [--parallel N] [--report REPORT.json] [--shard I/N] [--force] [--json] [--quiet]
+
+        Runs the record, transcode and grab jobs of a job file (see README, "Batch jobs"), at most N at a time
+        (default \(BatchRunner.defaultParallelism) on this machine: one per two cores, as x264 threads too). The whole
+        file is validated before anything runs. A failed job does not stop the others. Outputs are written under
+        temporary names and renamed when finalized; a re-run skips jobs whose output is already complete, unless
+        --force. --shard I/N runs every N-th job starting with the I-th, so N machines (a Slurm job array) together
+        run each job once. Ctrl-C/SIGTERM lets running jobs finalize and leaves the rest notRun.
+
+          --parallel N        jobs at a time
+          --report FILE       write the JSON report there
+          --shard I/N         run only this shard (1-based)
+          --force             re-run jobs whose output exists
+          --json              print the JSON report on stdout
+          --quiet             no progress line
+
+        exit codes: 0 no job failed, 1 a job failed, 2 bad job file or usage (nothing ran)
+        """
+
+    static func run(_ arguments: [String]) -> ExitCode {
+        let runner: BatchRunner
+        let parsed: ParsedArguments
+        do {
+            parsed = try ParsedArguments(arguments, command: "batch", specification: .init(
+                valueOptions: ["--parallel", "--report", "--shard"], flagOptions: ["--force", "--json", "--quiet"]))
+            guard parsed.positionals.count == 1 else { throw UsageError("batch: expected one JOBS.json") }
+            var parallel = BatchRunner.defaultParallelism
+            if let text = parsed.value("--parallel") {
+                guard let value = Int(text), value >= 1 else { throw UsageError("--parallel '\(text)' is not a whole number ≥ 1") }
+                parallel = value
+            }
+            let shard = try parsed.value("--shard").map(BatchRunner.Shard.init(parsing:))
+            if let report = parsed.value("--report") {
+                let folder = URL(fileURLWithPath: report).deletingLastPathComponent().path
+                guard FileManager.default.fileExists(atPath: folder) else {
+                    throw UsageError("--report: folder \(folder) does not exist")
+                }
+            }
+            let jobs = try JobFile.load(path: parsed.positionals[0])
+            runner = try BatchRunner(jobs: jobs, parallel: parallel, shard: shard, force: parsed.has("--force"))
+        } catch {
+            return .reporting(error)
+        }
+        let status = StatusLine(quiet: parsed.has("--quiet"))
+        let signals = SignalHandling(stop: { runner.stop() }, abort: {
+            status.clear()
+            Terminal.printError("aborted by a second interrupt; unfinished outputs were not kept")
+            _exit(ExitCode.interrupted.rawValue)
+        })
+        let report = runner.run { progress in status.showBatch(progress) }
+        status.clear()
+        withExtendedLifetime(signals) {}
+        if let path = parsed.value("--report") {
+            do {
+                try Data(Terminal.json(report).utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            } catch {
+                Terminal.printError("cannot write the report to \(path): \(error.localizedDescription)")
+                return .failure
+            }
+        }
+        if parsed.has("--json") { Terminal.writeOutput(Terminal.json(report)) }
+        let shardNote = report.shard.map { " (shard \($0))" } ?? ""
+        Terminal.writeError("\(report.jobs.count) jobs\(shardNote): \(report.succeeded) succeeded, \(report.failed) failed, \(report.skipped) skipped, \(report.notRun) not run, \(report.notInShard) in other shards — \(String(format: "%.1f", report.elapsed)) s\n")
+        for entry in report.jobs where entry.status == .failed {
+            Terminal.writeError("  \(entry.name): \(entry.error ?? "failed")\n")
+        }
+        return report.failed == 0 ? .success : .failure
+    }
+}
