@@ -3,44 +3,6 @@ import Foundation
 import ReelTestSupport
 import Testing
 
-/// Pictures compared through the ffmpeg CLI: decoded to raw RGB and compared pixel by pixel.
-enum PictureComparison {
-    /// RGB24 pixels of a picture file, or of frame `index` of a movie, as ffmpeg decodes it (autorotated).
-    static func rgb(_ path: String, frame index: Int? = nil, size: (Int, Int)? = nil) throws -> [UInt8] {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("reel-rgb-\(UUID().uuidString).rgb").path
-        defer { try? FileManager.default.removeItem(atPath: output) }
-        var arguments = ["-v", "error", "-i", path]
-        if let index { arguments += ["-vf", "select=eq(n\\,\(index))"] }
-        if let size { arguments += ["-s", "\(size.0)x\(size.1)"] }
-        arguments += ["-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", output]
-        let result = try Processes.run("/usr/bin/ffmpeg", arguments)
-        guard result.status == 0 else { throw SetupFailure(result.standardError) }
-        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))
-    }
-
-    static func meanAbsoluteDifference(_ a: [UInt8], _ b: [UInt8]) -> Double {
-        guard a.count == b.count, !a.isEmpty else { return .infinity }
-        var total = 0
-        for index in a.indices { total += abs(Int(a[index]) - Int(b[index])) }
-        return Double(total) / Double(a.count)
-    }
-
-    /// PSNR (dB) of `picture` against `reference` over all planes in yuv420p, by ffmpeg's psnr filter.
-    static func psnr(_ picture: String, against reference: String) throws -> Double {
-        let result = try Processes.run("/usr/bin/ffmpeg", [
-            "-v", "info", "-i", picture, "-i", reference, "-lavfi",
-            "[0:v]format=yuv420p[a];[1:v]format=yuv420p[b];[a][b]psnr", "-f", "null", "-"])
-        guard let range = result.standardError.range(of: "average:") else { throw SetupFailure(result.standardError) }
-        let number = result.standardError[range.upperBound...].prefix { $0.isNumber || $0 == "." }
-        return Double(number) ?? 0
-    }
-
-    struct SetupFailure: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
-    }
-}
-
 @Suite(.serialized) struct StillTests {
     @Test func firstFrameStillIsCloseToTheSourceFrame() async throws {
         let folder = try Scratch.folder()

@@ -54,11 +54,11 @@ public enum JobFile {
             let fields = try JSONFields(applicable.merging(own) { _, job in job }, path: label, source: source)
             let job = try parseJob(fields, index: offset + 1, baseFolder: baseFolder, day: day, defaults: defaultSources)
             if let first = names[job.name] {
-                throw ReelError.invalidInput("\(source): \(label): name: '\(job.name)' is already used by jobs[\(first - 1)]")
+                throw ReelError.invalidInput("\(source): \(label).name: '\(job.name)' is already used by jobs[\(first - 1)]")
             }
             names[job.name] = job.index
             if let other = outputs[job.output] {
-                throw ReelError.invalidInput("\(source): \(label): output: \(job.output) is also the output of job '\(other)'")
+                throw ReelError.invalidInput("\(source): \(label).output: \(job.output) is also the output of job '\(other)'")
             }
             outputs[job.output] = job.name
             jobs.append(job)
@@ -153,6 +153,14 @@ public enum JobFile {
     }
 
     static func resolve(_ path: String, against folder: URL) -> String {
-        path.hasPrefix("/") ? path : folder.appendingPathComponent(path).standardizedFileURL.path
+        if path.hasPrefix("/") { return path }
+        // Plain relative paths are joined directly; only "." and ".." segments need URL's normalization
+        // (it is slow enough to matter for 10,000-job files).
+        let segments = path.split(separator: "/")
+        if segments.contains(where: { $0 == "." || $0 == ".." }) {
+            return folder.appendingPathComponent(path).standardizedFileURL.path
+        }
+        let base = folder.path
+        return base.hasSuffix("/") ? base + path : base + "/" + path
     }
 }

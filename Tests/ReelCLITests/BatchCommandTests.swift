@@ -1,0 +1,123 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+@Suite(.serialized) struct BatchCommandTests {
+    static func write(_ json: String, to folder: String, name: String = "jobs.json") throws {
+        try json.write(toFile: "\(folder)/\(name)", atomically: true, encoding: .utf8)
+    }
+
+    static func report(_ output: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+    }
+
+    static func statuses(_ report: [String: Any]) -> [String: String] {
+        let jobs = report["jobs"] as? [[String: Any]] ?? []
+        return Dictionary(uniqueKeysWithValues: jobs.map { ($0["name"] as! String, $0["status"] as! String) })
+    }
+
+    @Test func mixedBatchReportsEveryJobAndReRunsSkip() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(try Processes.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30", "-f", "lavfi",
+                                                      "-i", "sine", "-t", "2", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac",
+                                                      "\(folder)/in.mp4"]).status == 0)
+        try Self.write("""
+            {"defaults": {"preset": "352x288", "minFree": "10M"},
+             "jobs": [
+              {"name": "cam1", "type": "record", "video": "lavfi:testsrc2?realtime=0", "audio": "lavfi:sine?realtime=0",
+               "maxDuration": 1, "maxSize": "10M", "output": "out/{name}.mov", "still": "out/{name}.jpg"},
+              {"name": "t1", "type": "transcode", "input": "in.mp4", "preset": "low", "output": "out/{name}-{preset}.mov"},
+              {"name": "g1", "type": "grab", "input": "in.mp4", "at": 1.5, "output": "out/{name}.jpg"},
+              {"name": "lost", "type": "transcode", "input": "missing.mp4", "output": "out/{name}.mov"}]}
+            """, to: folder)
+        let first = try Processes.reel(["batch", "jobs.json", "--parallel", "2", "--report", "report.json", "--json"],
+                                       currentDirectory: folder)
+        #expect(first.status == 1, "a failed job makes exit 1: \(first.standardError)")
+        let report = try Self.report(first.standardOutput)
+        #expect(Self.statuses(report) == ["cam1": "succeeded", "t1": "succeeded", "g1": "succeeded", "lost": "failed"])
+        #expect(report["succeeded"] as? Int == 3 && report["failed"] as? Int == 1)
+        let fromFile = try Self.report(try String(contentsOfFile: "\(folder)/report.json", encoding: .utf8))
+        #expect(Self.statuses(fromFile) == Self.statuses(report))
+        let jobs = report["jobs"] as! [[String: Any]]
+        let cam = jobs.first { $0["name"] as? String == "cam1" }!
+        #expect((cam["result"] as? [String: Any])?["stopReason"] as? String == "maxDurationReached")
+        #expect((jobs.first { $0["name"] as? String == "lost" }!["error"] as? String)?.contains("missing.mp4") == true)
+        #expect(Scratch.files(in: "\(folder)/out") == ["cam1.jpg", "cam1.mov", "g1.jpg", "t1-low.mov"])
+        #expect(try MediaInspection(path: "\(folder)/out/t1-low.mov").width == 192)
+
+        let again = try Processes.reel(["batch", "jobs.json", "--json"], currentDirectory: folder)
+        #expect(Self.statuses(try Self.report(again.standardOutput)) ==
+                ["cam1": "skipped", "t1": "skipped", "g1": "skipped", "lost": "failed"])
+        let forced = try Processes.reel(["batch", "jobs.json", "--json", "--force"], currentDirectory: folder)
+        #expect(Self.statuses(try Self.report(forced.standardOutput))["t1"] == "succeeded")
+    }
+
+    @Test func shardsRunEachJobExactlyOnce() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let jobs = (1...7).map {
+            #"{"name": "r\#($0)", "type": "record", "video": "lavfi:testsrc2?realtime=0", "audio": "none", "preset": "low", "maxDuration": 0.2, "output": "out/{name}.mov"}"#
+        }
+        try Self.write(#"{"jobs": ["# + jobs.joined(separator: ",") + "]}", to: folder)
+        var ranBy: [String: Int] = [:]
+        for shard in 1...3 {
+            let run = try Processes.reel(["batch", "jobs.json", "--shard", "\(shard)/3", "--json"], currentDirectory: folder)
+            #expect(run.status == 0, "\(run.standardError)")
+            for (name, status) in Self.statuses(try Self.report(run.standardOutput)) {
+                if status == "succeeded" { ranBy[name, default: 0] += 1 } else { #expect(status == "notInShard") }
+            }
+        }
+        #expect(ranBy.count == 7 && ranBy.values.allSatisfy { $0 == 1 }, "\(ranBy)")
+        #expect(Scratch.files(in: "\(folder)/out").count == 7)
+    }
+
+    @Test func malformedJobFileNamesTheJobAndFieldAndRunsNothing() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Self.write(#"{"jobs": [{"name": "ok", "type": "grab", "input": "x.mp4", "output": "a.jpg"}, {"name": "b", "type": "grab", "input": "x.mp4", "output": "b.jpg", "at": "soon"}]}"#, to: folder)
+        let run = try Processes.reel(["batch", "jobs.json"], currentDirectory: folder)
+        #expect(run.status == 2)
+        #expect(run.standardError == "reel: error: jobs.json: jobs.b.at: expected a number, got \"soon\"\n")
+        #expect(Scratch.files(in: folder) == ["jobs.json"])
+    }
+
+    @Test func killedBatchLeavesNoFileUnderAFinalName() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Self.write(#"{"jobs": [{"name": "long", "type": "record", "video": "lavfi:testsrc2?realtime=0", "audio": "lavfi:sine?realtime=0", "preset": "720p", "maxDuration": 120, "output": "out/{name}.mov", "still": "out/{name}.jpg"}]}"#, to: folder)
+        let running = try Processes.start(Processes.reelExecutable, ["batch", "jobs.json"], currentDirectory: folder)
+        usleep(1_500_000)
+        kill(running.process.processIdentifier, SIGKILL)
+        _ = Processes.finish(running, timeout: 10)
+        let left = Scratch.files(in: "\(folder)/out")
+        #expect(!left.contains("long.mov"), "a killed job must not leave its final name: \(left)")
+        #expect(left.contains(".long.mov.partial"), "the movie was being written under its temporary name: \(left)")
+        // The first-frame still is finished long before the kill, so it may stand under its name, complete.
+        for name in left where !name.hasPrefix(".") {
+            #expect(name == "long.jpg", "only complete files may have final names: \(left)")
+            #expect(try PictureComparison.rgb("\(folder)/out/\(name)").count == 1280 * 720 * 3)
+        }
+    }
+
+    @Test func interruptFinalizesRunningJobsAndSkipsTheRest() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let jobs = (1...3).map {
+            #"{"name": "live\#($0)", "type": "record", "video": "lavfi:testsrc2", "audio": "lavfi:sine", "preset": "low", "maxDuration": 60, "output": "{name}.mov"}"#
+        }
+        try Self.write(#"{"jobs": ["# + jobs.joined(separator: ",") + "]}", to: folder)
+        let running = try Processes.start(Processes.reelExecutable, ["batch", "jobs.json", "--parallel", "1", "--json"],
+                                          currentDirectory: folder)
+        usleep(1_500_000)
+        kill(running.process.processIdentifier, SIGINT)
+        let result = Processes.finish(running, timeout: 20)
+        #expect(result.status == 0, "\(result.standardError)")
+        let report = try Self.report(result.standardOutput)
+        #expect(Self.statuses(report) == ["live1": "succeeded", "live2": "notRun", "live3": "notRun"])
+        let first = (report["jobs"] as! [[String: Any]])[0]["result"] as? [String: Any]
+        #expect(first?["stopReason"] as? String == "stopped")
+        #expect(try MediaInspection(path: "\(folder)/live1.mov").videoFrames > 10)
+        #expect(Scratch.files(in: folder) == ["jobs.json", "live1.mov"])
+    }
+}
