@@ -45,3 +45,20 @@ let interruptCallback: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { op
     guard let opaque else { return 0 }
     return Unmanaged<InterruptFlag>.fromOpaque(opaque).takeUnretainedValue().shouldInterrupt ? 1 : 0
 }
+
+/// CPU time, for the engine's per-stage accounting (what the benchmark harness reports as engine overhead).
+public enum CPUClock {
+    /// CPU time the calling thread has used, in nanoseconds.
+    public static func threadNanoseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+
+    /// CPU time (user + system) the whole process has used, in nanoseconds.
+    public static func processNanoseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+}

@@ -21,6 +21,8 @@ final class InputReader: @unchecked Sendable {
 
     let spec: DeviceSpec
     let statistics: ReaderStatistics
+    let stageClock = ReaderStageClock()
+    private var convertNanoseconds: Int64 = 0
     private let input: InputContext
     private let routes: [Route]
     private let interrupt: InterruptFlag
@@ -56,6 +58,11 @@ final class InputReader: @unchecked Sendable {
     func join() { thread?.join() }
 
     private func run() {
+        let threadStart = CPUClock.threadNanoseconds()
+        defer {
+            let thread = CPUClock.threadNanoseconds() - threadStart
+            stageClock.record(readDecode: thread - convertNanoseconds, convert: convertNanoseconds, thread: thread)
+        }
         let packet = Packet()
         let frame = Frame()
         var ending: Ending? = nil
@@ -104,6 +111,8 @@ final class InputReader: @unchecked Sendable {
 
     private func receiveAll(_ route: Route, _ frame: Frame) throws {
         while try route.decoder.receive(into: frame) == .received {
+            let start = CPUClock.threadNanoseconds()
+            defer { convertNanoseconds += CPUClock.threadNanoseconds() - start }
             try route.sink.consume(frame, at: sessionTime(of: frame, route: route))
         }
     }

@@ -49,6 +49,11 @@ final class RecordingEngine: @unchecked Sendable {
     private var errorMessage: String? = nil
     private var lastProgress: (time: Int64, frames: Int) = (0, 0)
     private var stillWritten: String? = nil
+    // CPU accounting (nanoseconds of this thread's CPU clock).
+    private var encodeNanoseconds: [MediaType: Int64] = [.video: 0, .audio: 0]
+    private var muxNanoseconds: Int64 = 0
+    private var threadStart: Int64 = 0
+    private var processStart: Int64 = 0
 
     init(setup: Setup, buffer: CaptureBuffer, readers: [InputReader], events: @escaping @Sendable (RecordingEvent) -> Void) {
         self.setup = setup
@@ -66,6 +71,8 @@ final class RecordingEngine: @unchecked Sendable {
 
     /// Runs the recording to its end and returns the result. Call on the engine's own thread.
     func run() -> RecordingResult {
+        threadStart = CPUClock.threadNanoseconds()
+        processStart = CPUClock.processNanoseconds()
         do {
             try openOutput()
             for reader in readers { reader.start() }
@@ -235,6 +242,13 @@ final class RecordingEngine: @unchecked Sendable {
     // MARK: encoding and muxing
 
     private func send(_ frame: Frame?, to encoder: Encoder, stream: Int) throws {
+        let start = CPUClock.threadNanoseconds()
+        let muxBefore = muxNanoseconds
+        defer {
+            // Encoder time is the call's CPU time less the muxing done inside it.
+            encodeNanoseconds[encoder.mediaType, default: 0] +=
+                CPUClock.threadNanoseconds() - start - (muxNanoseconds - muxBefore)
+        }
         if try encoder.send(frame) == .outputFull {
             try drainPackets(from: encoder, stream: stream)
             _ = try encoder.send(frame)
@@ -247,9 +261,10 @@ final class RecordingEngine: @unchecked Sendable {
         while try encoder.receive(into: packet) == .received {
             packet.streamIndex = stream
             if packet.duration == 0 && encoder.mediaType == .video { packet.duration = 1 }
-            if case .limitReached(let reason) = try writer.submit(packet) {
-                stopReason = reason
-            }
+            let start = CPUClock.threadNanoseconds()
+            let outcome = try writer.submit(packet)
+            muxNanoseconds += CPUClock.threadNanoseconds() - start
+            if case .limitReached(let reason) = outcome { stopReason = reason }
         }
     }
 
@@ -270,6 +285,7 @@ final class RecordingEngine: @unchecked Sendable {
                 else if stopReason != .diskFull { stopReason = .failed }
             }
         }
+        let stages = stageTimes()
         let usable = finalized && (videoFrames > 0 || audioSamplesEncoded > 0) && stopReason != .failed
         var bytes: Int64 = 0
         if usable && rename(setup.temporaryPath, setup.outputPath) == 0 {
@@ -296,7 +312,8 @@ final class RecordingEngine: @unchecked Sendable {
             bytes: bytes, videoFrames: recorded ? fileVideoFrames : 0, droppedFrames: droppedFrames,
             audioSamples: recorded ? fileAudioSamples : 0, preset: setup.preset.name,
             elapsed: Double(MonotonicClock.nanoseconds() - startedAt) / 1e9,
-            videoDevice: setup.videoDevice, audioDevice: setup.audioDevice, error: errorMessage, still: stillWritten)
+            videoDevice: setup.videoDevice, audioDevice: setup.audioDevice, error: errorMessage, still: stillWritten,
+            stages: stages)
     }
 
     private func flushEncoders() throws {
@@ -309,6 +326,26 @@ final class RecordingEngine: @unchecked Sendable {
             try send(nil, to: encoder, stream: audioStream)
             _ = try writer?.endStream(audioStream)
         }
+    }
+
+    /// Called on the engine thread once the readers have ended and the file is finished.
+    private func stageTimes() -> StageTimes {
+        let seconds = { (nanoseconds: Int64) in Double(nanoseconds) / 1e9 }
+        let readers = readers.map(\.stageClock.snapshot)
+        let engineThread = CPUClock.threadNanoseconds() - threadStart
+        let process = CPUClock.processNanoseconds() - processStart
+        let ownThreads = engineThread + readers.reduce(0) { $0 + $1.thread }
+        let encode = encodeNanoseconds.values.reduce(0, +)
+        var times = StageTimes()
+        times.readDecode = seconds(readers.reduce(0) { $0 + $1.readDecode })
+        times.convert = seconds(readers.reduce(0) { $0 + $1.convert })
+        times.encodeVideo = seconds(encodeNanoseconds[.video] ?? 0)
+        times.encodeAudio = seconds(encodeNanoseconds[.audio] ?? 0)
+        times.mux = seconds(muxNanoseconds)
+        times.engineOther = seconds(max(0, engineThread - encode - muxNanoseconds))
+        times.codecThreads = seconds(max(0, process - ownThreads))
+        times.total = seconds(process)
+        return times
     }
 
     private var droppedFrames: Int {

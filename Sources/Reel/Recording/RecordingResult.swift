@@ -20,6 +20,8 @@ public struct RecordingResult: Sendable, Codable, Equatable {
     public var error: String?
     /// The first-frame still, when one was asked for and written.
     public var still: String?
+    /// Where the CPU time went (see StageTimes).
+    public var stages: StageTimes?
 }
 
 /// Live figures while recording.
