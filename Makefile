@@ -3,12 +3,12 @@
 #   make test  installs what is missing and runs the whole test suite
 SWIFT ?= swift
 # FFmpeg's libraries and CLI (the CLI serves tests as an independent oracle), pkg-config for the build,
-# Xvfb and X tools for the screen-capture tests, ALSA tools for the microphone tests.
+# Xvfb and xsetroot for the screen-capture tests, python3 for the benchmark harness.
 PACKAGES := libavdevice-dev libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev \
-            libavutil-dev pkg-config ffmpeg xvfb x11-xserver-utils x11-utils alsa-utils libasound2-plugins
+            libavutil-dev pkg-config ffmpeg xvfb x11-xserver-utils python3
 REEL := .build/debug/reel
 
-.PHONY: deps build run test clean release
+.PHONY: deps build run test clean release bench bench-quick
 
 deps:
 	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
@@ -30,6 +30,13 @@ run: build
 
 test: build
 	$(SWIFT) test
+
+# The benchmark harness (benchmarks/bench.py): Reel and the ffmpeg CLI side by side on the same jobs.
+bench: release
+	python3 benchmarks/bench.py
+
+bench-quick: release
+	python3 benchmarks/bench.py --quick
 
 clean:
 	rm -rf .build recordings

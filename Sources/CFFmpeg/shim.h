@@ -34,7 +34,7 @@ static inline int reel_error_to_posix(int averror) { return AVUNERROR(averror); 
 #define REEL_STRINGIFY_(x) #x
 #define REEL_STRINGIFY(x) REEL_STRINGIFY_(x)
 static inline int reel_load_and_register_devices(void) {
-    void *library = dlopen("libavdevice.so." REEL_STRINGIFY(LIBAVDEVICE_VERSION_MAJOR), RTLD_NOW | RTLD_GLOBAL);
+    void *library = dlopen("libavdevice.so." REEL_STRINGIFY(LIBAVDEVICE_VERSION_MAJOR), RTLD_LAZY | RTLD_GLOBAL);
     if (!library) return -1;
     void (*register_all)(void) = (void (*)(void))dlsym(library, "avdevice_register_all");
     if (!register_all) return -1;

@@ -5,6 +5,7 @@ import Reel
 enum BatchCommand {
     static let help = """
         usage: reel batch JOBS.json [--parallel N] [--report REPORT.json] [--shard I/N] [--force] [--json] [--quiet]
+               reel batch JOBS.json --check
 
         Runs the record, transcode and grab jobs of a job file (see README, "Batch jobs"), at most N at a time
         (default \(BatchRunner.defaultParallelism) on this machine: one per two cores, as x264 threads too). The whole
@@ -17,6 +18,7 @@ enum BatchCommand {
           --report FILE       write the JSON report there
           --shard I/N         run only this shard (1-based)
           --force             re-run jobs whose output exists
+          --check             only validate the job file and say how many jobs it has
           --json              print the JSON report on stdout
           --quiet             no progress line
 
@@ -28,7 +30,7 @@ enum BatchCommand {
         let parsed: ParsedArguments
         do {
             parsed = try ParsedArguments(arguments, command: "batch", specification: .init(
-                valueOptions: ["--parallel", "--report", "--shard"], flagOptions: ["--force", "--json", "--quiet"]))
+                valueOptions: ["--parallel", "--report", "--shard"], flagOptions: ["--force", "--json", "--quiet", "--check"]))
             guard parsed.positionals.count == 1 else { throw UsageError("batch: expected one JOBS.json") }
             var parallel = BatchRunner.defaultParallelism
             if let text = parsed.value("--parallel") {
@@ -43,6 +45,10 @@ enum BatchCommand {
                 }
             }
             let jobs = try JobFile.load(path: parsed.positionals[0])
+            if parsed.has("--check") {
+                Terminal.writeOutput("\(parsed.positionals[0]): \(jobs.count) valid jobs\n")
+                return .success
+            }
             runner = try BatchRunner(jobs: jobs, parallel: parallel, shard: shard, force: parsed.has("--force"))
         } catch {
             return .reporting(error)

@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+"""Reel's benchmark harness: Reel and the ffmpeg CLI doing the same work, side by side, in one run.
+
+Each comparison runs one warm-up of each, then alternates Reel, ffmpeg, Reel, ffmpeg ... and reports the
+median and min-max of wall time, CPU time (user + sys, from wait4's rusage) and peak RSS, and the median of
+the paired wall-time ratios Reel/ffmpeg. The ffmpeg command lines are generated from the same preset JSON
+Reel reads (size, fps, x264 preset/CRF/profile/GOP, VBV, AAC rate/bitrate) and printed in the report.
+
+    python3 benchmarks/bench.py            # the full set (make bench)
+    python3 benchmarks/bench.py --quick    # a seconds-long subset (make bench-quick; CI runs it)
+
+Results: benchmarks/results/latest.{json,md} (quick: quick.{json,md}). See benchmarks/README.md.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REEL = os.path.join(ROOT, ".build", "release", "reel")
+FFMPEG = shutil.which("ffmpeg") or "/usr/bin/ffmpeg"
+
+
+# ---------------------------------------------------------------- measuring one process
+
+def measure(command, cwd):
+    """Runs a command to completion; returns wall seconds, CPU seconds (user+sys of it and the children it
+    waited for), peak RSS in MB, exit code and stdout."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    output = process.stdout.read()
+    error = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise RuntimeError(f"{shlex.join(command)} exited {process.returncode}: {error.decode(errors='replace')[-500:]}")
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss / 1024,
+            "stdout": output.decode(errors="replace")}
+
+
+def summary(values):
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
+# ---------------------------------------------------------------- commands from presets
+
+def preset(name):
+    with open(os.path.join(ROOT, "presets", f"{name}.json")) as handle:
+        return json.load(handle)
+
+
+def ffmpeg_encoding(p):
+    """The encoder settings of a Reel preset, as ffmpeg CLI options."""
+    video, audio = p["video"], p["audio"]
+    options = ["-c:v", "libx264", "-preset", video["x264Preset"], "-profile:v", video["profile"],
+               "-g", str(video["keyframeInterval"]), "-pix_fmt", "yuv420p"]
+    options += ["-crf", str(video["crf"])] if "crf" in video else ["-b:v", str(video["bitrate"])]
+    if "maxrate" in video:
+        options += ["-maxrate", str(video["maxrate"]), "-bufsize", str(video["bufsize"])]
+    parameters = ["scenecut=0"] + ([f"bframes={video['bFrames']}"] if "bFrames" in video else [])
+    options += ["-x264-params", ":".join(parameters)]
+    options += ["-c:a", "aac", "-b:a", str(audio["bitrate"]), "-ar", str(audio["sampleRate"]), "-ac", str(audio["channels"])]
+    return options
+
+
+def size_of(p):
+    width, height = p["video"]["size"].split("x")
+    return int(width), int(height)
+
+
+def record_commands(name, seconds, output):
+    p = preset(name)
+    width, height = size_of(p)
+    reel = [REEL, "record", output + ".reel.mov", "--video", "lavfi:testsrc2?realtime=0", "--audio", "lavfi:sine?realtime=0",
+            "--preset", name, "--max-duration", str(seconds), "--overwrite", "--json", "--quiet", "--min-free", "0"]
+    ffmpeg = [FFMPEG, "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=size={width}x{height}:rate={p['video']['fps']}",
+              "-f", "lavfi", "-i", f"sine=frequency=440:sample_rate={p['audio']['sampleRate']}", "-t", str(seconds)]
+    ffmpeg += ffmpeg_encoding(p) + ["-f", "mov", output + ".ffmpeg.mov"]
+    return reel, ffmpeg
+
+
+def transcode_commands(name, source, output):
+    p = preset(name)
+    width, height = size_of(p)
+    reel = [REEL, "transcode", source, output + ".reel.mov", "--preset", name, "--overwrite", "--json", "--quiet",
+            "--min-free", "0"]
+    # The same fit-inside-and-pad geometry Reel uses.
+    fit = (f"scale={width}:{height}:force_original_aspect_ratio=decrease:flags=bicubic,"
+           f"pad={width}:{height}:(ow-iw)/2:(oh-ih)/2,setsar=1,fps={p['video']['fps']}")
+    ffmpeg = [FFMPEG, "-v", "error", "-y", "-i", source, "-vf", fit] + ffmpeg_encoding(p) + ["-f", "mov", output + ".ffmpeg.mov"]
+    return reel, ffmpeg
+
+
+# ---------------------------------------------------------------- comparisons
+
+def compare(title, reel, ffmpeg, cwd, runs, notes=""):
+    print(f"  {title} ...", file=sys.stderr, flush=True)
+    measure(reel, cwd)
+    measure(ffmpeg, cwd)
+    samples = {"reel": [], "ffmpeg": []}
+    for _ in range(runs):
+        samples["reel"].append(measure(reel, cwd))
+        samples["ffmpeg"].append(measure(ffmpeg, cwd))
+    row = {"job": title, "runs": runs, "notes": notes,
+           "commands": {"reel": shlex.join(reel), "ffmpeg": shlex.join(ffmpeg)}}
+    for side, results in samples.items():
+        row[side] = {key: summary([result[key] for result in results]) for key in ("wall", "cpu", "rss")}
+    row["wallRatio"] = statistics.median(r["wall"] / f["wall"] for r, f in zip(samples["reel"], samples["ffmpeg"]))
+    row["cpuRatio"] = statistics.median(r["cpu"] / f["cpu"] for r, f in zip(samples["reel"], samples["ffmpeg"]))
+    stages = [json.loads(result["stdout"]).get("stages") for result in samples["reel"] if result["stdout"].startswith("{")]
+    stages = [stage for stage in stages if stage]
+    if stages:
+        overhead = [(s["convert"] + s["mux"] + s["engineOther"]) / s["total"] for s in stages if s["total"] > 0]
+        row["engineOverhead"] = statistics.median(overhead)
+        row["stages"] = {key: statistics.median(s[key] for s in stages) for key in stages[0]}
+    return row
+
+
+def live(seconds, cwd):
+    print(f"  live 720p30 for {seconds} s ...", file=sys.stderr, flush=True)
+    result = measure([REEL, "record", "live.mov", "--video", "lavfi:testsrc2", "--audio", "lavfi:sine", "--preset", "720p",
+                      "--max-duration", str(seconds), "--overwrite", "--json", "--quiet", "--min-free", "0"], cwd)
+    report = json.loads(result["stdout"])
+    return {"job": f"live 720p30, {seconds} s, paced lavfi", "seconds": seconds, "droppedFrames": report["droppedFrames"],
+            "videoFrames": report["videoFrames"], "cpuPercentOfOneCore": 100 * result["cpu"] / result["wall"],
+            "wall": result["wall"], "rss": result["rss"]}
+
+
+def batch(count, source, cwd, runs):
+    jobs = [{"name": f"b{index}", "type": "transcode", "input": source, "preset": "352x288", "minFree": 0,
+             "output": f"batch/{{name}}.mov"} for index in range(count)]
+    with open(os.path.join(cwd, "jobs.json"), "w") as handle:
+        json.dump({"jobs": jobs}, handle)
+    reel = [REEL, "batch", "jobs.json", "--force", "--quiet"]
+    one = transcode_commands("352x288", source, os.path.join(cwd, "batch", "ffmpeg"))[1]
+    script = "; ".join(shlex.join(one[:-1] + [os.path.join(cwd, "batch", f"f{index}.mov")]) + " || exit 1"
+                       for index in range(count))
+    os.makedirs(os.path.join(cwd, "batch"), exist_ok=True)
+    return compare(f"batch of {count} transcodes to 352x288", reel, ["/bin/sh", "-c", script], cwd, runs,
+                   notes="reel batch at its default parallelism vs the same jobs run one by one with ffmpeg")
+
+
+def growth(durations, cwd, runs):
+    rows = []
+    for seconds in durations:
+        print(f"  growth: record {seconds} s of 352x288 ...", file=sys.stderr, flush=True)
+        reel = record_commands("352x288", seconds, os.path.join(cwd, f"growth{seconds}"))[0]
+        results = [measure(reel, cwd) for _ in range(runs)]
+        rows.append({"seconds": seconds, "wall": summary([r["wall"] for r in results]),
+                     "rss": summary([r["rss"] for r in results])})
+    base = rows[0]
+    for row in rows:
+        row["wallPerMediaSecond"] = row["wall"]["median"] / row["seconds"]
+        row["rssGrowth"] = row["rss"]["median"] - base["rss"]["median"]
+    return rows
+
+
+def validation(cwd):
+    jobs = [{"name": f"j{index}", "type": "transcode", "input": "in.mp4", "output": "out/{name}.mov", "preset": "352x288"}
+            for index in range(10_000)]
+    with open(os.path.join(cwd, "big.json"), "w") as handle:
+        json.dump({"defaults": {"minFree": "1G"}, "jobs": jobs}, handle)
+    results = [measure([REEL, "batch", "big.json", "--check"], cwd) for _ in range(5)]
+    return {"jobs": 10_000, "wall": summary([r["wall"] for r in results])}
+
+
+# ---------------------------------------------------------------- targets and report
+
+def targets(report):
+    checks = []
+    for row in report["comparisons"]:
+        kind = row["job"].split()[0]
+        if kind in ("record", "transcode"):
+            checks.append((f"{row['job']}: wall ratio ≤ 1.00", row["wallRatio"] <= 1.0, f"{row['wallRatio']:.3f}"))
+            checks.append((f"{row['job']}: peak RSS ≤ ffmpeg", row["reel"]["rss"]["median"] <= row["ffmpeg"]["rss"]["median"],
+                           f"{row['reel']['rss']['median']:.0f} vs {row['ffmpeg']['rss']['median']:.0f} MB"))
+            if "engineOverhead" in row:
+                checks.append((f"{row['job']}: engine overhead ≤ 5 %", row["engineOverhead"] <= 0.05,
+                               f"{100 * row['engineOverhead']:.1f} %"))
+        elif kind == "grab":
+            checks.append(("grab: latency ≤ ffmpeg", row["wallRatio"] <= 1.0,
+                           f"{1000 * row['reel']['wall']['median']:.0f} vs {1000 * row['ffmpeg']['wall']['median']:.0f} ms"))
+        elif kind == "batch":
+            checks.append((f"{row['job']}: ≤ ffmpeg one by one", row["wallRatio"] <= 1.0, f"{row['wallRatio']:.3f}"))
+    live_row = report["live"]
+    checks.append(("live 720p30: 0 dropped frames", live_row["droppedFrames"] == 0, f"{live_row['droppedFrames']} dropped"))
+    growth_rows = report["growth"]
+    first, last = growth_rows[0], growth_rows[-1]
+    linear = last["wallPerMediaSecond"] <= 1.25 * first["wallPerMediaSecond"]
+    checks.append((f"growth {first['seconds']}→{last['seconds']} s: time linear", linear,
+                   f"{1000 * first['wallPerMediaSecond']:.0f} → {1000 * last['wallPerMediaSecond']:.0f} ms per media second"))
+    checks.append((f"growth {first['seconds']}→{last['seconds']} s: RSS flat (< 5 MB)", last["rssGrowth"] < 5,
+                   f"{last['rssGrowth']:+.1f} MB"))
+    checks.append(("10,000-job validation < 1 s", report["validation"]["wall"]["median"] < 1,
+                   f"{report['validation']['wall']['median']:.3f} s"))
+    return [{"target": name, "met": met, "measured": value} for name, met, value in checks]
+
+
+def markdown(report):
+    lines = [f"Reel benchmark ({report['mode']}), {report['date']}", "",
+             f"Machine: {report['machine']['cpu']}, {report['machine']['cores']} cores, {report['machine']['memory']}; "
+             f"{report['machine']['ffmpeg']}; {report['machine']['reel']}", "",
+             "| job | Reel wall (s) | ffmpeg wall (s) | wall ratio | Reel CPU (s) | ffmpeg CPU (s) | Reel RSS (MB) | ffmpeg RSS (MB) | engine overhead |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for row in report["comparisons"]:
+        def cell(side, key, scale=1.0, digits=2):
+            s = row[side][key]
+            return f"{s['median'] * scale:.{digits}f} ({s['min'] * scale:.{digits}f}–{s['max'] * scale:.{digits}f})"
+        overhead = f"{100 * row['engineOverhead']:.1f} %" if "engineOverhead" in row else "–"
+        lines.append(f"| {row['job']} | {cell('reel', 'wall')} | {cell('ffmpeg', 'wall')} | {row['wallRatio']:.3f} | "
+                     f"{cell('reel', 'cpu')} | {cell('ffmpeg', 'cpu')} | {cell('reel', 'rss', digits=0)} | "
+                     f"{cell('ffmpeg', 'rss', digits=0)} | {overhead} |")
+    live_row = report["live"]
+    lines += ["", f"Live {live_row['job']}: {live_row['droppedFrames']} dropped of {live_row['videoFrames'] + live_row['droppedFrames']} "
+              f"frames, {live_row['cpuPercentOfOneCore']:.0f} % of one core, {live_row['rss']:.0f} MB peak RSS.", "",
+              "Cost growth (record 352x288, Reel): " + ", ".join(
+                  f"{g['seconds']} s → {g['wall']['median']:.2f} s wall, {g['rss']['median']:.0f} MB" for g in report["growth"]),
+              "", f"Validating a 10,000-job file: {report['validation']['wall']['median']:.3f} s (whole process).", "",
+              "| target | met | measured |", "| --- | --- | --- |"]
+    lines += [f"| {t['target']} | {'yes' if t['met'] else '**no**'} | {t['measured']} |" for t in report["targets"]]
+    lines += ["", "Commands (Reel, then ffmpeg):", ""]
+    for row in report["comparisons"]:
+        lines += [f"- {row['job']}:", f"  - `{row['commands']['reel']}`", f"  - `{row['commands']['ffmpeg']}`"]
+    return "\n".join(lines) + "\n"
+
+
+def machine():
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), platform.processor())
+    memory = next((line.split(":", 1)[1].strip() for line in open("/proc/meminfo") if line.startswith("MemTotal")), "?")
+    ffmpeg = subprocess.run([FFMPEG, "-version"], capture_output=True, text=True).stdout.splitlines()[0]
+    reel = subprocess.run([REEL, "--version"], capture_output=True, text=True).stdout.strip()
+    return {"cpu": cpu, "cores": os.cpu_count(), "memory": memory, "ffmpeg": " ".join(ffmpeg.split()[:3]), "reel": reel}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="a seconds-long subset (CI)")
+    parser.add_argument("--runs", type=int, help="paired runs per comparison (default 5; quick 2)")
+    arguments = parser.parse_args()
+    if not os.access(REEL, os.X_OK):
+        sys.exit(f"bench: {REEL} is missing: build it with `swift build -c release` (make bench does)")
+    quick = arguments.quick
+    runs = arguments.runs or (2 if quick else 5)
+    work = tempfile.mkdtemp(prefix="reel-bench-")
+    try:
+        print(f"Reel benchmark ({'quick' if quick else 'full'}), {runs} paired runs per job", file=sys.stderr)
+        source = os.path.join(work, "source1080.mp4")
+        source_seconds = 4 if quick else 20
+        subprocess.run([FFMPEG, "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30", "-f", "lavfi",
+                        "-i", "sine=frequency=1000:sample_rate=48000", "-t", str(source_seconds), "-c:v", "libx264",
+                        "-preset", "veryfast", "-c:a", "aac", "-shortest", source], check=True)
+        movie720 = os.path.join(work, "movie720.mov")
+        subprocess.run([REEL, "record", movie720, "--video", "lavfi:testsrc2?realtime=0", "--audio", "lavfi:sine?realtime=0",
+                        "--preset", "720p", "--max-duration", "5", "--quiet", "--min-free", "0"], check=True)
+        comparisons = []
+        record_tiers = ["352x288"] if quick else ["352x288", "720p", "1080p"]
+        record_seconds = 2 if quick else 10
+        for tier in record_tiers:
+            reel, ffmpeg = record_commands(tier, record_seconds, os.path.join(work, f"rec-{tier}"))
+            comparisons.append(compare(f"record {record_seconds} s {tier}", reel, ffmpeg, work, runs))
+        for tier in (["352x288"] if quick else ["720p", "352x288"]):
+            reel, ffmpeg = transcode_commands(tier, source, os.path.join(work, f"tc-{tier}"))
+            comparisons.append(compare(f"transcode {source_seconds} s 1080p30 to {tier}", reel, ffmpeg, work, runs))
+        comparisons.append(compare(
+            "grab first frame of a 720p movie", [REEL, "grab", movie720, os.path.join(work, "grab.jpg"), "--overwrite"],
+            [FFMPEG, "-y", "-v", "error", "-i", movie720, "-frames:v", "1", os.path.join(work, "grab-ffmpeg.jpg")],
+            work, max(runs, 5)))
+        small = os.path.join(work, "small.mp4")
+        subprocess.run([FFMPEG, "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30", "-f", "lavfi",
+                        "-i", "sine", "-t", "3", "-c:v", "libx264", "-preset", "veryfast", "-c:a", "aac", "-shortest", small],
+                       check=True)
+        comparisons.append(batch(4 if quick else 20, small, work, 1 if quick else 3))
+        report = {
+            "mode": "quick" if quick else "full", "date": datetime.datetime.now().isoformat(timespec="seconds"),
+            "machine": machine(), "comparisons": comparisons,
+            "live": live(3 if quick else 30, work),
+            "growth": growth([2, 6] if quick else [10, 60, 300], work, 1 if quick else 3),
+            "validation": validation(work),
+        }
+        report["targets"] = targets(report)
+        results = os.path.join(ROOT, "benchmarks", "results")
+        os.makedirs(results, exist_ok=True)
+        name = "quick" if quick else "latest"
+        with open(os.path.join(results, f"{name}.json"), "w") as handle:
+            json.dump(report, handle, indent=2)
+        text = markdown(report)
+        with open(os.path.join(results, f"{name}.md"), "w") as handle:
+            handle.write(text)
+        print(text)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
