@@ -145,8 +145,10 @@ def batch(count, source, cwd, runs):
     script = "; ".join(shlex.join(one[:-1] + [os.path.join(cwd, "batch", f"f{index}.mov")]) + " || exit 1"
                        for index in range(count))
     os.makedirs(os.path.join(cwd, "batch"), exist_ok=True)
-    return compare(f"batch of {count} transcodes to 352x288", reel, ["/bin/sh", "-c", script], cwd, runs,
-                   notes="reel batch at its default parallelism vs the same jobs run one by one with ffmpeg")
+    row = compare(f"batch of {count} transcodes to 352x288", reel, ["/bin/sh", "-c", script], cwd, runs,
+                  notes="reel batch at its default parallelism vs the same jobs run one by one with ffmpeg")
+    row["commands"]["ffmpeg"] = f"{count} × (one by one) " + shlex.join(one[:-1] + ["batch/fN.mov"])
+    return row
 
 
 def growth(durations, cwd, runs):
