@@ -13,10 +13,13 @@ final class AudioFrameSink: FrameSink {
     private let statistics: ReaderStatistics
     private var firstSample: Int64? = nil
     private var samplesQueued: Int64 = 0
+    private var timeLimit: ReaderTimeLimit
+    private(set) var isSatisfied = false
 
     init(buffer: CaptureBuffer, sampleRate: Int, channels: Int, blockSize: Int, waitsForEncoder: Bool,
-         statistics: ReaderStatistics) {
+         statistics: ReaderStatistics, maxDuration: Double? = nil) {
         self.buffer = buffer
+        self.timeLimit = ReaderTimeLimit(maxDuration: maxDuration)
         self.resampler = Resampler(outputRate: sampleRate, outputChannels: channels)
         self.fifo = SampleFIFO(format: .floatPlanar, channels: channels)
         self.blockSize = blockSize
@@ -26,6 +29,10 @@ final class AudioFrameSink: FrameSink {
     }
 
     func consume(_ frame: Frame, at time: Timestamp) throws {
+        if timeLimit.isPast(time) {
+            isSatisfied = true
+            return
+        }
         if firstSample == nil {
             firstSample = time.rescaled(to: Rational(1, Int32(sampleRate))).value
         }

@@ -7,6 +7,27 @@ protocol FrameSink: AnyObject {
     func consume(_ frame: Frame, at time: Timestamp) throws
     /// The input ended: pass on whatever is still held back.
     func finish() throws
+    /// True once the sink wants nothing more (its frames are past the duration limit): the reader stops.
+    var isSatisfied: Bool { get }
+}
+
+/// The part of the duration limit a reader can apply: frames more than a second past the limit (measured
+/// from the stream's first frame) are not wanted. The encoder makes the exact cut; this keeps late frames out
+/// of the queues and the drop counts, and lets the reader stop.
+struct ReaderTimeLimit {
+    private let limit: Timestamp?
+    private var first: Timestamp?
+
+    init(maxDuration: Double?) {
+        limit = maxDuration.map { Timestamp(value: Int64(($0 + 1) * 1_000_000), timeBase: sessionTimeBase) }
+    }
+
+    /// Whether a frame starting at `time` is past the limit.
+    mutating func isPast(_ time: Timestamp) -> Bool {
+        if first == nil { first = time }
+        guard let limit, let first else { return false }
+        return limit < time - first
+    }
 }
 
 /// Session time is kept in microseconds at the reader stage: fine enough for any device clock.

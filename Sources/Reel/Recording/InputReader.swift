@@ -72,6 +72,8 @@ final class InputReader: @unchecked Sendable {
                 case .packet:
                     guard let route = routes.first(where: { $0.streamIndex == packet.streamIndex }) else { continue }
                     try decode(packet, with: route, into: frame)
+                    // Everything wanted is delivered (the duration limit): stop reading, end the streams.
+                    if routes.allSatisfy({ $0.sink.isSatisfied }) { break loop }
                 case .endOfFile:
                     for route in routes { try decode(nil, with: route, into: frame) }
                     ending = Ending(reason: spec.isDevice ? .deviceLost : .inputEnded,

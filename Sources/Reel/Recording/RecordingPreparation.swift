@@ -52,15 +52,18 @@ struct RecordingPreparation {
         if let video = configuration.video, let audio = configuration.audio, video == audio, video.kind == .file {
             // One file for both tracks (a transcode): one reader demuxes it once and routes both streams.
             readers.append(try RecordingPreparation.openReader(
-                video, roles: [.video, .audio], preset: preset, buffer: buffer, sessionStart: sessionStart))
+                video, roles: [.video, .audio], preset: preset, buffer: buffer, sessionStart: sessionStart,
+                maxDuration: configuration.limits.maxDuration))
         } else {
             if let video = configuration.video {
                 readers.append(try RecordingPreparation.openReader(
-                    video, roles: [.video], preset: preset, buffer: buffer, sessionStart: sessionStart))
+                    video, roles: [.video], preset: preset, buffer: buffer, sessionStart: sessionStart,
+                    maxDuration: configuration.limits.maxDuration))
             }
             if let audio = configuration.audio {
                 readers.append(try RecordingPreparation.openReader(
-                    audio, roles: [.audio], preset: preset, buffer: buffer, sessionStart: sessionStart))
+                    audio, roles: [.audio], preset: preset, buffer: buffer, sessionStart: sessionStart,
+                    maxDuration: configuration.limits.maxDuration))
             }
         }
         setup = RecordingEngine.Setup(
@@ -82,7 +85,7 @@ struct RecordingPreparation {
     }
 
     private static func openReader(_ spec: DeviceSpec, roles: [InputRecipe.Role], preset: Preset, buffer: CaptureBuffer,
-                                   sessionStart: Int64) throws -> InputReader {
+                                   sessionStart: Int64, maxDuration: Double?) throws -> InputReader {
         let interrupt = InterruptFlag()
         let recipe = InputRecipe.make(for: spec, role: roles[0], preset: preset)
         let input = try recipe.open(spec: spec, interrupt: interrupt)
@@ -102,10 +105,11 @@ struct RecordingPreparation {
             switch role {
             case .video:
                 sink = VideoFrameSink(buffer: buffer, width: preset.video.width, height: preset.video.height,
-                                      waitsForEncoder: !spec.isPaced, statistics: statistics)
+                                      waitsForEncoder: !spec.isPaced, statistics: statistics, maxDuration: maxDuration)
             case .audio:
                 sink = AudioFrameSink(buffer: buffer, sampleRate: preset.audio.sampleRate, channels: preset.audio.channels,
-                                      blockSize: 1024, waitsForEncoder: !spec.isPaced, statistics: statistics)
+                                      blockSize: 1024, waitsForEncoder: !spec.isPaced, statistics: statistics,
+                                      maxDuration: maxDuration)
             }
             return InputReader.Route(streamIndex: stream.index, decoder: decoder, sink: sink)
         }

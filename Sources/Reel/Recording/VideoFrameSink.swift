@@ -7,15 +7,23 @@ final class VideoFrameSink: FrameSink {
     private let scaler: Scaler
     private let waitsForEncoder: Bool
     private let statistics: ReaderStatistics
+    private var timeLimit: ReaderTimeLimit
+    private(set) var isSatisfied = false
 
-    init(buffer: CaptureBuffer, width: Int, height: Int, waitsForEncoder: Bool, statistics: ReaderStatistics) {
+    init(buffer: CaptureBuffer, width: Int, height: Int, waitsForEncoder: Bool, statistics: ReaderStatistics,
+         maxDuration: Double? = nil) {
         self.buffer = buffer
+        self.timeLimit = ReaderTimeLimit(maxDuration: maxDuration)
         self.scaler = Scaler(outputWidth: width, outputHeight: height)
         self.waitsForEncoder = waitsForEncoder
         self.statistics = statistics
     }
 
     func consume(_ frame: Frame, at time: Timestamp) throws {
+        if timeLimit.isPast(time) {
+            isSatisfied = true
+            return
+        }
         let target: Frame
         switch buffer.takeFreeFrame(.video, wait: waitsForEncoder) {
         case .frame(let frame): target = frame
