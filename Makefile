@@ -8,7 +8,7 @@ PACKAGES := libavdevice-dev libavformat-dev libavcodec-dev libavfilter-dev libsw
             libavutil-dev pkg-config ffmpeg xvfb x11-xserver-utils python3
 REEL := .build/debug/reel
 
-.PHONY: deps build run test clean release bench bench-quick
+.PHONY: deps build run test clean release bench bench-quick check-tsan
 
 deps:
 	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
@@ -38,5 +38,10 @@ bench: release
 bench-quick: release
 	python3 benchmarks/bench.py --quick
 
+# The whole suite under Thread Sanitizer (separate build folder; slower, so not part of make test).
+check-tsan: deps
+	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan
+	$(SWIFT) test --skip-build --sanitize=thread --build-path .build-tsan
+
 clean:
-	rm -rf .build recordings
+	rm -rf .build .build-tsan recordings

@@ -1,6 +1,5 @@
 import FFmpegCore
 import Foundation
-import Synchronization
 
 /// Runs batch jobs, at most `parallel` at a time, each on a thread of its own: a failed job does not stop the
 /// others; a finished output is skipped on re-runs unless forced; `stop()` (SIGINT) lets running jobs
@@ -40,7 +39,7 @@ public final class BatchRunner: Sendable {
     private let parallel: Int
     private let shard: Shard?
     private let force: Bool
-    private let state = Mutex<RunState>(RunState())
+    private let state = Locked<RunState>(RunState())
 
     private struct RunState {
         var next = 0

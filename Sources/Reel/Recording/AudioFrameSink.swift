@@ -13,13 +13,15 @@ final class AudioFrameSink: FrameSink {
     private let statistics: ReaderStatistics
     private var firstSample: Int64? = nil
     private var samplesQueued: Int64 = 0
-    private var timeLimit: ReaderTimeLimit
+    /// Samples a second past the duration limit: audio time follows the sample count (as in the encoder),
+    /// not device timestamps, which run ahead of the samples when a reader falls behind.
+    private let sampleLimit: Int64?
     private(set) var isSatisfied = false
 
     init(buffer: CaptureBuffer, sampleRate: Int, channels: Int, blockSize: Int, waitsForEncoder: Bool,
          statistics: ReaderStatistics, maxDuration: Double? = nil) {
         self.buffer = buffer
-        self.timeLimit = ReaderTimeLimit(maxDuration: maxDuration)
+        self.sampleLimit = maxDuration.map { Int64(($0 + 1) * Double(sampleRate)) }
         self.resampler = Resampler(outputRate: sampleRate, outputChannels: channels)
         self.fifo = SampleFIFO(format: .floatPlanar, channels: channels)
         self.blockSize = blockSize
@@ -29,7 +31,7 @@ final class AudioFrameSink: FrameSink {
     }
 
     func consume(_ frame: Frame, at time: Timestamp) throws {
-        if timeLimit.isPast(time) {
+        if let sampleLimit, samplesQueued > sampleLimit {
             isSatisfied = true
             return
         }

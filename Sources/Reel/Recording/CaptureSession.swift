@@ -1,6 +1,5 @@
 import FFmpegCore
 import Foundation
-import Synchronization
 
 /// Records from devices into a QuickTime movie, like AVCaptureSession with an AVCaptureMovieFileOutput:
 /// configure, `start`, receive events, `stop` (or let a limit stop it), read the result; then record again.
@@ -15,9 +14,9 @@ public final class CaptureSession: Sendable {
         case finished(RecordingResult)
     }
 
-    private let state = Mutex<State>(.ready)
-    private let running = Mutex<RecordingEngine?>(nil)
-    private let finishedSignal = Mutex<[CheckedContinuation<RecordingResult, Never>]>([])
+    private let state = Locked<State>(.ready)
+    private let running = Locked<RecordingEngine?>(nil)
+    private let finishedSignal = Locked<[CheckedContinuation<RecordingResult, Never>]>([])
     private let finishCondition = NSCondition()
 
     public init() {}

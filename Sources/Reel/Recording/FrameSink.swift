@@ -11,8 +11,8 @@ protocol FrameSink: AnyObject {
     var isSatisfied: Bool { get }
 }
 
-/// The part of the duration limit a reader can apply: frames more than a second past the limit (measured
-/// from the stream's first frame) are not wanted. The encoder makes the exact cut; this keeps late frames out
+/// The part of the duration limit a video reader can apply: pictures more than a second past the limit
+/// (measured from the stream's first picture) are not wanted. The encoder makes the exact cut; this keeps late frames out
 /// of the queues and the drop counts, and lets the reader stop.
 struct ReaderTimeLimit {
     private let limit: Timestamp?

@@ -1,6 +1,5 @@
 import FFmpegCore
 import Foundation
-import Synchronization
 
 /// Reads one input on its own thread: av_read_frame blocks, and a slow encoder must never stall a device.
 /// Packets of the routed streams are decoded and handed, with their session time, to each stream's sink.
@@ -28,7 +27,7 @@ final class InputReader: @unchecked Sendable {
     private let interrupt: InterruptFlag
     private let buffer: CaptureBuffer
     private let sessionStart: Int64
-    private let endingState = Mutex<Ending?>(nil)
+    private let endingState = Locked<Ending?>(nil)
     private var origin: (first: Timestamp, arrival: Timestamp)? = nil
     private var lastTimes: [Int: Timestamp] = [:]
     private var thread: WorkerThread?

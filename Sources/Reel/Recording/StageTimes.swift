@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Where a recording's CPU time went, in seconds. Stages are timed with the CPU clock of the thread doing
 /// them; `codecThreads` is what the process used beyond Reel's own threads: the worker threads of x264 and of
@@ -26,7 +25,7 @@ public struct StageTimes: Sendable, Codable, Equatable {
 
 /// Per-reader accumulation, filled on the reader thread and read once it has ended.
 final class ReaderStageClock: Sendable {
-    private let values = Mutex<(readDecode: Int64, convert: Int64, thread: Int64)>((0, 0, 0))
+    private let values = Locked<(readDecode: Int64, convert: Int64, thread: Int64)>((0, 0, 0))
 
     func record(readDecode: Int64, convert: Int64, thread: Int64) {
         values.withLock { $0 = (readDecode, convert, thread) }
