@@ -109,7 +109,9 @@ import Testing
         try Self.write(#"{"jobs": ["# + jobs.joined(separator: ",") + "]}", to: folder)
         let running = try Processes.start(Processes.reelExecutable, ["batch", "jobs.json", "--parallel", "1", "--json"],
                                           currentDirectory: folder)
-        usleep(1_500_000)
+        // Interrupt a second after the first job has started writing (slow builds, e.g. sanitizers, start late).
+        for _ in 0..<200 where !FileManager.default.fileExists(atPath: "\(folder)/.live1.mov.partial") { usleep(100_000) }
+        usleep(1_000_000)
         kill(running.process.processIdentifier, SIGINT)
         let result = Processes.finish(running, timeout: 20)
         #expect(result.status == 0, "\(result.standardError)")
