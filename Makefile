@@ -8,7 +8,7 @@ PACKAGES := libavdevice-dev libavformat-dev libavcodec-dev libavfilter-dev libsw
             libavutil-dev pkg-config ffmpeg xvfb x11-xserver-utils python3
 REEL := .build/debug/reel
 
-.PHONY: deps build run test clean release bench bench-quick check-tsan
+.PHONY: deps build run test clean release bench bench-quick check-tsan check-leaks
 
 deps:
 	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
@@ -42,6 +42,19 @@ bench-quick: release
 check-tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan
 	$(SWIFT) test --skip-build --sanitize=thread --build-path .build-tsan
+
+# A short recording, a transcode and a grab under valgrind: no definitely-lost bytes. valgrind cannot read
+# Swift's DWARF, so it runs on a copy of the release binary without debug info.
+LEAK_CHECK := valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 --suppressions=Tests/valgrind.supp
+check-leaks: release
+	@command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
+	cp .build/release/reel .build/reel-leak-check && strip -g .build/reel-leak-check
+	@scratch=$$(mktemp -d) && \
+	$(LEAK_CHECK) .build/reel-leak-check record $$scratch/a.mov --video 'lavfi:testsrc2?realtime=0' \
+		--audio 'lavfi:sine?realtime=0' --preset low --max-duration 1 --still $$scratch/a.jpg --quiet && \
+	$(LEAK_CHECK) .build/reel-leak-check transcode $$scratch/a.mov $$scratch/b.mov --preset low --quiet && \
+	$(LEAK_CHECK) .build/reel-leak-check grab $$scratch/a.mov $$scratch/c.png --at 0.5 && \
+	rm -rf $$scratch && echo "check-leaks: no definitely-lost bytes"
 
 clean:
 	rm -rf .build .build-tsan recordings
