@@ -70,6 +70,7 @@ enum CaptureCommand {
             try capture.beginPress { event in
                 if case .progress(let progress) = event { status.show(progress, limit: limit) }
             }
+            if signals.stopRequested { capture.endPress() }  // a signal that came while the press was starting
             outcome = try capture.waitForOutcome()
         } catch {
             return .reporting(error)

@@ -68,6 +68,7 @@ enum RecordCommand {
                 status.show(progress, limit: limit)
             }
         }
+        if signals.stopRequested { session.stop() }  // a signal that came while the session was starting
         let result = session.waitUntilFinished()
         status.clear()
         withExtendedLifetime(signals) {}

@@ -1,10 +1,16 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Turns SIGINT and SIGTERM into a graceful stop: the first one calls `stop` (the file is finalized);
 /// a second SIGINT calls `abort`.
 final class SignalHandling {
     private let sources: [any DispatchSourceSignal]
+    private let count = SignalCounter()
+
+    /// Whether a stop signal has arrived. A signal that comes before the work has started finds nothing to
+    /// stop, so callers check this once the work is running.
+    var stopRequested: Bool { count.value > 0 }
 
     init(stop: @escaping @Sendable () -> Void, abort: @escaping @Sendable () -> Void) {
         // A parent may have started us with these signals blocked (the mask is inherited); unblock them so
@@ -15,7 +21,7 @@ final class SignalHandling {
         sigaddset(&unblock, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         let queue = DispatchQueue(label: "reel.signals")
-        let count = SignalCounter()
+        let count = self.count
         sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
@@ -32,11 +38,9 @@ final class SignalHandling {
     }
 }
 
-/// Counts signals on the signal queue (serial), so no lock is needed beyond the queue itself.
-private final class SignalCounter: @unchecked Sendable {
-    private var count = 0
-    func increment() -> Int {
-        count += 1
-        return count
-    }
+/// Counts stop signals; incremented on the signal queue, read from the main thread.
+private final class SignalCounter: Sendable {
+    private let count = Atomic<Int>(0)
+    func increment() -> Int { count.add(1, ordering: .sequentiallyConsistent).newValue }
+    var value: Int { count.load(ordering: .sequentiallyConsistent) }
 }

@@ -43,6 +43,25 @@ import Testing
         #expect(Scratch.files(in: folder) == ["live.mov"])
     }
 
+    /// A signal that arrives while the recording is still starting must not be lost (the recording would
+    /// otherwise run forever): the process ends promptly either way.
+    @Test(arguments: [0, 50_000, 150_000, 300_000])
+    func earlySignalIsNotLost(delayMicroseconds: UInt32) throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let running = try Processes.start(
+            Processes.reelExecutable, ["record", "early.mov", "--video", "lavfi:testsrc2", "--audio", "lavfi:sine", "--preset", "low"],
+            currentDirectory: folder)
+        usleep(delayMicroseconds)
+        kill(running.process.processIdentifier, SIGTERM)
+        let started = Date()
+        let result = Processes.finish(running, timeout: 15)
+        #expect(Date().timeIntervalSince(started) < 10, "the process must end soon after SIGTERM")
+        // 15: SIGTERM came before the handler was installed and ended the process by default; nothing was written.
+        #expect([0, 1, 15].contains(result.status), "exit \(result.status): \(result.standardError)")
+        if result.status != 0 { #expect(!Scratch.files(in: folder).contains("early.mov")) }
+    }
+
     /// Two interrupts in a row: either the first one's finalization won (a playable file, exit 0) or the
     /// second aborted it (exit 130, and nothing at all is left behind).
     @Test func secondInterruptAbortsCleanly() throws {
