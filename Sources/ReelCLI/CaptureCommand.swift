@@ -1,5 +1,6 @@
 import Foundation
 import Reel
+import Synchronization
 
 /// `reel capture BASENAME [--hold-threshold SECONDS] [record options]`: tap → BASENAME.jpg, hold → BASENAME.mov.
 enum CaptureCommand {
@@ -70,7 +71,8 @@ enum CaptureCommand {
             try capture.beginPress { event in
                 if case .progress(let progress) = event { status.show(progress, limit: limit) }
             }
-            if signals.stopRequested { capture.endPress() }  // a signal that came while the press was starting
+            // A signal or Enter that came while the press was starting found nothing to stop: stop now.
+            if signals.stopRequested || keyboard.stopRequested { capture.endPress() }
             outcome = try capture.waitForOutcome()
         } catch {
             return .reporting(error)
@@ -95,10 +97,16 @@ enum CaptureCommand {
 
 /// Stops a capture when Enter is pressed, if stdin is a terminal (a press-and-release from the keyboard).
 final class EnterKeyStop: Sendable {
+    private let pressed = Atomic<Bool>(false)
+
+    /// Whether Enter was pressed (possibly before there was anything to stop).
+    var stopRequested: Bool { pressed.load(ordering: .sequentiallyConsistent) }
+
     init(_ stop: @escaping @Sendable () -> Void) {
         guard isatty(STDIN_FILENO) == 1 else { return }
-        Thread.detachNewThread {
+        Thread.detachNewThread { [self] in
             _ = readLine()
+            self.pressed.store(true, ordering: .sequentiallyConsistent)
             stop()
         }
     }

@@ -60,6 +60,8 @@ import Testing
         // 15: SIGTERM came before the handler was installed and ended the process by default; nothing was written.
         #expect([0, 1, 15].contains(result.status), "exit \(result.status): \(result.standardError)")
         if result.status != 0 { #expect(!Scratch.files(in: folder).contains("early.mov")) }
+        // Once the handler is in place, a stop waits for the first picture: the file is playable.
+        if result.status == 0 { #expect(try MediaInspection(path: "\(folder)/early.mov").videoFrames > 0) }
     }
 
     /// Two interrupts in a row: either the first one's finalization won (a playable file, exit 0) or the

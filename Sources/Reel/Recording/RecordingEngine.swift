@@ -114,7 +114,11 @@ final class RecordingEngine: @unchecked Sendable {
     private func encodeUntilStopped() throws {
         var stopping = false
         while stopReason == nil {
-            if !stopping && stopRequest.load(ordering: .acquiring) {
+            // A stop before the first picture waits for it (up to two seconds), so even the shortest press
+            // yields a photo and a playable movie.
+            let hasFirstPicture = videoFrames > 0 || !setup.hasVideo
+                || MonotonicClock.nanoseconds() - startedAt > 2_000_000_000
+            if !stopping && hasFirstPicture && stopRequest.load(ordering: .acquiring) {
                 // Stop the devices; what they already delivered is still encoded below.
                 stopping = true
                 for reader in readers { reader.stop() }
