@@ -21,6 +21,37 @@ struct TrailerSizeEstimator {
         var lastSampleEnd: Int64 = -1
         var needs64BitOffsets = false
 
+        mutating func record(_ sample: Sample) {
+            samples += 1
+            if sample.isKeyframe { keyframes += 1 }
+            // Chunks: a sample joins the open chunk only when it follows it directly in the file and the chunk
+            // stays under 1 MiB (movenc's build_chunks).
+            let continues = sample.fileOffset == lastSampleEnd
+                && currentChunkBytes + sample.storedSize < TrailerSizeEstimator.maximumChunkBytes
+            if continues {
+                samplesInCurrentChunk += 1
+                currentChunkBytes += sample.storedSize
+            } else {
+                if chunks > 0 && samplesInCurrentChunk != samplesInPreviousChunk { samplesPerChunkChanges += 1 }
+                samplesInPreviousChunk = chunks > 0 ? samplesInCurrentChunk : -1
+                chunks += 1
+                samplesInCurrentChunk = 1
+                currentChunkBytes = sample.storedSize
+            }
+            lastSampleEnd = sample.fileOffset + Int64(sample.storedSize)
+            if sample.fileOffset > Int64(UInt32.max) { needs64BitOffsets = true }
+            // stts: runs of equal decode-time steps; ctts: runs of equal presentation offsets.
+            if let last = lastDecodeTime {
+                let duration = sample.decodeTime - last
+                if duration != lastDuration { timeRuns += 1 }
+                lastDuration = duration
+            }
+            lastDecodeTime = sample.decodeTime
+            if sample.presentationOffset != 0 { hasOffsets = true }
+            if sample.presentationOffset != lastOffset { offsetRuns += 1 }
+            lastOffset = sample.presentationOffset
+        }
+
         var bytes: Int {
             var total = fixedBytes + 4 * samples + 8 * (timeRuns + 1) + 12 * (samplesPerChunkChanges + 1)
             total += (needs64BitOffsets ? 8 : 4) * chunks
@@ -35,7 +66,7 @@ struct TrailerSizeEstimator {
     /// trak..stbl boxes and empty table headers, per track kind, with the box allowances found in movenc.c.
     static let videoTrackFixedBytes = 559 + 9 + 16 + 18 + 68
     static let audioTrackFixedBytes = 648 + 32
-    private static let maximumChunkBytes = 1 << 20
+    static let maximumChunkBytes = 1 << 20
 
     private(set) var tracks: [Track]
 
@@ -50,11 +81,12 @@ struct TrailerSizeEstimator {
     /// The moov size if the trailer were written now.
     var bound: Int { TrailerSizeEstimator.movieFixedBytes + tracks.reduce(0) { $0 + $1.bytes } }
 
-    /// The bound after one more sample, without recording it.
+    /// The bound after one more sample, without recording it (only that track's counters are copied: no
+    /// allocation per packet).
     func bound(adding sample: Sample) -> Int {
-        var copy = self
-        copy.record(sample)
-        return copy.bound
+        var track = tracks[sample.track]
+        track.record(sample)
+        return bound - tracks[sample.track].bytes + track.bytes
     }
 
     struct Sample {
@@ -68,37 +100,6 @@ struct TrailerSizeEstimator {
     }
 
     mutating func record(_ sample: Sample) {
-        var track = tracks[sample.track]
-        track.samples += 1
-        if sample.isKeyframe { track.keyframes += 1 }
-        // Chunks: a sample joins the open chunk only when it follows it directly in the file and the chunk
-        // stays under 1 MiB (movenc's build_chunks).
-        let continues = sample.fileOffset == track.lastSampleEnd
-            && track.currentChunkBytes + sample.storedSize < TrailerSizeEstimator.maximumChunkBytes
-        if continues {
-            track.samplesInCurrentChunk += 1
-            track.currentChunkBytes += sample.storedSize
-        } else {
-            if track.chunks > 0 && track.samplesInCurrentChunk != track.samplesInPreviousChunk {
-                track.samplesPerChunkChanges += 1
-            }
-            track.samplesInPreviousChunk = track.chunks > 0 ? track.samplesInCurrentChunk : -1
-            track.chunks += 1
-            track.samplesInCurrentChunk = 1
-            track.currentChunkBytes = sample.storedSize
-        }
-        track.lastSampleEnd = sample.fileOffset + Int64(sample.storedSize)
-        if sample.fileOffset > Int64(UInt32.max) { track.needs64BitOffsets = true }
-        // stts: runs of equal decode-time steps; ctts: runs of equal presentation offsets.
-        if let last = track.lastDecodeTime {
-            let duration = sample.decodeTime - last
-            if duration != track.lastDuration { track.timeRuns += 1 }
-            track.lastDuration = duration
-        }
-        track.lastDecodeTime = sample.decodeTime
-        if sample.presentationOffset != 0 { track.hasOffsets = true }
-        if sample.presentationOffset != track.lastOffset { track.offsetRuns += 1 }
-        track.lastOffset = sample.presentationOffset
-        tracks[sample.track] = track
+        tracks[sample.track].record(sample)
     }
 }
