@@ -38,4 +38,39 @@ import Testing
         let frequency = ToneAnalysis.frequency(of: steady, sampleRate: movie.audioSampleRate)
         #expect(abs(frequency - 1000) < 10, "tone \(frequency) Hz")
     }
+
+    /// The feeder freezes (SIGSTOP): the ALSA read blocks without consulting FFmpeg's interrupt callback.
+    /// The engine notices the silence and ends with deviceLost, with the audio so far in a playable file.
+    @Test func aStalledDeviceEndsWithDeviceLost() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let fifo = "\(folder)/tone.fifo"
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let configuration = "\(folder)/asound.conf"
+        try """
+            pcm.reeltone { type file slave.pcm "null" file "/dev/null" infile "\(fifo)" format "raw" }
+            """.write(toFile: configuration, atomically: true, encoding: .utf8)
+        let feeder = try Processes.start("/usr/bin/ffmpeg", [
+            "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=48000", "-t", "30",
+            "-ac", "2", "-f", "s16le", "-y", fifo], discardOutput: true)
+        defer {
+            kill(feeder.process.processIdentifier, SIGKILL)
+            feeder.process.waitUntilExit()
+        }
+        let running = try Processes.start(
+            Processes.reelExecutable, ["record", "mic.mov", "--video", "none", "--audio", "alsa:reeltone", "--preset", "352x288", "--json"],
+            currentDirectory: folder, environment: ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(configuration)"])
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: "\(folder)/.mic.mov.partial") { usleep(100_000) }
+        usleep(1_500_000)
+        kill(feeder.process.processIdentifier, SIGSTOP)
+        let frozenAt = Date()
+        let result = Processes.finish(running, timeout: 20)
+        #expect(Date().timeIntervalSince(frozenAt) < 6, "the stall must end the recording within seconds")
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(json["stopReason"] as? String == "deviceLost")
+        #expect((json["error"] as? String)?.contains("delivered nothing") == true)
+        let movie = try MediaInspection(path: "\(folder)/mic.mov")
+        #expect(movie.audioDuration > 1, "audio before the stall is kept: \(movie.audioDuration) s")
+    }
 }

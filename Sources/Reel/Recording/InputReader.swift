@@ -56,6 +56,16 @@ final class InputReader: @unchecked Sendable {
 
     func join() { thread?.join() }
 
+    /// Waits at most `seconds`; false when the thread is still blocked (in a device read that ignores
+    /// FFmpeg's interrupt callback). Such a thread is left to finish on its own: it owns its input and
+    /// decoders, and the closed CaptureBuffer no longer takes its frames.
+    func join(timeout seconds: Double) -> Bool { thread?.join(timeout: seconds) ?? true }
+
+    /// Seconds since this reader last delivered a frame (or since it started), for stall detection.
+    var secondsSinceLastDelivery: Double {
+        Double(MonotonicClock.nanoseconds() - statistics.lastDeliveryNanoseconds) / 1e9
+    }
+
     private func run() {
         let threadStart = CPUClock.threadNanoseconds()
         defer {

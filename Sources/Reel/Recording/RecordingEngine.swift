@@ -84,7 +84,9 @@ final class RecordingEngine: @unchecked Sendable {
         }
         for reader in readers { reader.stop() }
         buffer.close()
-        for reader in readers { reader.join() }
+        for reader in readers where !reader.join(timeout: 1) {
+            errorMessage = errorMessage ?? "\(reader.spec) did not return from a blocking read; its thread was left behind"
+        }
         return finalize()
     }
 
@@ -126,6 +128,11 @@ final class RecordingEngine: @unchecked Sendable {
             switch buffer.next(ordered: setup.ordered && !stopping, timeout: 0.1) {
             case .idle:
                 reportProgress()
+                if !stopping, let stalled = stalledDevice() {
+                    // A device that stops delivering (unplugged, its server frozen) ends the recording.
+                    stopReason = .deviceLost
+                    errorMessage = "\(stalled.spec) delivered nothing for \(Int(RecordingEngine.deviceTimeout)) s"
+                }
             case .allEnded:
                 stopReason = stopping ? .stopped : endingReason()
             case .item(let type, let item):
@@ -137,6 +144,21 @@ final class RecordingEngine: @unchecked Sendable {
                 }
                 reportProgress()
             }
+        }
+    }
+
+    /// How long a live device may deliver nothing before it counts as lost.
+    static let deviceTimeout: Double = 2
+    static let firstFrameTimeout: Double = 10
+
+    /// A live device reader that has delivered nothing for longer than the timeout, unless its stream has
+    /// already ended or everything it needed was delivered.
+    private func stalledDevice() -> InputReader? {
+        readers.first { reader in
+            // The first frame may take longer: cameras and audio servers can need seconds to start.
+            let timeout = reader.statistics.deliveredCount == 0 ? RecordingEngine.firstFrameTimeout : RecordingEngine.deviceTimeout
+            return reader.spec.isDevice && reader.secondsSinceLastDelivery > timeout
+                && reader.ending == nil && !(reader.carriesVideo ? videoDone : audioDone)
         }
     }
 
