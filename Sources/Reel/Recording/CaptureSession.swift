@@ -84,7 +84,17 @@ public final class CaptureSession: Sendable {
     /// Records with `configuration` until a limit, the input's end or `stop()`; returns the result.
     public func record(_ configuration: RecordingConfiguration,
                        events: @escaping @Sendable (RecordingEvent) -> Void = { _ in }) async throws -> RecordingResult {
-        try start(configuration, events: events)
+        // Opening devices blocks; do it on a thread of its own rather than on Swift's cooperative pool.
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            Thread.detachNewThread {
+                do {
+                    try self.start(configuration, events: events)
+                    continuation.resume()
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
         return await finished()
     }
 

@@ -47,7 +47,13 @@ public enum Transcoder {
     /// Transcodes and returns the result (`inputEnded` when the whole input was converted).
     public static func transcode(_ request: Request, events: @escaping @Sendable (RecordingEvent) -> Void = { _ in })
         async throws -> RecordingResult {
-        let (configuration, _) = try configuration(for: request)
+        // Probing the input reads the file: keep it off Swift's cooperative pool.
+        let configuration = try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<RecordingConfiguration, any Error>) in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try Transcoder.configuration(for: request).0 })
+            }
+        }
         return try await CaptureSession().record(configuration, events: events)
     }
 }
