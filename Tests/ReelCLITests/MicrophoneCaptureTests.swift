@@ -8,24 +8,12 @@ import Testing
     @Test func recordsATonePlayedIntoAnALSADevice() throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let fifo = "\(folder)/tone.fifo"
-        try #require(mkfifo(fifo, 0o600) == 0)
-        let configuration = "\(folder)/asound.conf"
-        try """
-            pcm.reeltone { type file slave.pcm "null" file "/dev/null" infile "\(fifo)" format "raw" }
-            """.write(toFile: configuration, atomically: true, encoding: .utf8)
-        // The feeder must open the FIFO first: an ALSA file PCM with no writer blocks in open().
-        let feeder = try Processes.start("/usr/bin/ffmpeg", [
-            "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=48000", "-t", "20",
-            "-ac", "2", "-f", "s16le", "-y", fifo], discardOutput: true)
-        defer {
-            kill(feeder.process.processIdentifier, SIGKILL)
-            feeder.process.waitUntilExit()
-        }
+        let device = try FedALSADevice(folder: folder, seconds: 20)
+        defer { device.stop() }
         let result = try Processes.run(
             Processes.reelExecutable,
-            ["record", "mic.mov", "--video", "none", "--audio", "alsa:reeltone", "--preset", "352x288", "--max-duration", "2", "--json"],
-            currentDirectory: folder, environment: ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(configuration)"], timeout: 30)
+            ["record", "mic.mov", "--video", "none", "--audio", device.spec, "--preset", "352x288", "--max-duration", "2", "--json"],
+            currentDirectory: folder, environment: device.environment, timeout: 30)
         #expect(result.status == 0, "\(result.standardError)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         #expect(json["stopReason"] as? String == "maxDurationReached")
@@ -44,25 +32,14 @@ import Testing
     @Test func aStalledDeviceEndsWithDeviceLost() throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let fifo = "\(folder)/tone.fifo"
-        try #require(mkfifo(fifo, 0o600) == 0)
-        let configuration = "\(folder)/asound.conf"
-        try """
-            pcm.reeltone { type file slave.pcm "null" file "/dev/null" infile "\(fifo)" format "raw" }
-            """.write(toFile: configuration, atomically: true, encoding: .utf8)
-        let feeder = try Processes.start("/usr/bin/ffmpeg", [
-            "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=48000", "-t", "30",
-            "-ac", "2", "-f", "s16le", "-y", fifo], discardOutput: true)
-        defer {
-            kill(feeder.process.processIdentifier, SIGKILL)
-            feeder.process.waitUntilExit()
-        }
+        let device = try FedALSADevice(folder: folder, seconds: 30)
+        defer { device.stop() }
         let running = try Processes.start(
-            Processes.reelExecutable, ["record", "mic.mov", "--video", "none", "--audio", "alsa:reeltone", "--preset", "352x288", "--json"],
-            currentDirectory: folder, environment: ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(configuration)"])
+            Processes.reelExecutable, ["record", "mic.mov", "--video", "none", "--audio", device.spec, "--preset", "352x288", "--json"],
+            currentDirectory: folder, environment: device.environment)
         for _ in 0..<100 where !FileManager.default.fileExists(atPath: "\(folder)/.mic.mov.partial") { usleep(100_000) }
         usleep(1_500_000)
-        kill(feeder.process.processIdentifier, SIGSTOP)
+        device.freeze()
         let frozenAt = Date()
         let result = Processes.finish(running, timeout: 20)
         #expect(Date().timeIntervalSince(frozenAt) < 6, "the stall must end the recording within seconds")
@@ -72,5 +49,35 @@ import Testing
         #expect((json["error"] as? String)?.contains("delivered nothing") == true)
         let movie = try MediaInspection(path: "\(folder)/mic.mov")
         #expect(movie.audioDuration > 1, "audio before the stall is kept: \(movie.audioDuration) s")
+    }
+}
+
+/// An ALSA capture device without a sound card: an ALSA `file` PCM reading raw 48 kHz stereo samples from a
+/// FIFO that ffmpeg feeds with a 1000 Hz tone at real time. The feeder opens the FIFO first: an ALSA file PCM
+/// with no writer blocks in open().
+struct FedALSADevice {
+    let spec = "alsa:reeltone"
+    let environment: [String: String]
+    private let feeder: Processes.Running
+
+    init(folder: String, seconds: Int) throws {
+        let fifo = "\(folder)/tone.fifo"
+        guard mkfifo(fifo, 0o600) == 0 else { throw SetupError("mkfifo \(fifo) failed") }
+        let configuration = "\(folder)/asound.conf"
+        try """
+            pcm.reeltone { type file slave.pcm "null" file "/dev/null" infile "\(fifo)" format "raw" }
+            """.write(toFile: configuration, atomically: true, encoding: .utf8)
+        feeder = try Processes.start("/usr/bin/ffmpeg", [
+            "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=48000", "-t", String(seconds),
+            "-ac", "2", "-f", "s16le", "-y", fifo], discardOutput: true)
+        environment = ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(configuration)"]
+    }
+
+    /// Stops feeding without closing the FIFO: reads from the device then block, as with a frozen device.
+    func freeze() { kill(feeder.process.processIdentifier, SIGSTOP) }
+
+    func stop() {
+        kill(feeder.process.processIdentifier, SIGKILL)
+        feeder.process.waitUntilExit()
     }
 }
