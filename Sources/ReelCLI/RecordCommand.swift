@@ -27,9 +27,7 @@ enum RecordCommand {
                 throw UsageError("record: expected one output file, got \(parsed.positionals.joined(separator: " "))")
             }
             let output = try parsed.positionals.first ?? defaultOutputPath()
-            if !output.lowercased().hasSuffix(".mov") {
-                throw UsageError("record: output \(output) must end in .mov (Reel writes QuickTime movies)")
-            }
+            try RecordingOptions.checkMovieOutput(output, command: "record")
             options = try RecordingOptions(parsed, outputPath: output)
         } catch {
             return .reporting(error)

@@ -35,14 +35,7 @@ struct RecordingOptions {
     /// `needsSources: false` (transcoding) leaves video and audio unset instead of picking default devices.
     init(_ arguments: ParsedArguments, outputPath: String, needsSources: Bool = true) throws {
         var preset = try PresetLibrary.preset(named: arguments.value("--preset") ?? PresetLibrary.defaultName)
-        if let size = arguments.value("--size") {
-            guard let parsed = Preset.parseSize(size) else {
-                throw UsageError("--size '\(size)' is not WIDTHxHEIGHT with even numbers from 16 up (e.g. 1280x720)")
-            }
-            preset.video.width = parsed.width
-            preset.video.height = parsed.height
-            preset.video.sizePolicy = .exact
-        }
+        try RecordingOptions.applySize(arguments.value("--size"), to: &preset)
         if let fps = arguments.value("--fps") {
             guard let value = Double(fps), value >= 1, value <= 240 else {
                 throw UsageError("--fps '\(fps)' is not a frame rate from 1 to 240")
@@ -86,6 +79,23 @@ struct RecordingOptions {
             orientation: orientation, overwrite: arguments.has("--overwrite"), firstFrameStill: still)
         json = arguments.has("--json")
         quiet = arguments.has("--quiet")
+    }
+
+    /// `--size WxH`: the preset's picture size, exactly (shared by record, capture, transcode and snap).
+    static func applySize(_ text: String?, to preset: inout Preset) throws {
+        guard let text else { return }
+        guard let size = Preset.parseSize(text) else {
+            throw UsageError("--size '\(text)' is not WIDTHxHEIGHT with even numbers from 16 up (e.g. 1280x720)")
+        }
+        (preset.video.width, preset.video.height) = size
+        preset.video.sizePolicy = .exact
+    }
+
+    /// The movie output of record and transcode must be a QuickTime file.
+    static func checkMovieOutput(_ output: String, command: String) throws {
+        guard output.lowercased().hasSuffix(".mov") else {
+            throw UsageError("\(command): output \(output) must end in .mov (Reel writes QuickTime movies)")
+        }
     }
 
     static func stillQuality(_ text: String?) throws -> Int {

@@ -20,12 +20,7 @@ enum SnapCommand {
                                                                   flagOptions: ["--overwrite"]))
             guard parsed.positionals.count == 1 else { throw UsageError("snap: expected one OUTPUT.jpg|png") }
             var preset = try PresetLibrary.preset(named: parsed.value("--preset") ?? PresetLibrary.defaultName)
-            if let size = parsed.value("--size") {
-                guard let parsedSize = Preset.parseSize(size) else {
-                    throw UsageError("--size '\(size)' is not WIDTHxHEIGHT with even numbers from 16 up (e.g. 1280x720)")
-                }
-                (preset.video.width, preset.video.height) = parsedSize
-            }
+            try RecordingOptions.applySize(parsed.value("--size"), to: &preset)
             var skip: Int? = nil
             if let text = parsed.value("--skip-frames") {
                 guard let value = Int(text), value >= 0 else { throw UsageError("--skip-frames '\(text)' is not a whole number ≥ 0") }

@@ -25,9 +25,7 @@ enum TranscodeCommand {
                 flagOptions: RecordingOptions.flagOptions))
             guard parsed.positionals.count == 2 else { throw UsageError("transcode: expected INPUT and OUTPUT.mov") }
             let output = parsed.positionals[1]
-            guard output.lowercased().hasSuffix(".mov") else {
-                throw UsageError("transcode: output \(output) must end in .mov (Reel writes QuickTime movies)")
-            }
+            try RecordingOptions.checkMovieOutput(output, command: "transcode")
             options = try RecordingOptions(parsed, outputPath: output, needsSources: false)
             let request = Transcoder.Request(
                 inputPath: parsed.positionals[0], outputPath: output, preset: options.configuration.preset,
