@@ -314,8 +314,15 @@ final class RecordingEngine: @unchecked Sendable {
         let stages = stageTimes()
         let usable = finalized && (videoFrames > 0 || audioSamplesEncoded > 0) && stopReason != .failed
         var bytes: Int64 = 0
-        if usable && rename(setup.temporaryPath, setup.outputPath) == 0 {
-            bytes = (try? FileManager.default.attributesOfItem(atPath: setup.outputPath)[.size] as? Int64) ?? 0
+        if usable {
+            var info = stat()
+            if stat(setup.temporaryPath, &info) == 0 && rename(setup.temporaryPath, setup.outputPath) == 0 {
+                bytes = Int64(info.st_size)
+            } else {
+                // The movie is complete; keep it where it is rather than lose it, and say where.
+                stopReason = .failed
+                errorMessage = "cannot move the finished movie to \(setup.outputPath) (\(String(cString: strerror(errno)))); it is at \(setup.temporaryPath)"
+            }
         } else {
             unlink(setup.temporaryPath)
         }
