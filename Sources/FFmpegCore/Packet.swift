@@ -23,6 +23,18 @@ public final class Packet: @unchecked Sendable {
         av_packet_move_ref(pointer, other.pointer)
     }
 
+    /// Points the (empty) packet at caller-owned bytes without taking them: for handing a muxer a payload
+    /// it will not keep. `unref()` before the bytes go away.
+    public func borrow(_ bytes: UnsafeMutablePointer<UInt8>, size: Int) {
+        av_packet_unref(pointer)
+        pointer.pointee.data = bytes
+        pointer.pointee.size = Int32(size)
+    }
+
+    public func setKeyframe(_ isKeyframe: Bool) {
+        if isKeyframe { pointer.pointee.flags |= AV_PKT_FLAG_KEY } else { pointer.pointee.flags &= ~AV_PKT_FLAG_KEY }
+    }
+
     public var streamIndex: Int {
         get { Int(pointer.pointee.stream_index) }
         set { pointer.pointee.stream_index = Int32(newValue) }

@@ -51,11 +51,18 @@ enum RecordCommand {
         let session = CaptureSession()
         let status = StatusLine(quiet: quiet)
         let limit = configuration.limits.maxDuration
-        let partial = CaptureSession.partialPath(for: configuration.outputPath)
+        let writing = configuration.writingPath
+        let keepsFragments = writing == configuration.outputPath
         let signals = SignalHandling(stop: { session.stop() }, abort: {
             status.clear()
-            unlink(partial)
-            Terminal.printError("aborted by a second interrupt; \(partial) removed, nothing was kept")
+            if keepsFragments {
+                // The file is a valid fragmented movie, or already a regular one: finalization's switch is a
+                // single 4-byte write. Leave it as it is.
+                Terminal.printError("aborted by a second interrupt; \(writing) holds the fragments written so far")
+            } else {
+                unlink(writing)
+                Terminal.printError("aborted by a second interrupt; \(writing) removed, nothing was kept")
+            }
             _exit(ExitCode.interrupted.rawValue)
         })
         try session.start(configuration) { event in

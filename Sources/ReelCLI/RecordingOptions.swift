@@ -5,7 +5,7 @@ import Reel
 /// overrides, limits, orientation, output handling.
 struct RecordingOptions {
     static let valueOptions: Set<String> = ["--video", "--audio", "--preset", "--size", "--fps", "--max-duration",
-                                            "--max-size", "--min-free", "--orientation", "--still", "--still-quality"]
+                                            "--max-size", "--min-free", "--fragment-interval", "--orientation", "--still", "--still-quality"]
     static let flagOptions: Set<String> = ["--overwrite", "--json", "--quiet"]
 
     static let help = """
@@ -17,6 +17,8 @@ struct RecordingOptions {
           --max-duration SECONDS stop after this much media
           --max-size BYTES       stop before the file (trailer included) would exceed this: 50M, 1.5G, 512Mi ...
           --min-free BYTES       stop before free disk space falls below this (default 64Mi; 0 disables)
+          --fragment-interval S  write a movie fragment at least every S seconds, so the file plays up to the
+                                 last one after a crash (default 10; 0 = index only at the end)
           --orientation O        portrait, portrait-upside-down, landscape-left, landscape-right (default)
           --still FILE.jpg|png   also write the first captured frame as a picture (from the raw frame)
           --still-quality N      JPEG quality 1-100 (default \(StillRequest.defaultQuality))
@@ -61,6 +63,7 @@ struct RecordingOptions {
             }
             limits.minFreeDiskSpace = bytes
         }
+        let fragmentInterval = try RecordingOptions.fragmentInterval(arguments.value("--fragment-interval"))
         var orientation = Orientation.landscapeRight
         if let text = arguments.value("--orientation") {
             guard let value = Orientation(rawValue: text) else {
@@ -76,7 +79,8 @@ struct RecordingOptions {
         let audio = needsSources ? try RecordingOptions.source(arguments.value("--audio"), default: DeviceDiscovery.defaultAudio) : nil
         configuration = RecordingConfiguration(
             outputPath: outputPath, video: video, audio: audio, preset: preset, limits: limits,
-            orientation: orientation, overwrite: arguments.has("--overwrite"), firstFrameStill: still)
+            orientation: orientation, overwrite: arguments.has("--overwrite"), firstFrameStill: still,
+            fragmentInterval: fragmentInterval)
         json = arguments.has("--json")
         quiet = arguments.has("--quiet")
     }
@@ -96,6 +100,14 @@ struct RecordingOptions {
         guard output.lowercased().hasSuffix(".mov") else {
             throw UsageError("\(command): output \(output) must end in .mov (Reel writes QuickTime movies)")
         }
+    }
+
+    static func fragmentInterval(_ text: String?) throws -> Double {
+        guard let text else { return RecordingConfiguration.defaultFragmentInterval }
+        guard let seconds = Double(text), seconds == 0 || (seconds >= RecordingConfiguration.shortestFragmentInterval && seconds <= 86_400) else {
+            throw UsageError("--fragment-interval '\(text)' is not 0 (off) or a number of seconds from \(RecordingConfiguration.shortestFragmentInterval)")
+        }
+        return seconds
     }
 
     static func stillQuality(_ text: String?) throws -> Int {

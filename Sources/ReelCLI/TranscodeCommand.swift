@@ -17,7 +17,7 @@ enum TranscodeCommand {
 
     static func run(_ arguments: [String]) -> ExitCode {
         let options: RecordingOptions
-        let configuration: RecordingConfiguration
+        var configuration: RecordingConfiguration
         let inputDuration: Double?
         do {
             let parsed = try ParsedArguments(arguments, command: "transcode", specification: .init(
@@ -32,6 +32,7 @@ enum TranscodeCommand {
                 limits: options.configuration.limits, overwrite: options.configuration.overwrite,
                 firstFrameStill: options.configuration.firstFrameStill)
             (configuration, inputDuration) = try Transcoder.configuration(for: request)
+            configuration.fragmentInterval = options.configuration.fragmentInterval
         } catch {
             return .reporting(error)
         }

@@ -25,4 +25,9 @@ int reel_v4l2_list_modes(const char *path, reel_v4l2_mode *modes, int capacity);
 /// reached through libavdevice; this looks it up at run time, so there is no build dependency on it.
 void reel_silence_alsa_errors(void);
 
+/// Allocates `length` bytes of disk blocks after `offset` without changing the file's size (fallocate with
+/// FALLOC_FL_KEEP_SIZE): room kept in reserve that later writes at that offset are sure to find.
+/// Returns 0 or -errno (EOPNOTSUPP on filesystems without it).
+int reel_reserve_file_space(int descriptor, int64_t offset, int64_t length);
+
 #endif

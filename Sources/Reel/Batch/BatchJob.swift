@@ -22,4 +22,6 @@ public struct BatchJob: Sendable, Equatable {
     /// grab: where in the movie, in seconds.
     public var at: Double
     public var quality: Int
+    /// record and transcode: seconds between movie fragments (0 = off).
+    public var fragmentInterval: Double = RecordingConfiguration.defaultFragmentInterval
 }

@@ -147,7 +147,7 @@ public final class BatchRunner: Sendable {
     private func record(_ job: BatchJob) throws -> RecordingResult {
         var still = job.still
         still?.overwrite = true
-        let configuration: RecordingConfiguration
+        var configuration: RecordingConfiguration
         if job.kind == .transcode {
             let request = Transcoder.Request(inputPath: job.input!, outputPath: job.output, preset: job.preset!,
                                              limits: job.limits, overwrite: true, firstFrameStill: still)
@@ -157,6 +157,9 @@ public final class BatchRunner: Sendable {
                                                    preset: job.preset!, limits: job.limits, orientation: job.orientation,
                                                    overwrite: true, firstFrameStill: still)
         }
+        configuration.fragmentInterval = job.fragmentInterval
+        // Outputs appear under their final names only once finalized: that is what lets a re-run skip them.
+        configuration.writesUnderFinalName = false
         let session = CaptureSession()
         let stopping = state.withLock { state -> Bool in
             state.sessions[job.name] = session

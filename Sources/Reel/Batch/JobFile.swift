@@ -6,11 +6,13 @@ import Foundation
 /// Relative paths are resolved against the job file's folder, so a job file works from any directory.
 public enum JobFile {
     static let jobKeys: Set<String> = ["name", "type", "video", "audio", "input", "preset", "maxDuration", "maxSize",
-                                       "minFree", "output", "still", "stillQuality", "orientation", "at"]
+                                       "minFree", "fragmentInterval", "output", "still", "stillQuality", "orientation",
+                                       "at"]
     static let allowedByKind: [BatchJob.Kind: Set<String>] = [
-        .record: ["name", "type", "video", "audio", "preset", "maxDuration", "maxSize", "minFree", "output", "still",
-                  "stillQuality", "orientation"],
-        .transcode: ["name", "type", "input", "preset", "maxDuration", "maxSize", "minFree", "output", "still", "stillQuality"],
+        .record: ["name", "type", "video", "audio", "preset", "maxDuration", "maxSize", "minFree", "fragmentInterval",
+                  "output", "still", "stillQuality", "orientation"],
+        .transcode: ["name", "type", "input", "preset", "maxDuration", "maxSize", "minFree", "fragmentInterval", "output",
+                     "still", "stillQuality"],
         .grab: ["name", "type", "input", "at", "output", "stillQuality"],
     ]
 
@@ -114,6 +116,13 @@ public enum JobFile {
             limits.maxFileSize = try fields.byteCount("maxSize", in: RecordingLimits.smallestMaxFileSize...Int64.max / 2)
         }
         if fields.has("minFree") { limits.minFreeDiskSpace = try fields.byteCount("minFree", in: 0...Int64.max / 2) }
+        var fragmentInterval = RecordingConfiguration.defaultFragmentInterval
+        if fields.has("fragmentInterval") {
+            fragmentInterval = try fields.number("fragmentInterval", in: 0...86_400)
+            if fragmentInterval > 0 && fragmentInterval < RecordingConfiguration.shortestFragmentInterval {
+                throw fields.fail("fragmentInterval", "use 0 (off) or at least \(RecordingConfiguration.shortestFragmentInterval) seconds")
+            }
+        }
         let quality = try fields.optionalInteger("stillQuality", in: 1...100) ?? StillRequest.defaultQuality
         var still: StillRequest? = nil
         if fields.has("still") {
@@ -136,7 +145,7 @@ public enum JobFile {
         var job = BatchJob(index: index, name: name, kind: kind, output: output, video: nil, audio: nil, input: nil,
                            preset: preset, limits: limits, still: still,
                            orientation: try fields.choice("orientation", default: Orientation.landscapeRight),
-                           at: 0, quality: quality)
+                           at: 0, quality: quality, fragmentInterval: fragmentInterval)
         switch kind {
         case .record:
             job.video = fields.has("video") ? try source("video") : defaults.video

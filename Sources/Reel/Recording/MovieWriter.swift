@@ -1,4 +1,5 @@
 import FFmpegCore
+import Foundation
 
 /// Owns the muxer and the limits. Packets from the encoders are interleaved here by decode time and, before
 /// each is written, the writer knows the bytes written, the bytes the trailer will need and the free space
@@ -10,6 +11,12 @@ final class MovieWriter {
     }
 
     private let output: OutputContext
+    private let path: String
+    private let encoders: [Encoder]
+    private let rotationDegrees: Int
+    private let fragmentInterval: Double
+    /// Set once the header is written when fragments are on.
+    private var fragmenter: MovieFragmenter?
     private let limits: RecordingLimits
     private let folder: String
     private var estimator: TrailerSizeEstimator
@@ -22,11 +29,22 @@ final class MovieWriter {
     private var flushedAtCheck: Int64 = 0
     private var lastDiskCheck: Int64 = 0
     private(set) var stopReason: StopReason?
-    /// Per stream: packets in the file and where the last of them ends (in the encoder's time base).
-    private(set) var writtenPackets: [Int]
-    private(set) var writtenEnd: [Int64]
+    /// Per stream: packets handed to the muxer and where the last of them ends (in the encoder's time base).
+    private var handedPackets: [Int]
+    private var handedEnd: [Int64]
     private(set) var packetsWritten = 0
     private(set) var headerBytes: Int64 = 0
+    /// Bytes written when the file was finalized (trailer, or with fragments: last fragment + index + headers).
+    private(set) var finalizationBytes: Int64 = 0
+    /// Set when the file could not be made a regular movie and was kept as a fragmented one.
+    private(set) var finalizationProblem: String?
+    /// Whether the muxer's output failed (the disk filled): its buffered fragment is lost.
+    private var muxerBroken = false
+
+    /// Per stream: packets in the file and where the last of them ends (in the encoder's time base).
+    var writtenPackets: [Int] { fragmenter?.placedSamples ?? handedPackets }
+    var writtenEnd: [Int64] { fragmenter?.placedEnd ?? handedEnd }
+    var fragmentCount: Int { fragmenter?.fragmentCount ?? 0 }
 
     /// H.264 NAL start codes of three bytes become four-byte lengths in the file: allow for a few per packet.
     private static let startCodeGrowthAllowance = 8
@@ -34,8 +52,14 @@ final class MovieWriter {
     private static let maximumQueuedPackets = 512
 
     /// `streams` lists the encoders in stream order; the first video stream may carry a rotation.
-    init(path: String, encoders: [Encoder], rotationDegrees: Int, limits: RecordingLimits, folder: String) throws {
+    /// `fragmentInterval` > 0 writes crash-safe fragments (see MovieFragmenter).
+    init(path: String, encoders: [Encoder], rotationDegrees: Int, limits: RecordingLimits, folder: String,
+         fragmentInterval: Double = 0) throws {
         output = try OutputContext(path: path, formatName: "mov")
+        self.path = path
+        self.encoders = encoders
+        self.rotationDegrees = rotationDegrees
+        self.fragmentInterval = fragmentInterval
         self.limits = limits
         self.folder = folder
         for encoder in encoders { try output.addStream(for: encoder) }
@@ -47,8 +71,8 @@ final class MovieWriter {
         streamEnded = Array(repeating: false, count: encoders.count)
         encoderTimeBases = encoders.map(\.timeBase)
         isVideoStream = encoders.map { $0.mediaType == .video }
-        writtenPackets = Array(repeating: 0, count: encoders.count)
-        writtenEnd = Array(repeating: 0, count: encoders.count)
+        handedPackets = Array(repeating: 0, count: encoders.count)
+        handedEnd = Array(repeating: 0, count: encoders.count)
     }
 
     /// Seconds of media the file holds for a stream.
@@ -60,13 +84,21 @@ final class MovieWriter {
     static let needsGlobalHeader = true
 
     func start() throws {
-        try output.writeHeader()
+        if fragmentInterval > 0 {
+            try output.writeHeader(options: MovieFragmenter.muxerOptions)
+            fragmenter = try MovieFragmenter(output: output, path: path, encoders: encoders,
+                                             rotationDegrees: rotationDegrees, interval: fragmentInterval)
+        } else {
+            try output.writeHeader()
+        }
         headerBytes = output.bytesWritten
         refreshDiskSpace()
     }
 
     /// Bytes the finished file would have if the trailer were written now.
-    var projectedFileSize: Int64 { output.bytesWritten + Int64(estimator.bound) }
+    var projectedFileSize: Int64 {
+        output.bytesWritten + Int64(estimator.bound) + (fragmenter.map { $0.pendingBound(adding: 0) } ?? 0)
+    }
     var bytesWritten: Int64 { output.bytesWritten }
 
     /// Takes the packet's payload (leaving `packet` empty) and writes whatever interleaving now allows.
@@ -88,7 +120,30 @@ final class MovieWriter {
     func finish() throws {
         if stopReason == nil { _ = try drain(force: true) }
         discardQueued()
-        try output.finish()
+        guard let fragmenter else {
+            try output.finish()
+            var info = stat()
+            if stat(path, &info) == 0 { finalizationBytes = Int64(info.st_size) - max(lastPacketEnd, headerBytes) }
+            return
+        }
+        do {
+            finalizationBytes = try fragmenter.finish(muxerUsable: !muxerBroken, into: &estimator)
+        } catch let error as FFmpegError where error.isNoSpace && !muxerBroken {
+            // The last fragment did not fit: keep the ones before it.
+            stopReason = .diskFull
+            muxerBroken = true
+            try finishKeepingFragments(fragmenter)
+        } catch {
+            finalizationProblem = "\(error); \(path) was kept as a fragmented movie"
+        }
+    }
+
+    private func finishKeepingFragments(_ fragmenter: MovieFragmenter) throws {
+        do {
+            finalizationBytes = try fragmenter.finish(muxerUsable: false, into: &estimator)
+        } catch {
+            finalizationProblem = "\(error); \(path) was kept as a fragmented movie"
+        }
     }
 
     /// Closes the file without a trailer; the caller deletes it.
@@ -137,31 +192,51 @@ final class MovieWriter {
     /// Writes one packet unless it would cross a limit; returns the limit's stop reason instead.
     private func write(_ packet: Packet) throws -> StopReason? {
         let index = packet.streamIndex
+        guard packet.size > 0 else { return nil }  // nothing to store (the muxer would skip it too)
+        if let fragmenter, fragmenter.cutsBefore(stream: index, pts: packet.pts, isKeyframe: packet.isKeyframe) {
+            do {
+                try fragmenter.cut(into: &estimator)
+            } catch let error as FFmpegError where error.isNoSpace {
+                muxerBroken = true
+                return .diskFull
+            }
+        }
         let growth = isVideoStream[index] ? MovieWriter.startCodeGrowthAllowance : 0
         let offset = output.bytesWritten
         let end = packet.pts + packet.duration
         var sample = TrailerSizeEstimator.Sample(
             track: index, fileOffset: offset, storedSize: packet.size + growth, decodeTime: packet.dts,
             presentationOffset: packet.pts - packet.dts, isKeyframe: packet.isKeyframe)
-        let projected = offset + Int64(packet.size + growth) + Int64(estimator.bound(adding: sample))
+        let projected = fragmenter.map { offset + $0.pendingBound(adding: packet.size + growth) + Int64(estimator.bound) }
+            ?? offset + Int64(packet.size + growth) + Int64(estimator.bound(adding: sample))
         if let maxFileSize = limits.maxFileSize, projected > maxFileSize { return .maxFileSizeReached }
         if limits.minFreeDiskSpace > 0 {
             // Bytes still to reach the disk: what sits in the I/O buffer, this packet, and the trailer.
             let pending = projected - output.bytesFlushed
             if freeSpaceEstimate() - pending < limits.minFreeDiskSpace { return .diskSpaceLimitReached }
         }
+        let (pts, dts, duration, size, isKeyframe) = (packet.pts, packet.dts, packet.duration, packet.size, packet.isKeyframe)
         do {
             try output.write(packet, interleaved: false)
         } catch let error as FFmpegError where error.isNoSpace {
+            muxerBroken = true
             return .diskFull
         }
-        sample.storedSize = Int(output.bytesWritten - offset)
-        estimator.record(sample)
+        if let fragmenter {
+            fragmenter.noteWritten(stream: index, pts: pts, dts: dts, duration: duration, size: size, isKeyframe: isKeyframe)
+        } else {
+            sample.storedSize = Int(output.bytesWritten - offset)
+            estimator.record(sample)
+            lastPacketEnd = output.bytesWritten
+        }
         packetsWritten += 1
-        writtenPackets[index] += 1
-        writtenEnd[index] = max(writtenEnd[index], end)
+        handedPackets[index] += 1
+        handedEnd[index] = max(handedEnd[index], end)
         return nil
     }
+
+    /// Where the last packet ended in the file (without fragments), to measure the trailer.
+    private var lastPacketEnd: Int64 = 0
 
     /// Free space now: re-read with statvfs every ~250 ms, in between reduced by what has been flushed since.
     private func freeSpaceEstimate() -> Int64 {

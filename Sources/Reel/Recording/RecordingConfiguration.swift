@@ -14,13 +14,26 @@ public struct RecordingConfiguration: Sendable {
     /// A picture of the first captured frame (after scaling to the preset size), encoded from the raw frame,
     /// not decoded back out of the movie.
     public var firstFrameStill: StillRequest?
+    /// Seconds between movie fragments: while recording, the file on disk plays up to its last fragment
+    /// (as AVCaptureMovieFileOutput's movieFragmentInterval); a clean stop still gives a regular movie.
+    /// 0 writes the index only at the end.
+    public var fragmentInterval: Double = RecordingConfiguration.defaultFragmentInterval
+    public static let defaultFragmentInterval: Double = 10
+    /// Shorter fragments would mostly be keyframes and headers.
+    public static let shortestFragmentInterval: Double = 0.5
+    /// With fragments, write under `outputPath` from the start, so a crash leaves a playable file there.
+    /// Otherwise (and always without fragments) the movie is written under a hidden temporary name and
+    /// renamed when finalized. Transcodes and batch jobs use the temporary name: a re-run must never
+    /// mistake an interrupted output for a finished one.
+    public var writesUnderFinalName = true
     /// Further pictures of the first frame, kept aside by PressCapture to decide photo or movie afterwards.
     var hiddenFirstFrameStills: [StillRequest] = []
 
     public init(outputPath: String, video: DeviceSpec? = DeviceDiscovery.defaultVideo(),
                 audio: DeviceSpec? = DeviceDiscovery.defaultAudio(), preset: Preset,
                 limits: RecordingLimits = RecordingLimits(), orientation: Orientation = .landscapeRight,
-                overwrite: Bool = false, firstFrameStill: StillRequest? = nil) {
+                overwrite: Bool = false, firstFrameStill: StillRequest? = nil,
+                fragmentInterval: Double = RecordingConfiguration.defaultFragmentInterval) {
         self.outputPath = outputPath
         self.video = video
         self.audio = audio
@@ -29,5 +42,11 @@ public struct RecordingConfiguration: Sendable {
         self.orientation = orientation
         self.overwrite = overwrite
         self.firstFrameStill = firstFrameStill
+        self.fragmentInterval = fragmentInterval
+    }
+
+    /// Where the movie is written until it is finalized.
+    public var writingPath: String {
+        fragmentInterval > 0 && writesUnderFinalName ? outputPath : CaptureSession.partialPath(for: outputPath)
     }
 }

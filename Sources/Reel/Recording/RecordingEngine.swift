@@ -7,7 +7,10 @@ import Synchronization
 /// MovieWriter, which applies the size and disk limits. Everything here runs on one dedicated thread.
 final class RecordingEngine: @unchecked Sendable {
     struct Setup: Sendable {
+        /// Where the movie is written until finalized: the output path itself when fragments keep it
+        /// playable all along, else a hidden temporary name.
         var temporaryPath: String
+        var fragmentInterval: Double
         var outputPath: String
         var folder: String
         var preset: Preset
@@ -40,6 +43,7 @@ final class RecordingEngine: @unchecked Sendable {
     private var audioStream = -1
     private var origin: Timestamp? = nil
     private var lastVideoSlot: Int64 = -1
+    private var nextForcedKeyframe: Double = 0
     private var videoFrames = 0
     private var audioFIFOStart: Int64? = nil  // session time of the FIFO's first sample, in samples
     private var audioSamplesEncoded: Int64 = 0
@@ -108,7 +112,7 @@ final class RecordingEngine: @unchecked Sendable {
                                          channels: setup.preset.audio.channels, sampleRate: setup.preset.audio.sampleRate)
         }
         let writer = try MovieWriter(path: setup.temporaryPath, encoders: encoders, rotationDegrees: setup.rotation,
-                                     limits: setup.limits, folder: setup.folder)
+                                     limits: setup.limits, folder: setup.folder, fragmentInterval: setup.fragmentInterval)
         try writer.start()
         self.writer = writer
     }
@@ -191,7 +195,16 @@ final class RecordingEngine: @unchecked Sendable {
             stillWritten = setup.stills[0].path
         }
         frame.pts = slot
+        // Each fragment starts with a keyframe, so one comes at every multiple of the fragment interval.
         frame.forcesKeyframe = false
+        if setup.fragmentInterval > 0 {
+            let time = Double(slot) * videoTimeBase.doubleValue
+            if time >= nextForcedKeyframe - 1e-9 {
+                frame.forcesKeyframe = videoFrames > 0
+                nextForcedKeyframe = ((time + 1e-9) / setup.fragmentInterval).rounded(.down) * setup.fragmentInterval
+                    + setup.fragmentInterval
+            }
+        }
         try send(frame, to: encoder, stream: videoStream)
         lastVideoSlot = slot
         videoFrames += 1
@@ -316,7 +329,8 @@ final class RecordingEngine: @unchecked Sendable {
         var bytes: Int64 = 0
         if usable {
             var info = stat()
-            if stat(setup.temporaryPath, &info) == 0 && rename(setup.temporaryPath, setup.outputPath) == 0 {
+            let inPlace = setup.temporaryPath == setup.outputPath
+            if stat(setup.temporaryPath, &info) == 0 && (inPlace || rename(setup.temporaryPath, setup.outputPath) == 0) {
                 bytes = Int64(info.st_size)
             } else {
                 // The movie is complete; keep it where it is rather than lose it, and say where.
@@ -326,6 +340,7 @@ final class RecordingEngine: @unchecked Sendable {
         } else {
             unlink(setup.temporaryPath)
         }
+        if let problem = writer?.finalizationProblem { errorMessage = errorMessage ?? problem }
         let recorded = usable && bytes > 0
         if !recorded && stopReason != .failed && errorMessage == nil {
             errorMessage = "nothing was captured before the recording stopped"
@@ -346,7 +361,7 @@ final class RecordingEngine: @unchecked Sendable {
             audioSamples: recorded ? fileAudioSamples : 0, preset: setup.preset.name,
             elapsed: Double(MonotonicClock.nanoseconds() - startedAt) / 1e9,
             videoDevice: setup.videoDevice, audioDevice: setup.audioDevice, error: errorMessage, still: stillWritten,
-            stages: stages)
+            stages: stages, fragments: writer?.fragmentCount ?? 0, finalizationBytes: recorded ? writer?.finalizationBytes : nil)
     }
 
     private func flushEncoders() throws {

@@ -34,6 +34,10 @@ struct RecordingPreparation {
             throw ReelError.invalidInput("a first-frame still needs a video source")
         }
         for still in stills { try still.validate() }
+        let interval = configuration.fragmentInterval
+        guard interval == 0 || (interval >= RecordingConfiguration.shortestFragmentInterval && interval.isFinite) else {
+            throw ReelError.invalidInput("fragment interval \(interval) s: use 0 (off) or at least \(RecordingConfiguration.shortestFragmentInterval) s")
+        }
         try configuration.limits.validate(freeBytes: DiskSpace.availableBytes(atFolder: folder), outputFolder: folder)
 
         let sources = [configuration.video, configuration.audio].compactMap { $0 }
@@ -67,7 +71,7 @@ struct RecordingPreparation {
             }
         }
         setup = RecordingEngine.Setup(
-            temporaryPath: CaptureSession.partialPath(for: output.path),
+            temporaryPath: configuration.writingPath, fragmentInterval: configuration.fragmentInterval,
             outputPath: output.path, folder: folder, preset: preset, limits: configuration.limits,
             rotation: configuration.orientation.clockwiseRotation, hasVideo: configuration.video != nil,
             // Separate unpaced inputs are taken in strict time order; a single reader feeding both tracks is

@@ -22,6 +22,11 @@ public struct RecordingResult: Sendable, Codable, Equatable {
     public var still: String?
     /// Where the CPU time went (see StageTimes).
     public var stages: StageTimes?
+    /// Movie fragments the file was written in (0 without fragments).
+    public var fragments: Int? = nil
+    /// Bytes written to finalize the file: the trailer, or with fragments the last fragment, the complete
+    /// index and the retired fragment headers.
+    public var finalizationBytes: Int64? = nil
 }
 
 /// Live figures while recording.

@@ -37,10 +37,12 @@ public enum Transcoder {
         let source = DeviceSpec(kind: .file, target: request.inputPath)
         let rotation = description.streams.first { $0.type == "video" }?.rotation ?? 0
         let orientation = Orientation.allCases.first { $0.clockwiseRotation == rotation } ?? .landscapeRight
-        let configuration = RecordingConfiguration(
+        var configuration = RecordingConfiguration(
             outputPath: request.outputPath, video: hasVideo ? source : nil, audio: hasAudio ? source : nil,
             preset: request.preset, limits: request.limits, orientation: orientation, overwrite: request.overwrite,
             firstFrameStill: request.firstFrameStill)
+        // A transcode can always be run again: its output appears only when complete.
+        configuration.writesUnderFinalName = false
         return (configuration, description.duration)
     }
 

@@ -1,0 +1,192 @@
+import CLinuxCapture
+import FFmpegCore
+import Foundation
+
+/// Crash-safe writing: the mov muxer writes movie fragments (an empty moov up front, then moof + mdat pairs),
+/// cut at a keyframe at least every `interval` seconds and flushed whole to the operating system, so a file
+/// interrupted by a crash, a kill or a power cut plays up to its last fragment.
+///
+/// A clean stop turns the file into an ordinary movie in place (as hybrid MP4 does): the complete moov from
+/// MovieIndexBuilder is appended, then the fragmented moov and every moof are renamed `free`, so players
+/// see one regular sample table pointing into the fragments' mdat boxes. Nothing is rewritten or moved.
+/// The switch is one 4-byte write (the first moov's type); before it the file is a valid fragmented movie,
+/// after it a valid regular one.
+final class MovieFragmenter {
+    /// The mov muxer options for fragments the writer cuts itself, without the mfra index at the end.
+    static let muxerOptions: [(key: String, value: String)] = [("movflags", "frag_custom+empty_moov+skip_trailer")]
+
+    let interval: Double
+    private let output: OutputContext
+    private let index: MovieIndexBuilder
+    private let scanner: MovieFragmentScanner
+    private let descriptor: Int32
+    private let leadStream: Int
+    private let leadTimeBase: Rational
+    private let trackCount: Int
+    private var leadOrigin: Int64? = nil
+    private var nextCut: Double
+    private var fragmentedMoovOffset: Int64
+    private var fragmentOffsets: [Int64] = []
+    /// End of the last fragment known to be complete on disk.
+    private(set) var completeEnd: Int64
+    private var pendingPayload: Int64 = 0
+    private var pendingSamples = 0
+    /// Per stream: samples in complete fragments on disk, and where the last of them ends.
+    private(set) var placedSamples: [Int]
+    private(set) var placedEnd: [Int64]
+
+    /// Disk blocks kept allocated past the last complete fragment, so a disk that fills mid-fragment still
+    /// leaves room for the index (on filesystems with fallocate).
+    static let minimumReserve: Int64 = 256 * 1024
+
+    /// Call after the muxer has written its header with `muxerOptions`.
+    init(output: OutputContext, path: String, encoders: [Encoder], rotationDegrees: Int, interval: Double) throws {
+        self.interval = interval
+        self.output = output
+        let videoStream = encoders.firstIndex { $0.mediaType == .video }
+        leadStream = videoStream ?? 0
+        leadTimeBase = encoders[leadStream].timeBase
+        trackCount = encoders.count
+        placedSamples = Array(repeating: 0, count: encoders.count)
+        placedEnd = Array(repeating: 0, count: encoders.count)
+        nextCut = interval
+        output.flush()
+        descriptor = open(path, O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw ReelError.runtime("cannot reopen \(path) to index its fragments: \(String(cString: strerror(errno)))")
+        }
+        scanner = MovieFragmentScanner(descriptor: descriptor)
+        completeEnd = output.bytesWritten
+        let header = try scanner.topLevelBoxes(from: 0, to: completeEnd)
+        guard let moov = header.first(where: { $0.type == "moov" }) else {
+            close(descriptor)
+            throw ReelError.runtime("the muxer wrote no moov at the start of \(path)")
+        }
+        fragmentedMoovOffset = moov.offset
+        var storedHeaders: [Int: [UInt8]] = [:]
+        if let videoStream {
+            guard let avcC = try scanner.nestedPayload(ofType: "avcC", in: moov) else {
+                close(descriptor)
+                throw ReelError.runtime("the muxer wrote no H.264 sample description (avcC) to \(path)")
+            }
+            storedHeaders[videoStream] = avcC
+        }
+        do {
+            index = try MovieIndexBuilder(encoders: encoders, rotationDegrees: rotationDegrees, videoStream: videoStream,
+                                          storedHeaders: storedHeaders)
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        reserveSpace(estimatorBound: 0)
+    }
+
+    deinit { close(descriptor) }
+
+    /// Whether a fragment ends before this packet: a keyframe of the lead (video) stream at or past the
+    /// next cut. The encoder forces a keyframe at every multiple of the interval, so one always comes.
+    func cutsBefore(stream: Int, pts: Int64, isKeyframe: Bool) -> Bool {
+        guard stream == leadStream else { return false }
+        if leadOrigin == nil { leadOrigin = pts }
+        guard isKeyframe, pendingSamples > 0 else { return false }
+        let seconds = Double(pts - leadOrigin!) * leadTimeBase.doubleValue
+        guard seconds >= nextCut - 1e-6 else { return false }
+        nextCut = ((seconds + 1e-6) / interval).rounded(.down) * interval + interval
+        return true
+    }
+
+    /// Notes a packet just handed to the muxer (timestamps in its encoder's time base).
+    func noteWritten(stream: Int, pts: Int64, dts: Int64, duration: Int64, size: Int, isKeyframe: Bool) {
+        index.notePending(stream: stream, pts: pts, dts: dts, duration: duration, size: size, isKeyframe: isKeyframe)
+        pendingPayload += Int64(size)
+        pendingSamples += 1
+    }
+
+    /// Bytes the fragment being collected will add to the file once written and indexed, with `adding`
+    /// more payload bytes in one more sample: its moof and mdat header, the payload, and what its samples
+    /// add to the final moov (at most an entry in each table, and a chunk per track per MiB).
+    func pendingBound(adding size: Int) -> Int64 {
+        let samples = Int64(pendingSamples + 1)
+        let payload = pendingPayload + Int64(size)
+        let moof: Int64 = 24 + Int64(trackCount) * 88 + 16 * samples
+        let mdatHeader: Int64 = 16
+        let chunks = Int64(trackCount) * (1 + payload >> 20)
+        return moof + mdatHeader + payload + 24 * samples + 20 * chunks
+    }
+
+    /// Ends the fragment: writes it, then finds its samples on disk and indexes them.
+    func cut(into estimator: inout TrailerSizeEstimator) throws {
+        try output.writeFragmentBoundary()
+        try indexFragments(upTo: output.bytesWritten, into: &estimator)
+    }
+
+    /// Finishes the file. With a working muxer the last fragment is written first; after a write failure
+    /// (the disk filled) the torn fragment is cut off. Then the complete index is appended and the
+    /// fragment headers are retired. Returns the bytes written at finalization. When the index cannot be
+    /// written, the file is left as a valid fragmented movie and the error says so.
+    func finish(muxerUsable: Bool, into estimator: inout TrailerSizeEstimator) throws -> Int64 {
+        let before = completeEnd
+        if muxerUsable {
+            try output.finish()
+            var info = stat()
+            guard fstat(descriptor, &info) == 0 else { throw posixError("stat") }
+            try indexFragments(upTo: Int64(info.st_size), into: &estimator)
+        } else {
+            output.abandon()
+        }
+        // Anything past the last complete fragment is a torn write.
+        guard ftruncate(descriptor, off_t(completeEnd)) == 0 else { throw posixError("truncate") }
+        let moov = try index.finishIndex(at: completeEnd)
+        let written = moov.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, moov.count, off_t(completeEnd)) }
+        guard written == moov.count else {
+            let error = posixError("write the movie index to")
+            ftruncate(descriptor, off_t(completeEnd))
+            throw error
+        }
+        guard fdatasync(descriptor) == 0 else { throw posixError("sync") }
+        // The switch to a regular movie: the fragmented moov becomes free space. Then the moofs, which
+        // players reading the regular moov ignore anyway but strict ones may not.
+        try retire(at: fragmentedMoovOffset)
+        for offset in fragmentOffsets { try retire(at: offset) }
+        fdatasync(descriptor)
+        return completeEnd - before + Int64(moov.count) + Int64(4 * (fragmentOffsets.count + 1))
+    }
+
+    var fragmentCount: Int { fragmentOffsets.count }
+
+    private func indexFragments(upTo end: Int64, into estimator: inout TrailerSizeEstimator) throws {
+        let boxes = try scanner.topLevelBoxes(from: completeEnd, to: end)
+        let fragments = try scanner.fragments(in: boxes)
+        try index.place(fragments) { stream, offset, sample in
+            placedSamples[stream] += 1
+            placedEnd[stream] = max(placedEnd[stream], sample.pts + sample.duration)
+            estimator.record(TrailerSizeEstimator.Sample(
+                track: stream, fileOffset: offset, storedSize: sample.size, decodeTime: sample.dts,
+                presentationOffset: sample.pts - sample.dts, isKeyframe: sample.isKeyframe))
+        }
+        fragmentOffsets += fragments.map(\.moofOffset)
+        if let last = boxes.last { completeEnd = last.offset + last.size }
+        guard index.unplacedSamples == 0 else {
+            throw MovieIndexBuilder.IndexError.mismatch("\(index.unplacedSamples) samples written but not found in the file")
+        }
+        pendingPayload = 0
+        pendingSamples = 0
+        reserveSpace(estimatorBound: estimator.bound)
+    }
+
+    private func reserveSpace(estimatorBound: Int) {
+        let reserve = max(MovieFragmenter.minimumReserve, 2 * Int64(estimatorBound))
+        _ = reel_reserve_file_space(descriptor, completeEnd, reserve)
+    }
+
+    private func retire(at offset: Int64) throws {
+        let free: [UInt8] = Array("free".utf8)
+        guard free.withUnsafeBytes({ pwrite(descriptor, $0.baseAddress, 4, off_t(offset + 4)) }) == 4 else {
+            throw posixError("rewrite a box header in")
+        }
+    }
+
+    private func posixError(_ action: String) -> ReelError {
+        ReelError.runtime("cannot \(action) \(output.path): \(String(cString: strerror(errno)))")
+    }
+}
