@@ -1,0 +1,100 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// What a recording leaves behind when the process dies: with fragments, a movie that plays up to its last
+/// fragment, under the final name.
+@Suite(.serialized) struct CrashSafetyTests {
+    private static let liveSources = ["--video", "lavfi:testsrc2", "--audio", "lavfi:sine", "--preset", "low"]
+
+    /// ffmpeg decodes the whole file without a single error line.
+    private func decodesCleanly(_ path: String) throws -> Bool {
+        let decode = try Processes.run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"])
+        if decode.status != 0 || !decode.standardError.isEmpty { print("decoding \(path): \(decode.standardError)") }
+        return decode.status == 0 && decode.standardError.isEmpty
+    }
+
+    @Test func killedRecordingPlaysUpToItsLastFragment() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let interval = 1.0
+        let running = try Processes.start(
+            Processes.reelExecutable, ["record", "crash.mov", "--fragment-interval", "\(interval)"] + CrashSafetyTests.liveSources,
+            currentDirectory: folder)
+        let started = Date()
+        usleep(4_500_000)
+        kill(running.process.processIdentifier, SIGKILL)
+        let killedAfter = Date().timeIntervalSince(started)
+        _ = Processes.finish(running, timeout: 10)
+
+        #expect(Scratch.files(in: folder) == ["crash.mov"], "the movie is written under its final name")
+        let output = "\(folder)/crash.mov"
+        #expect(try decodesCleanly(output))
+        let movie = try MediaInspection(path: output)
+        // Media began at most a second after launch (start-up); everything up to the last cut is kept.
+        let startUpAllowance = 1.0
+        #expect(movie.videoDuration >= killedAfter - interval - startUpAllowance,
+                "\(movie.videoDuration) s kept of a recording killed after \(killedAfter) s")
+        #expect(movie.audioCodec == "aac" && abs(movie.audioDuration - movie.videoDuration) < 0.1,
+                "audio \(movie.audioDuration) s, video \(movie.videoDuration) s")
+        // The source's 440 Hz tone, past AAC's start-up.
+        let steady = Array(movie.audioPreview.dropFirst(movie.audioSampleRate / 10))
+        let frequency = ToneAnalysis.frequency(of: steady, sampleRate: movie.audioSampleRate)
+        #expect(abs(frequency - 440) < 5, "tone \(frequency) Hz")
+    }
+
+    /// Killed while nothing but the header is on disk: the file holds no media, and says so to ffprobe
+    /// rather than looking like a movie.
+    @Test func killBeforeTheFirstFragmentLeavesAnEmptyButWellFormedFile() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let running = try Processes.start(
+            Processes.reelExecutable, ["record", "early.mov", "--fragment-interval", "10"] + CrashSafetyTests.liveSources,
+            currentDirectory: folder)
+        usleep(2_000_000)
+        kill(running.process.processIdentifier, SIGKILL)
+        _ = Processes.finish(running, timeout: 10)
+        let atoms = Atoms.topLevel(path: "\(folder)/early.mov").map(\.type)
+        #expect(atoms == ["ftyp", "moov"], "\(atoms)")
+    }
+
+    /// A second Ctrl-C exits at once (130). With fragments the file is left as it is, which is always a valid
+    /// movie: fragmented before finalization's switch, regular after it.
+    @Test func secondInterruptLeavesAPlayableFile() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let running = try Processes.start(
+            Processes.reelExecutable, ["record", "twice.mov", "--fragment-interval", "1"] + CrashSafetyTests.liveSources,
+            currentDirectory: folder)
+        usleep(3_000_000)
+        kill(running.process.processIdentifier, SIGINT)
+        usleep(5_000)
+        kill(running.process.processIdentifier, SIGINT)
+        let result = Processes.finish(running, timeout: 10)
+        #expect([0, 130].contains(result.status), "exit \(result.status): \(result.standardError)")
+        let output = "\(folder)/twice.mov"
+        #expect(try decodesCleanly(output))
+        #expect(try MediaInspection(path: output).videoDuration >= 1)
+    }
+
+    /// Without fragments, a second Ctrl-C removes the unfinished temporary file and keeps nothing.
+    @Test func secondInterruptWithoutFragmentsKeepsNothing() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let running = try Processes.start(
+            Processes.reelExecutable, ["record", "plain.mov", "--fragment-interval", "0"] + CrashSafetyTests.liveSources,
+            currentDirectory: folder)
+        usleep(2_000_000)
+        kill(running.process.processIdentifier, SIGINT)
+        kill(running.process.processIdentifier, SIGINT)
+        let result = Processes.finish(running, timeout: 10)
+        if result.status == 130 {
+            #expect(Scratch.files(in: folder).isEmpty, "\(Scratch.files(in: folder))")
+            #expect(result.standardError.contains("removed"))
+        } else {
+            // Both signals landed after finalization had already finished.
+            let clean = try decodesCleanly("\(folder)/plain.mov")
+            #expect(result.status == 0 && clean)
+        }
+    }
+}
