@@ -5,7 +5,8 @@ import Reel
 /// overrides, limits, orientation, output handling.
 struct RecordingOptions {
     static let valueOptions: Set<String> = ["--video", "--audio", "--preset", "--size", "--fps", "--max-duration",
-                                            "--max-size", "--min-free", "--fragment-interval", "--orientation", "--still", "--still-quality"]
+                                            "--max-size", "--min-free", "--fragment-interval", "--device-timeout",
+                                            "--orientation", "--still", "--still-quality"]
     static let flagOptions: Set<String> = ["--overwrite", "--json", "--quiet"]
 
     static let help = """
@@ -19,6 +20,8 @@ struct RecordingOptions {
           --min-free BYTES       stop before free disk space falls below this (default 64Mi; 0 disables)
           --fragment-interval S  write a movie fragment at least every S seconds, so the file plays up to the
                                  last one after a crash (default 10; 0 = index only at the end)
+          --device-timeout S     a live device that delivers nothing for S seconds is lost: the recording ends
+                                 (deviceLost) and the file is finalized (default 2)
           --orientation O        portrait, portrait-upside-down, landscape-left, landscape-right (default)
           --still FILE.jpg|png   also write the first captured frame as a picture (from the raw frame)
           --still-quality N      JPEG quality 1-100 (default \(StillRequest.defaultQuality))
@@ -81,6 +84,12 @@ struct RecordingOptions {
             outputPath: outputPath, video: video, audio: audio, preset: preset, limits: limits,
             orientation: orientation, overwrite: arguments.has("--overwrite"), firstFrameStill: still,
             fragmentInterval: fragmentInterval)
+        if let text = arguments.value("--device-timeout") {
+            guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
+                throw UsageError("--device-timeout '\(text)' is not a number of seconds from 0 to 3600")
+            }
+            configuration.deviceTimeout = seconds
+        }
         json = arguments.has("--json")
         quiet = arguments.has("--quiet")
     }

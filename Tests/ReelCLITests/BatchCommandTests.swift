@@ -100,7 +100,8 @@ import Testing
         }
     }
 
-    @Test func interruptFinalizesRunningJobsAndSkipsTheRest() throws {
+    @Test(arguments: [SIGINT, SIGTERM])
+    func interruptFinalizesRunningJobsAndSkipsTheRest(signal: Int32) throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let jobs = (1...3).map {
@@ -112,7 +113,7 @@ import Testing
         // Interrupt a second after the first job has started writing (slow builds, e.g. sanitizers, start late).
         for _ in 0..<200 where !FileManager.default.fileExists(atPath: "\(folder)/.live1.mov.partial") { usleep(100_000) }
         usleep(1_000_000)
-        kill(running.process.processIdentifier, SIGINT)
+        kill(running.process.processIdentifier, signal)
         let result = Processes.finish(running, timeout: 20)
         #expect(result.status == 0, "\(result.standardError)")
         let report = try Self.report(result.standardOutput)

@@ -24,4 +24,6 @@ public struct BatchJob: Sendable, Equatable {
     public var quality: Int
     /// record and transcode: seconds between movie fragments (0 = off).
     public var fragmentInterval: Double = RecordingConfiguration.defaultFragmentInterval
+    /// record: seconds a live device may deliver nothing before it counts as lost.
+    public var deviceTimeout: Double = 2
 }

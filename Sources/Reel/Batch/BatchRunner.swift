@@ -158,6 +158,7 @@ public final class BatchRunner: Sendable {
                                                    overwrite: true, firstFrameStill: still)
         }
         configuration.fragmentInterval = job.fragmentInterval
+        configuration.deviceTimeout = job.deviceTimeout
         // Outputs appear under their final names only once finalized: that is what lets a re-run skip them.
         configuration.writesUnderFinalName = false
         let session = CaptureSession()

@@ -6,11 +6,11 @@ import Foundation
 /// Relative paths are resolved against the job file's folder, so a job file works from any directory.
 public enum JobFile {
     static let jobKeys: Set<String> = ["name", "type", "video", "audio", "input", "preset", "maxDuration", "maxSize",
-                                       "minFree", "fragmentInterval", "output", "still", "stillQuality", "orientation",
-                                       "at"]
+                                       "minFree", "fragmentInterval", "deviceTimeout", "output", "still", "stillQuality",
+                                       "orientation", "at"]
     static let allowedByKind: [BatchJob.Kind: Set<String>] = [
         .record: ["name", "type", "video", "audio", "preset", "maxDuration", "maxSize", "minFree", "fragmentInterval",
-                  "output", "still", "stillQuality", "orientation"],
+                  "deviceTimeout", "output", "still", "stillQuality", "orientation"],
         .transcode: ["name", "type", "input", "preset", "maxDuration", "maxSize", "minFree", "fragmentInterval", "output",
                      "still", "stillQuality"],
         .grab: ["name", "type", "input", "at", "output", "stillQuality"],
@@ -145,7 +145,8 @@ public enum JobFile {
         var job = BatchJob(index: index, name: name, kind: kind, output: output, video: nil, audio: nil, input: nil,
                            preset: preset, limits: limits, still: still,
                            orientation: try fields.choice("orientation", default: Orientation.landscapeRight),
-                           at: 0, quality: quality, fragmentInterval: fragmentInterval)
+                           at: 0, quality: quality, fragmentInterval: fragmentInterval,
+                           deviceTimeout: fields.has("deviceTimeout") ? try fields.number("deviceTimeout", in: 0.1...3600) : 2)
         switch kind {
         case .record:
             job.video = fields.has("video") ? try source("video") : defaults.video

@@ -21,6 +21,10 @@ public struct RecordingConfiguration: Sendable {
     public static let defaultFragmentInterval: Double = 10
     /// Shorter fragments would mostly be keyframes and headers.
     public static let shortestFragmentInterval: Double = 0.5
+    /// A live device (camera, microphone, screen) that delivers nothing for this many seconds counts as lost:
+    /// the recording ends with `deviceLost` and the file is finalized. Before its first frame a device gets
+    /// at least 10 s, as cameras and audio servers can be slow to start.
+    public var deviceTimeout: Double = 2
     /// With fragments, write under `outputPath` from the start, so a crash leaves a playable file there.
     /// Otherwise (and always without fragments) the movie is written under a hidden temporary name and
     /// renamed when finalized. Transcodes and batch jobs use the temporary name: a re-run must never

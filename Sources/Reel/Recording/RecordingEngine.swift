@@ -11,6 +11,8 @@ final class RecordingEngine: @unchecked Sendable {
         /// playable all along, else a hidden temporary name.
         var temporaryPath: String
         var fragmentInterval: Double
+        /// Seconds a live device may deliver nothing before it counts as lost.
+        var deviceTimeout: Double
         var outputPath: String
         var folder: String
         var preset: Preset
@@ -135,7 +137,7 @@ final class RecordingEngine: @unchecked Sendable {
                 if !stopping, let stalled = stalledDevice() {
                     // A device that stops delivering (unplugged, its server frozen) ends the recording.
                     stopReason = .deviceLost
-                    errorMessage = "\(stalled.spec) delivered nothing for \(Int(RecordingEngine.deviceTimeout)) s"
+                    errorMessage = "\(stalled.spec) delivered nothing for \(String(format: "%g", setup.deviceTimeout)) s"
                 }
             case .allEnded:
                 stopReason = stopping ? .stopped : endingReason()
@@ -151,8 +153,7 @@ final class RecordingEngine: @unchecked Sendable {
         }
     }
 
-    /// How long a live device may deliver nothing before it counts as lost.
-    static let deviceTimeout: Double = 2
+    /// Cameras and audio servers can need seconds to deliver their first frame.
     static let firstFrameTimeout: Double = 10
 
     /// A live device reader that has delivered nothing for longer than the timeout, unless its stream has
@@ -160,7 +161,8 @@ final class RecordingEngine: @unchecked Sendable {
     private func stalledDevice() -> InputReader? {
         readers.first { reader in
             // The first frame may take longer: cameras and audio servers can need seconds to start.
-            let timeout = reader.statistics.deliveredCount == 0 ? RecordingEngine.firstFrameTimeout : RecordingEngine.deviceTimeout
+            let timeout = reader.statistics.deliveredCount == 0 ? max(RecordingEngine.firstFrameTimeout, setup.deviceTimeout)
+                                                                : setup.deviceTimeout
             return reader.spec.isDevice && reader.secondsSinceLastDelivery > timeout
                 && reader.ending == nil && !(reader.carriesVideo ? videoDone : audioDone)
         }

@@ -38,6 +38,9 @@ struct RecordingPreparation {
         guard interval == 0 || (interval >= RecordingConfiguration.shortestFragmentInterval && interval.isFinite) else {
             throw ReelError.invalidInput("fragment interval \(interval) s: use 0 (off) or at least \(RecordingConfiguration.shortestFragmentInterval) s")
         }
+        guard configuration.deviceTimeout > 0 && configuration.deviceTimeout.isFinite else {
+            throw ReelError.invalidInput("device timeout \(configuration.deviceTimeout) s: use a positive number of seconds")
+        }
         try configuration.limits.validate(freeBytes: DiskSpace.availableBytes(atFolder: folder), outputFolder: folder)
 
         let sources = [configuration.video, configuration.audio].compactMap { $0 }
@@ -72,6 +75,7 @@ struct RecordingPreparation {
         }
         setup = RecordingEngine.Setup(
             temporaryPath: configuration.writingPath, fragmentInterval: configuration.fragmentInterval,
+            deviceTimeout: configuration.deviceTimeout,
             outputPath: output.path, folder: folder, preset: preset, limits: configuration.limits,
             rotation: configuration.orientation.clockwiseRotation, hasVideo: configuration.video != nil,
             // Separate unpaced inputs are taken in strict time order; a single reader feeding both tracks is
