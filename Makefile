@@ -8,7 +8,7 @@ PACKAGES := libavdevice-dev libavformat-dev libavcodec-dev libavfilter-dev libsw
             libavutil-dev pkg-config ffmpeg xvfb x11-xserver-utils python3
 REEL := .build/debug/reel
 
-.PHONY: deps build run test clean release bench bench-quick check-tsan check-leaks
+.PHONY: deps build run test clean release bench bench-quick check-tsan check-leaks fuzz fuzz-quick long-test
 
 deps:
 	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
@@ -56,5 +56,27 @@ check-leaks: release
 	$(LEAK_CHECK) .build/reel-leak-check grab $$scratch/a.mov $$scratch/c.png --at 0.5 && \
 	rm -rf $$scratch && echo "check-leaks: no definitely-lost bytes"
 
+# libFuzzer on the parsers (preset JSON, job files, device specs, sizes) and the media readers (probe + grab
+# of arbitrary bytes). Fuzz/ is its own package because -sanitize=fuzzer supplies main. Seeds live in
+# Tests/FuzzCorpus/TARGET; what the fuzzer finds goes to .build-fuzz/ (crashing inputs: .build-fuzz/artifacts).
+FUZZ_SECONDS ?= 300
+FUZZ_TARGETS := preset jobs spec values media
+FUZZER := Fuzz/.build/debug/ReelFuzz
+fuzz: deps
+	$(SWIFT) build --package-path Fuzz -Xswiftc -sanitize=fuzzer
+	@mkdir -p .build-fuzz/artifacts
+	@for target in $(FUZZ_TARGETS); do \
+		mkdir -p .build-fuzz/corpus/$$target; \
+		REEL_FUZZ_TARGET=$$target $(FUZZER) -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+			-artifact_prefix=.build-fuzz/artifacts/$$target- -print_final_stats=1 \
+			.build-fuzz/corpus/$$target Tests/FuzzCorpus/$$target >.build-fuzz/$$target.log 2>&1 \
+			|| { tail -40 .build-fuzz/$$target.log; echo "fuzz $$target: FAILED (input in .build-fuzz/artifacts)"; exit 1; }; \
+		echo "fuzz $$target: $$(grep -o 'stat::number_of_executed_units: [0-9]*' .build-fuzz/$$target.log | cut -d' ' -f2) inputs in $(FUZZ_SECONDS) s, no crash, no hang"; \
+	done
+
+# The short pass CI runs.
+fuzz-quick:
+	$(MAKE) fuzz FUZZ_SECONDS=15
+
 clean:
-	rm -rf .build .build-tsan recordings
+	rm -rf .build .build-tsan .build-fuzz Fuzz/.build recordings

@@ -1,3 +1,4 @@
+import Foundation
 /// A quality tier: what size and rate to capture at and how to encode it. Loaded from presets/*.json.
 public struct Preset: Sendable, Equatable, Encodable {
     public var name: String
@@ -53,4 +54,7 @@ public struct Preset: Sendable, Equatable, Encodable {
 extension Preset {
     /// Parses "1280x720": both even (4:2:0 chroma) and within what x264 accepts.
     public static func parseSize(_ text: String) -> (width: Int, height: Int)? { PresetParser.parseSize(text) }
+
+    /// Parses and validates preset JSON; `source` names it in errors.
+    public init(json: Data, source: String) throws { self = try PresetParser.parse(json, source: source) }
 }
