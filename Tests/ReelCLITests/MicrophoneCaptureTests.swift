@@ -27,6 +27,33 @@ import Testing
         #expect(abs(frequency - 1000) < 10, "tone \(frequency) Hz")
     }
 
+    /// A microphone whose clock runs 1.5 % fast against the system clock (the video's): without correction its
+    /// audio would end 0.18 s after the video after 12 s. The end offset must match that of an exact clock
+    /// (the stop itself leaves audio a few ALSA periods short) within one video frame.
+    @Test func aFastAudioClockIsCompensated() throws {
+        func endOffset(clockRate: Int) throws -> Double {
+            let folder = try Scratch.folder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let device = try FedALSADevice(folder: folder, seconds: 30, clockRate: clockRate)
+            defer { device.stop() }
+            let running = try Processes.start(
+                Processes.reelExecutable, ["record", "drift.mov", "--video", "lavfi:testsrc2", "--audio", device.spec,
+                                           "--preset", "352x288", "--quiet"],
+                currentDirectory: folder, environment: device.environment)
+            for _ in 0..<100 where !FileManager.default.fileExists(atPath: "\(folder)/drift.mov") { usleep(100_000) }
+            usleep(12_000_000)
+            kill(running.process.processIdentifier, SIGINT)
+            let result = Processes.finish(running, timeout: 20)
+            #expect(result.status == 0, "\(result.standardError)")
+            let movie = try MediaInspection(path: "\(folder)/drift.mov")
+            return movie.audioStart + movie.audioDuration - movie.videoEnd
+        }
+        let exact = try endOffset(clockRate: 48000)
+        let fast = try endOffset(clockRate: 48720)
+        print("audio end - video end: exact clock \(exact) s, 1.5 % fast clock \(fast) s")
+        #expect(abs(fast - exact) < 1.0 / 30, "drift of \(fast - exact) s over 12 s")
+    }
+
     /// The feeder freezes (SIGSTOP): the ALSA read blocks without consulting FFmpeg's interrupt callback.
     /// The engine notices the silence and ends with deviceLost after the device timeout (default and a
     /// configured one), with the audio so far in a playable file.
@@ -61,13 +88,14 @@ import Testing
 
 /// An ALSA capture device without a sound card: an ALSA `file` PCM reading raw 48 kHz stereo samples from a
 /// FIFO that ffmpeg feeds with a 1000 Hz tone at real time. The feeder opens the FIFO first: an ALSA file PCM
-/// with no writer blocks in open().
+/// with no writer blocks in open(). `clockRate` other than 48000 makes a device whose clock runs fast or
+/// slow: it delivers that many samples per second of real time while calling them 48 kHz.
 struct FedALSADevice {
     let spec = "alsa:reeltone"
     let environment: [String: String]
     private let feeder: Processes.Running
 
-    init(folder: String, seconds: Int) throws {
+    init(folder: String, seconds: Int, clockRate: Int = 48000) throws {
         let fifo = "\(folder)/tone.fifo"
         guard mkfifo(fifo, 0o600) == 0 else { throw SetupError("mkfifo \(fifo) failed") }
         let configuration = "\(folder)/asound.conf"
@@ -75,7 +103,7 @@ struct FedALSADevice {
             pcm.reeltone { type file slave.pcm "null" file "/dev/null" infile "\(fifo)" format "raw" }
             """.write(toFile: configuration, atomically: true, encoding: .utf8)
         feeder = try Processes.start("/usr/bin/ffmpeg", [
-            "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=48000", "-t", String(seconds),
+            "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=\(clockRate)", "-t", String(seconds),
             "-ac", "2", "-f", "s16le", "-y", fifo], discardOutput: true)
         environment = ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(configuration)"]
     }

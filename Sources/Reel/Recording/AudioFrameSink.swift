@@ -2,6 +2,12 @@ import FFmpegCore
 
 /// Resamples decoded audio to the encoder's format and queues it in blocks of the encoder's frame size.
 /// Block times follow the sample count from the first sample on, so audio never drifts from its own clock.
+///
+/// A live device's own clock can run fast or slow against the system clock that times the pictures (a
+/// "48 kHz" card that delivers 48,048 samples a second puts audio 3.6 s ahead of video after an hour). With
+/// `compensatesClockDrift`, the sink compares the samples it has produced with the device's timestamps
+/// (system time of capture) and has swresample stretch or squeeze the audio by up to 2 % until they agree:
+/// the error stays within a few milliseconds, inaudibly.
 final class AudioFrameSink: FrameSink {
     let mediaType = MediaType.audio
     private let buffer: CaptureBuffer
@@ -17,10 +23,18 @@ final class AudioFrameSink: FrameSink {
     /// not device timestamps, which run ahead of the samples when a reader falls behind.
     private let sampleLimit: Int64?
     private(set) var isSatisfied = false
+    private let compensatesClockDrift: Bool
+    /// Samples produced ahead of the device's timestamps (negative: behind), smoothed against their jitter.
+    private var smoothedDrift: Double = 0
+    private var compensating = false
+    /// Largest correction: 2 % of the samples, over this many seconds of audio at a time.
+    private static let compensationSeconds = 2.0
+    private static let maximumCorrection = 0.02
 
     init(buffer: CaptureBuffer, sampleRate: Int, channels: Int, blockSize: Int, waitsForEncoder: Bool,
-         statistics: ReaderStatistics, maxDuration: Double? = nil) {
+         statistics: ReaderStatistics, maxDuration: Double? = nil, compensatesClockDrift: Bool = false) {
         self.buffer = buffer
+        self.compensatesClockDrift = compensatesClockDrift
         self.sampleLimit = maxDuration.map { Int64(($0 + 1) * Double(sampleRate)) }
         self.resampler = Resampler(outputRate: sampleRate, outputChannels: channels)
         self.fifo = SampleFIFO(format: .floatPlanar, channels: channels)
@@ -35,11 +49,27 @@ final class AudioFrameSink: FrameSink {
             isSatisfied = true
             return
         }
-        if firstSample == nil {
-            firstSample = time.rescaled(to: Rational(1, Int32(sampleRate))).value
-        }
+        let deviceSample = time.rescaled(to: Rational(1, Int32(sampleRate))).value
+        if firstSample == nil { firstSample = deviceSample }
+        if compensatesClockDrift { try compensateDrift(deviceSample: deviceSample) }
         try resampler.convert(frame, into: fifo)
         try queueBlocks(includingPartial: false)
+    }
+
+    private func compensateDrift(deviceSample: Int64) throws {
+        let produced = samplesQueued + Int64(fifo.count)
+        let drift = Double(produced - (deviceSample - firstSample!))
+        smoothedDrift += (drift - smoothedDrift) * 0.05
+        let rate = Double(sampleRate)
+        if abs(smoothedDrift) > rate * 0.010 || (compensating && abs(smoothedDrift) > rate * 0.002) {
+            let distance = Int(rate * AudioFrameSink.compensationSeconds)
+            let limit = Double(distance) * AudioFrameSink.maximumCorrection
+            try resampler.compensate(sampleDelta: Int(max(-limit, min(limit, -smoothedDrift))), distance: distance)
+            compensating = true
+        } else if compensating {
+            try resampler.compensate(sampleDelta: 0, distance: 0)
+            compensating = false
+        }
     }
 
     func finish() throws {

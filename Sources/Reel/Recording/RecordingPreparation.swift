@@ -117,7 +117,7 @@ struct RecordingPreparation {
             case .audio:
                 sink = AudioFrameSink(buffer: buffer, sampleRate: preset.audio.sampleRate, channels: preset.audio.channels,
                                       blockSize: 1024, waitsForEncoder: !spec.isPaced, statistics: statistics,
-                                      maxDuration: maxDuration)
+                                      maxDuration: maxDuration, compensatesClockDrift: spec.isPaced && spec.isDevice)
             }
             return InputReader.Route(streamIndex: stream.index, decoder: decoder, sink: sink)
         }
