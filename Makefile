@@ -56,6 +56,11 @@ check-leaks: release
 	$(LEAK_CHECK) .build/reel-leak-check grab $$scratch/a.mov $$scratch/c.png --at 0.5 && \
 	rm -rf $$scratch && echo "check-leaks: no definitely-lost bytes"
 
+# Hour-long reliability runs (benchmarks/long_runs.py): an hour of media (A/V end gap, RSS growth) and ten
+# minutes of paced recording with a 0.1 % fast audio clock (drift). About 20 minutes; not part of make test.
+long-test: release
+	python3 benchmarks/long_runs.py
+
 # libFuzzer on the parsers (preset JSON, job files, device specs, sizes) and the media readers (probe + grab
 # of arbitrary bytes). Fuzz/ is its own package because -sanitize=fuzzer supplies main. Seeds live in
 # Tests/FuzzCorpus/TARGET; what the fuzzer finds goes to .build-fuzz/ (crashing inputs: .build-fuzz/artifacts).

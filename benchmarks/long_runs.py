@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Reel's hour-long reliability runs (make long-test): too slow for the test suite, run before a release.
+
+1. An hour of media from lavfi (unpaced, 352x288): the file holds 108,000 frames, audio and video end within
+   one video frame of each other, and peak RSS grows by less than 5 MB after the first minute of media
+   (RSS sampled from /proc every 0.2 s; the first minute is the first 1/60 of the run, as media is produced
+   at a steady rate).
+2. Ten minutes of paced recording with a microphone whose clock runs 0.1 % fast (an ALSA file PCM fed 48,048
+   samples per second and declaring 48,000): the audio end offset matches that of an exact clock within one
+   frame; uncorrected, the audio would run 0.6 s long.
+
+Exits 1 when a check fails. Results: benchmarks/results/long.{json,md}.
+
+    python3 benchmarks/long_runs.py [--minutes 60] [--drift-minutes 10]
+"""
+import argparse
+import datetime
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REEL = os.path.join(ROOT, ".build", "release", "reel")
+
+
+def probe_ends(path):
+    """(video end, audio end, video frames) from ffprobe's packet table."""
+    ends = {}
+    frames = 0
+    output = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "packet=codec_type,pts_time,duration_time",
+                             "-of", "csv=p=0", path], check=True, capture_output=True, text=True).stdout
+    for line in output.splitlines():
+        fields = line.split(",")
+        if len(fields) < 3:
+            continue
+        kind, pts, duration = fields[:3]
+        ends[kind] = max(ends.get(kind, 0.0), float(pts) + float(duration))
+        frames += kind == "video"
+    return ends.get("video", 0.0), ends.get("audio", 0.0), frames
+
+
+def rss_kb(pid):
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            for line in handle:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def hour_of_media(minutes, folder):
+    output = os.path.join(folder, "hour.mov")
+    command = [REEL, "record", output, "--video", "lavfi:testsrc2?realtime=0", "--audio", "lavfi:sine?realtime=0",
+               "--preset", "352x288", "--max-duration", str(minutes * 60), "--json"]
+    samples = []
+    start = time.monotonic()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def sample():
+        while process.poll() is None:
+            value = rss_kb(process.pid)
+            if value:
+                samples.append((time.monotonic() - start, value))
+            time.sleep(0.2)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    result = json.loads(process.stdout.read())
+    process.wait()
+    sampler.join()
+    wall = time.monotonic() - start
+    video_end, audio_end, frames = probe_ends(output)
+    first_minute = wall / minutes
+    early = max((kb for t, kb in samples if t <= first_minute), default=0)
+    peak = max(kb for _, kb in samples)
+    report = {
+        "mediaMinutes": minutes, "wallSeconds": round(wall, 1), "stopReason": result["stopReason"],
+        "videoFrames": frames, "expectedFrames": minutes * 60 * 30, "videoEnd": video_end, "audioEnd": audio_end,
+        "endGapSeconds": round(audio_end - video_end, 4), "rssFirstMinuteMB": round(early / 1024, 1),
+        "rssPeakMB": round(peak / 1024, 1), "rssGrowthMB": round((peak - early) / 1024, 2),
+        "fragments": result.get("fragments"), "finalizationBytes": result.get("finalizationBytes"),
+        "bytes": result["bytes"],
+    }
+    report["passed"] = (frames == report["expectedFrames"] and abs(audio_end - video_end) <= 1 / 30
+                        and report["rssGrowthMB"] < 5)
+    return report
+
+
+def paced_with_clock(seconds, clock_rate, folder):
+    """Records lavfi video and an ALSA device fed at `clock_rate` for `seconds`, stops with SIGINT, returns
+    audio end - video end."""
+    fifo = os.path.join(folder, f"tone-{clock_rate}.fifo")
+    os.mkfifo(fifo)
+    configuration = os.path.join(folder, "asound.conf")
+    with open(configuration, "w") as handle:
+        handle.write(f'pcm.reeltone {{ type file slave.pcm "null" file "/dev/null" infile "{fifo}" format "raw" }}\n')
+    feeder = subprocess.Popen(["ffmpeg", "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i",
+                               f"sine=frequency=1000:sample_rate={clock_rate}", "-t", str(seconds + 30), "-ac", "2",
+                               "-f", "s16le", "-y", fifo], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    output = os.path.join(folder, f"drift-{clock_rate}.mov")
+    environment = dict(os.environ, ALSA_CONFIG_PATH=f"/usr/share/alsa/alsa.conf:{configuration}")
+    recorder = subprocess.Popen([REEL, "record", output, "--video", "lavfi:testsrc2", "--audio", "alsa:reeltone",
+                                 "--preset", "352x288", "--quiet", "--json"], env=environment,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    while not os.path.exists(output) and recorder.poll() is None:
+        time.sleep(0.1)
+    time.sleep(seconds)
+    recorder.send_signal(signal.SIGINT)
+    result = json.loads(recorder.stdout.read())
+    recorder.wait()
+    feeder.kill()
+    feeder.wait()
+    os.unlink(fifo)
+    video_end, audio_end, _ = probe_ends(output)
+    os.unlink(output)
+    return {"clockRate": clock_rate, "seconds": seconds, "videoEnd": video_end, "audioEnd": audio_end,
+            "endGapSeconds": round(audio_end - video_end, 4), "droppedFrames": result["droppedFrames"]}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--minutes", type=int, default=60)
+    parser.add_argument("--drift-minutes", type=float, default=10)
+    arguments = parser.parse_args()
+    report = {"date": datetime.datetime.now().isoformat(timespec="seconds")}
+    with tempfile.TemporaryDirectory(prefix="reel-long-") as folder:
+        print(f"recording {arguments.minutes} min of media ...", flush=True)
+        report["hour"] = hour_of_media(arguments.minutes, folder)
+        print(json.dumps(report["hour"], indent=1), flush=True)
+        print(f"paced recording, exact clock (15 s) and 0.1 % fast clock ({arguments.drift_minutes} min) ...", flush=True)
+        exact = paced_with_clock(15, 48000, folder)
+        fast = paced_with_clock(int(arguments.drift_minutes * 60), 48048, folder)
+        drift = fast["endGapSeconds"] - exact["endGapSeconds"]
+        report["drift"] = {"exact": exact, "fast": fast, "driftSeconds": round(drift, 4),
+                           "uncorrectedDriftSeconds": round(fast["seconds"] * 48 / 48000, 3),
+                           "passed": abs(drift) <= 1 / 30}
+        print(json.dumps(report["drift"], indent=1), flush=True)
+    results = os.path.join(ROOT, "benchmarks", "results")
+    with open(os.path.join(results, "long.json"), "w") as handle:
+        json.dump(report, handle, indent=1)
+    hour, drift = report["hour"], report["drift"]
+    with open(os.path.join(results, "long.md"), "w") as handle:
+        handle.write(f"# Long runs ({report['date']})\n\n| check | measured | target | passed |\n| --- | --- | --- | --- |\n")
+        handle.write(f"| {hour['mediaMinutes']} min of media: frames | {hour['videoFrames']} | {hour['expectedFrames']} | "
+                     f"{hour['videoFrames'] == hour['expectedFrames']} |\n")
+        handle.write(f"| audio end - video end | {hour['endGapSeconds'] * 1000:.1f} ms | within 33.3 ms | "
+                     f"{abs(hour['endGapSeconds']) <= 1 / 30} |\n")
+        handle.write(f"| peak RSS growth after the first minute | {hour['rssGrowthMB']} MB (first minute "
+                     f"{hour['rssFirstMinuteMB']} MB, peak {hour['rssPeakMB']} MB) | < 5 MB | {hour['rssGrowthMB'] < 5} |\n")
+        handle.write(f"| {drift['fast']['seconds'] / 60:g} min with a 0.1 % fast audio clock: drift | "
+                     f"{drift['driftSeconds'] * 1000:.1f} ms (uncorrected: {drift['uncorrectedDriftSeconds'] * 1000:.0f} ms) | "
+                     f"within 33.3 ms | {drift['passed']} |\n")
+        handle.write(f"\nWall time of the hour: {hour['wallSeconds']} s; {hour['fragments']} fragments; "
+                     f"{hour['bytes']} bytes, of which {hour['finalizationBytes']} written at finalization.\n")
+    passed = hour["passed"] and drift["passed"]
+    print("long runs:", "passed" if passed else "FAILED")
+    sys.exit(0 if passed else 1)
+
+
+if __name__ == "__main__":
+    main()
