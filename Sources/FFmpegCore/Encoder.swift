@@ -75,6 +75,9 @@ public final class Encoder {
 
     var codecContext: UnsafeMutablePointer<AVCodecContext> { context! }
 
+    /// The bit rate the encoder was asked for (0 for quality-based rate control).
+    public var bitRate: Int64 { context!.pointee.bit_rate }
+
     public var timeBase: Rational { Rational(context!.pointee.time_base) }
     /// Samples per audio frame the encoder requires (1024 for AAC); 0 for video.
     public var frameSize: Int { Int(context!.pointee.frame_size) }

@@ -106,6 +106,46 @@ public enum Atoms {
         return atoms
     }
 
+    /// Every box inside the moov, keyed by its path ("trak/mdia/minf/stbl/stts"), in file order: the
+    /// whole box bytes. Containers are listed by their children only.
+    public static func movieBoxes(path: String) -> [(path: String, bytes: [UInt8])] {
+        guard let data = FileManager.default.contents(atPath: path) else { return [] }
+        let bytes = [UInt8](data)
+        func u32(_ at: Int) -> Int { Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]) }
+        var result: [(String, [UInt8])] = []
+        func walk(_ start: Int, _ end: Int, _ prefix: String) {
+            var offset = start
+            while offset + 8 <= end {
+                let size = u32(offset)
+                guard size >= 8, offset + size <= end else { return }
+                let type = String(decoding: bytes[offset + 4 ..< offset + 8], as: UTF8.self)
+                let name = prefix.isEmpty ? type : "\(prefix)/\(type)"
+                if ["moov", "trak", "mdia", "minf", "stbl", "edts", "dinf", "udta"].contains(type) {
+                    walk(offset + 8, offset + size, type == "moov" ? "" : name)
+                } else {
+                    result.append((name, Array(bytes[offset ..< offset + size])))
+                }
+                offset += size
+            }
+        }
+        guard let moov = topLevelOffsets(bytes).first(where: { $0.type == "moov" }) else { return [] }
+        walk(moov.offset, moov.offset + moov.size, "")
+        return result
+    }
+
+    private static func topLevelOffsets(_ bytes: [UInt8]) -> [(type: String, offset: Int, size: Int)] {
+        var result: [(String, Int, Int)] = []
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            var size = Int(bytes[offset ..< offset + 4].reduce(0) { $0 << 8 | UInt64($1) })
+            if size == 1 { size = Int(bytes[offset + 8 ..< offset + 16].reduce(0) { $0 << 8 | UInt64($1) }) }
+            guard size >= 8 else { break }
+            result.append((String(decoding: bytes[offset + 4 ..< offset + 8], as: UTF8.self), offset, size))
+            offset += size
+        }
+        return result
+    }
+
     public static func pngSignature(path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }

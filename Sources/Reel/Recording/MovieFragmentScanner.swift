@@ -36,10 +36,10 @@ struct MovieFragmentScanner {
         var offset = start
         while offset + 8 <= end {
             let header = try read(at: offset, count: 16 <= end - offset ? 16 : 8)
-            var size = Int64(bigEndian32(header, 0))
+            var size = Int64(BoxReader.u32(header, 0))
             if size == 1 {
                 guard header.count == 16 else { break }
-                size = Int64(bitPattern: UInt64(bigEndian32(header, 8)) << 32 | UInt64(bigEndian32(header, 12)))
+                size = Int64(bitPattern: UInt64(BoxReader.u32(header, 8)) << 32 | UInt64(BoxReader.u32(header, 12)))
             } else if size == 0 {
                 size = end - offset
             }
@@ -62,33 +62,33 @@ struct MovieFragmentScanner {
     private func runs(inMoof moof: [UInt8], at moofOffset: Int64) throws -> [Run] {
         var runs: [Run] = []
         var previousDataEnd = moofOffset
-        for traf in children(of: moof, from: 8, to: moof.count) where traf.type == "traf" {
+        for traf in BoxReader.children(moof, from: 8, to: moof.count) where traf.type == "traf" {
             var trackID = 0
             var base = moofOffset
             var defaultSize = 0
             var hasBase = false
             var dataCursor: Int64? = nil
-            for child in children(of: moof, from: traf.offset + 8, to: traf.offset + traf.size) {
-                let flags = Int(bigEndian32(moof, child.offset + 8) & 0xFF_FFFF)
+            for child in BoxReader.children(moof, from: traf.offset + 8, to: traf.offset + traf.size) {
+                let flags = Int(BoxReader.u32(moof, child.offset + 8) & 0xFF_FFFF)
                 var field = child.offset + 12
                 if child.type == "tfhd" {
-                    trackID = Int(bigEndian32(moof, field)); field += 4
+                    trackID = Int(BoxReader.u32(moof, field)); field += 4
                     if flags & 0x1 != 0 {
-                        base = Int64(bitPattern: UInt64(bigEndian32(moof, field)) << 32 | UInt64(bigEndian32(moof, field + 4)))
+                        base = Int64(bitPattern: UInt64(BoxReader.u32(moof, field)) << 32 | UInt64(BoxReader.u32(moof, field + 4)))
                         hasBase = true
                         field += 8
                     }
                     if flags & 0x2 != 0 { field += 4 }
                     if flags & 0x8 != 0 { field += 4 }
-                    if flags & 0x10 != 0 { defaultSize = Int(bigEndian32(moof, field)); field += 4 }
+                    if flags & 0x10 != 0 { defaultSize = Int(BoxReader.u32(moof, field)); field += 4 }
                     // Without an explicit base, a track's data follows the previous track's (unless
                     // default-base-is-moof says the moof is the base).
                     if !hasBase && flags & 0x20000 == 0 { base = previousDataEnd }
                 } else if child.type == "trun" {
-                    let count = Int(bigEndian32(moof, field)); field += 4
+                    let count = Int(BoxReader.u32(moof, field)); field += 4
                     var start = dataCursor ?? base
                     if flags & 0x1 != 0 {
-                        start = base + Int64(Int32(bitPattern: bigEndian32(moof, field)))
+                        start = base + Int64(Int32(bitPattern: BoxReader.u32(moof, field)))
                         field += 4
                     }
                     if flags & 0x4 != 0 { field += 4 }
@@ -101,7 +101,7 @@ struct MovieFragmentScanner {
                             throw ScanError.malformed("trun of track \(trackID) shorter than its \(count) samples")
                         }
                         let sizeField = entry + (flags & 0x100 != 0 ? 4 : 0)
-                        sizes.append(flags & 0x200 != 0 ? Int(bigEndian32(moof, sizeField)) : defaultSize)
+                        sizes.append(flags & 0x200 != 0 ? Int(BoxReader.u32(moof, sizeField)) : defaultSize)
                     }
                     let run = Run(trackID: trackID, dataStart: start, sampleSizes: sizes)
                     dataCursor = start + Int64(sizes.reduce(0, +))
@@ -121,24 +121,12 @@ struct MovieFragmentScanner {
         var at = 8
         while at + 4 <= bytes.count {
             if Array(bytes[at ..< at + 4]) == pattern, at >= 4 {
-                let size = Int(bigEndian32(bytes, at - 4))
+                let size = Int(BoxReader.u32(bytes, at - 4))
                 if size >= 8, at - 4 + size <= bytes.count { return Array(bytes[at + 4 ..< at - 4 + size]) }
             }
             at += 1
         }
         return nil
-    }
-
-    private func children(of bytes: [UInt8], from start: Int, to end: Int) -> [(type: String, offset: Int, size: Int)] {
-        var result: [(type: String, offset: Int, size: Int)] = []
-        var offset = start
-        while offset + 8 <= end {
-            let size = Int(bigEndian32(bytes, offset))
-            guard size >= 8, offset + size <= end else { break }
-            result.append((fourCC(bytes, offset + 4), offset, size))
-            offset += size
-        }
-        return result
     }
 
     private func read(at offset: Int64, count: Int) throws -> [UInt8] {
@@ -148,10 +136,6 @@ struct MovieFragmentScanner {
             throw ScanError.malformed("cannot read \(count) bytes at \(offset) (\(String(cString: strerror(errno))))")
         }
         return bytes
-    }
-
-    private func bigEndian32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
-        UInt32(bytes[at]) << 24 | UInt32(bytes[at + 1]) << 16 | UInt32(bytes[at + 2]) << 8 | UInt32(bytes[at + 3])
     }
 
     private func fourCC(_ bytes: [UInt8], _ at: Int) -> String {

@@ -71,17 +71,19 @@ final class MovieFragmenter {
             }
             storedHeaders[videoStream] = avcC
         }
-        do {
-            index = try MovieIndexBuilder(encoders: encoders, rotationDegrees: rotationDegrees, videoStream: videoStream,
-                                          storedHeaders: storedHeaders)
-        } catch {
-            close(descriptor)
-            throw error
-        }
+        index = MovieIndexBuilder(encoders: encoders, rotationDegrees: rotationDegrees, videoStream: videoStream,
+                                  storedHeaders: storedHeaders, trackTimeBases: encoders.indices.map(output.streamTimeBase))
         reserveSpace(estimatorBound: 0)
     }
 
-    deinit { close(descriptor) }
+    /// Fragments are pushed to the disk (fdatasync) off the encoding thread, so a slow disk cannot stall
+    /// a live recording; a power cut then loses at most the fragments still being synced.
+    private let syncQueue = DispatchQueue(label: "reel.fragment-sync")
+
+    deinit {
+        syncQueue.sync {}
+        close(descriptor)
+    }
 
     /// Whether a fragment ends before this packet: a keyframe of the lead (video) stream at or past the
     /// next cut. The encoder forces a keyframe at every multiple of the interval, so one always comes.
@@ -118,6 +120,8 @@ final class MovieFragmenter {
     func cut(into estimator: inout TrailerSizeEstimator) throws {
         try output.writeFragmentBoundary()
         try indexFragments(upTo: output.bytesWritten, into: &estimator)
+        let descriptor = self.descriptor
+        syncQueue.async { fdatasync(descriptor) }
     }
 
     /// Finishes the file. With a working muxer the last fragment is written first; after a write failure
@@ -126,6 +130,7 @@ final class MovieFragmenter {
     /// written, the file is left as a valid fragmented movie and the error says so.
     func finish(muxerUsable: Bool, into estimator: inout TrailerSizeEstimator) throws -> Int64 {
         let before = completeEnd
+        syncQueue.sync {}
         if muxerUsable {
             try output.finish()
             var info = stat()
@@ -136,7 +141,7 @@ final class MovieFragmenter {
         }
         // Anything past the last complete fragment is a torn write.
         guard ftruncate(descriptor, off_t(completeEnd)) == 0 else { throw posixError("truncate") }
-        let moov = try index.finishIndex(at: completeEnd)
+        let moov = try index.finishIndex()
         let written = moov.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, moov.count, off_t(completeEnd)) }
         guard written == moov.count else {
             let error = posixError("write the movie index to")
@@ -157,9 +162,9 @@ final class MovieFragmenter {
     private func indexFragments(upTo end: Int64, into estimator: inout TrailerSizeEstimator) throws {
         let boxes = try scanner.topLevelBoxes(from: completeEnd, to: end)
         let fragments = try scanner.fragments(in: boxes)
-        try index.place(fragments) { stream, offset, sample in
+        try index.place(fragments) { stream, offset, sample, encoded in
             placedSamples[stream] += 1
-            placedEnd[stream] = max(placedEnd[stream], sample.pts + sample.duration)
+            placedEnd[stream] = max(placedEnd[stream], encoded.pts + encoded.duration)
             estimator.record(TrailerSizeEstimator.Sample(
                 track: stream, fileOffset: offset, storedSize: sample.size, decodeTime: sample.dts,
                 presentationOffset: sample.pts - sample.dts, isKeyframe: sample.isKeyframe))

@@ -3,20 +3,13 @@ import FFmpegCore
 /// Builds the complete sample table (a regular moov) for a fragmented recording, so that a cleanly stopped
 /// file is an ordinary QuickTime movie and not a fragmented one.
 ///
-/// A second mov muxer in its ordinary (non-fragmented) mode gets every packet's timing and size, but no
-/// payload: it writes through a CapturingOutputIO that discards bytes, and before each track run the
-/// write position is moved to where the fragmented muxer really put that run in the file. Its trailer is
-/// therefore a moov whose chunk offsets point at the samples inside the fragments' mdat boxes; FFmpeg
-/// computes the edit lists, composition offsets and sample descriptions exactly as for any other movie.
+/// The sample tables themselves are kept compactly per track (SampleTable: ~4 bytes a sample, so an hour
+/// costs a couple of MB, not the ~48 bytes a sample of FFmpeg's own index). Everything else in the moov
+/// (movie and track headers, durations, edit lists, sample descriptions, sample groups) comes from FFmpeg's
+/// mov muxer: at the end, a second muxer in its ordinary mode is given the first and last samples of each
+/// track, with zero payloads through a CapturingOutputIO that keeps only its trailer, and that trailer's
+/// tables are replaced by the complete ones.
 final class MovieIndexBuilder {
-    struct PendingSample {
-        var pts: Int64
-        var dts: Int64
-        var duration: Int64
-        var size: Int
-        var isKeyframe: Bool
-    }
-
     enum IndexError: Error, CustomStringConvertible {
         case mismatch(String)
         var description: String {
@@ -24,46 +17,44 @@ final class MovieIndexBuilder {
         }
     }
 
-    private let io = CapturingOutputIO()
-    private let output: OutputContext
-    private let packet = Packet()
-    /// Per stream, in the order they were handed to the fragmented muxer and not yet placed.
-    private var pending: [[PendingSample]]
+    private let encoders: [Encoder]
+    private let rotationDegrees: Int
+    private let videoStream: Int?
+    private let storedHeaders: [Int: [UInt8]]
+    private let encoderTimeBases: [Rational]
+    private let trackTimeBases: [Rational]
+    /// Per stream, samples handed to the fragmented muxer and not yet found in a fragment on disk.
+    private var pending: [[SampleTable.Sample]]
     private var pendingHeads: [Int]
-    private var zeros: UnsafeMutablePointer<UInt8>
-    private var zerosCapacity = 0
-    private(set) var samplesPlaced = 0
+    private var tables: [SampleTable]
 
     /// `storedHeaders`: per stream, the codec header as the fragmented file stores it. H.264 from x264
     /// comes in Annex B form, which the muxer rewrites with length prefixes as it stores each sample; given
-    /// the stored (avcC) header instead, it takes samples as they are, so the sizes found in the file can
-    /// be handed over with a payload of zeros.
-    init(encoders: [Encoder], rotationDegrees: Int, videoStream: Int?, storedHeaders: [Int: [UInt8]]) throws {
-        output = try OutputContext(writingTo: io, formatName: "mov", name: "movie index")
-        for encoder in encoders { try output.addStream(for: encoder) }
-        for (stream, header) in storedHeaders { try output.setExtradata(streamIndex: stream, header) }
-        if let videoStream { try output.setRotation(streamIndex: videoStream, clockwiseDegrees: rotationDegrees) }
+    /// the stored (avcC) header instead, it takes samples as they are. `trackTimeBases`: the fragmented
+    /// muxer's stream time bases (the tracks' timescales).
+    init(encoders: [Encoder], rotationDegrees: Int, videoStream: Int?, storedHeaders: [Int: [UInt8]],
+         trackTimeBases: [Rational]) {
+        self.encoders = encoders
+        self.rotationDegrees = rotationDegrees
+        self.videoStream = videoStream
+        self.storedHeaders = storedHeaders
+        self.encoderTimeBases = encoders.map(\.timeBase)
+        self.trackTimeBases = trackTimeBases
         pending = Array(repeating: [], count: encoders.count)
         pendingHeads = Array(repeating: 0, count: encoders.count)
-        zerosCapacity = 64 * 1024
-        zeros = .allocate(capacity: zerosCapacity)
-        zeros.initialize(repeating: 0, count: zerosCapacity)
-        try output.writeHeader()
-    }
-
-    deinit {
-        packet.unref()
-        zeros.deallocate()
+        tables = Array(repeating: SampleTable(), count: encoders.count)
     }
 
     /// Notes a packet just handed to the fragmented muxer (timestamps in its encoder's time base).
     func notePending(stream: Int, pts: Int64, dts: Int64, duration: Int64, size: Int, isKeyframe: Bool) {
-        pending[stream].append(PendingSample(pts: pts, dts: dts, duration: duration, size: size, isKeyframe: isKeyframe))
+        pending[stream].append(SampleTable.Sample(pts: pts, dts: dts, duration: duration, size: size, isKeyframe: isKeyframe))
     }
 
-    /// Places the samples of the fragments just written at their real positions in the file, with the sizes
-    /// stored there; `each` sees every placed sample in file order.
-    func place(_ fragments: [MovieFragmentScanner.Fragment], each: (Int, Int64, PendingSample) -> Void) throws {
+    /// Adds the samples of the fragments just written, at their real positions in the file and with the
+    /// sizes stored there; `each` sees every sample in file order.
+    /// `each` gets the stream, the offset, and the sample in the track's and in the encoder's time base.
+    func place(_ fragments: [MovieFragmentScanner.Fragment],
+               each: (Int, Int64, SampleTable.Sample, SampleTable.Sample) -> Void) throws {
         for fragment in fragments {
             for run in fragment.runs {
                 let stream = run.trackID - 1
@@ -71,16 +62,15 @@ final class MovieIndexBuilder {
                 guard pendingHeads[stream] + run.sampleSizes.count <= pending[stream].count else {
                     throw IndexError.mismatch("track \(run.trackID) has more samples in the file than were written")
                 }
-                io.move(to: run.dataStart)
                 var position = run.dataStart
                 for size in run.sampleSizes {
-                    var sample = pending[stream][pendingHeads[stream]]
+                    var encoded = pending[stream][pendingHeads[stream]]
                     pendingHeads[stream] += 1
-                    sample.size = size
-                    try write(sample, stream: stream)
-                    each(stream, position, sample)
+                    encoded.size = size
+                    let sample = inTrackTime(encoded, stream: stream)
+                    try tables[stream].append(sample, encoded: encoded, at: position)
+                    each(stream, position, sample, encoded)
                     position += Int64(size)
-                    samplesPlaced += 1
                 }
             }
         }
@@ -93,31 +83,148 @@ final class MovieIndexBuilder {
     /// Samples noted but not yet found in a fragment on disk.
     var unplacedSamples: Int { pending.indices.reduce(0) { $0 + pending[$1].count - pendingHeads[$1] } }
 
-    /// The moov for every placed sample, as it must be written at `fileEnd` (its own offsets don't depend on
-    /// where it goes, but the muxer writes it at its current position).
-    func finishIndex(at fileEnd: Int64) throws -> [UInt8] {
+    /// The complete moov for every placed sample.
+    func finishIndex() throws -> [UInt8] {
+        let skeleton = try skeletonMovie()
+        return try rebuild(skeleton, path: [])
+    }
+
+    private func inTrackTime(_ sample: SampleTable.Sample, stream: Int) -> SampleTable.Sample {
+        let from = encoderTimeBases[stream], to = trackTimeBases[stream]
+        var converted = sample
+        converted.pts = Timestamp(value: sample.pts, timeBase: from).rescaled(to: to).value
+        converted.dts = Timestamp(value: sample.dts, timeBase: from).rescaled(to: to).value
+        converted.duration = Timestamp(value: sample.duration, timeBase: from).rescaled(to: to).value
+        return converted
+    }
+
+    /// FFmpeg's moov for the first and last samples of each track: right everywhere but in the tables.
+    private func skeletonMovie() throws -> [UInt8] {
+        let io = CapturingOutputIO()
+        let output = try OutputContext(writingTo: io, formatName: "mov", name: "movie index")
+        for encoder in encoders { try output.addStream(for: encoder) }
+        for (stream, header) in storedHeaders { try output.setExtradata(streamIndex: stream, header) }
+        if let videoStream { try output.setRotation(streamIndex: videoStream, clockwiseDegrees: rotationDegrees) }
+        try output.writeHeader()
+        var zeros = [UInt8](repeating: 0, count: 1)
+        let packet = Packet()
+        for stream in tables.indices {
+            for sample in tables[stream].endSamples {
+                if zeros.count < sample.size { zeros = [UInt8](repeating: 0, count: sample.size) }
+                try zeros.withUnsafeMutableBufferPointer { buffer in
+                    // The muxer only needs the size and timing: its I/O discards the payload.
+                    packet.borrow(buffer.baseAddress!, size: sample.size)
+                    defer { packet.unref() }
+                    packet.streamIndex = stream
+                    packet.pts = sample.pts
+                    packet.dts = sample.dts
+                    packet.duration = sample.duration
+                    packet.setKeyframe(sample.isKeyframe)
+                    try output.write(packet, interleaved: false)
+                }
+            }
+        }
         io.flush()
-        io.move(to: fileEnd)
-        io.captureStart = fileEnd
+        let end = io.position
+        io.captureStart = end
         try output.finish()
         return io.captured
     }
 
-    private func write(_ sample: PendingSample, stream: Int) throws {
-        if sample.size > zerosCapacity {
-            zeros.deallocate()
-            zerosCapacity = sample.size
-            zeros = .allocate(capacity: zerosCapacity)
-            zeros.initialize(repeating: 0, count: zerosCapacity)
+    /// Copies the skeleton's boxes, replacing each track's sample tables with the complete ones.
+    private func rebuild(_ bytes: [UInt8], path: [String], track: Int = -1) throws -> [UInt8] {
+        var out: [UInt8] = []
+        var trackIndex = track
+        for box in BoxReader.children(bytes, from: 0, to: bytes.count) {
+            let content = Array(bytes[box.offset + 8 ..< box.offset + box.size])
+            switch box.type {
+            case "moov", "mdia", "minf":
+                BoxWriter.box(box.type, try rebuild(content, path: path + [box.type], track: trackIndex), into: &out)
+            case "trak":
+                trackIndex += 1
+                BoxWriter.box(box.type, try rebuild(content, path: path + [box.type], track: trackIndex), into: &out)
+            case "stbl":
+                guard tables.indices.contains(trackIndex) else { throw IndexError.mismatch("more tracks than streams") }
+                BoxWriter.box("stbl", try sampleTableBox(content, track: trackIndex), into: &out)
+            default:
+                out += bytes[box.offset ..< box.offset + box.size]
+            }
         }
-        // The muxer only needs the size and timing: its I/O discards the payload.
-        packet.borrow(zeros, size: sample.size)
-        packet.streamIndex = stream
-        packet.pts = sample.pts
-        packet.dts = sample.dts
-        packet.duration = sample.duration
-        packet.setKeyframe(sample.isKeyframe)
-        defer { packet.unref() }
-        try output.write(packet, interleaved: false)
+        return out
+    }
+
+    private func sampleTableBox(_ skeleton: [UInt8], track: Int) throws -> [UInt8] {
+        let table = tables[track]
+        var description: [UInt8] = []
+        var groupDescription: [UInt8] = []
+        var rollGroupIndex: UInt32? = nil
+        for box in BoxReader.children(skeleton, from: 0, to: skeleton.count) {
+            let whole = Array(skeleton[box.offset ..< box.offset + box.size])
+            switch box.type {
+            case "stsd":
+                description = whole
+                if table.duration > 0 {
+                    // An MPEG-4 audio description carries the track's average bit rate (movenc: all bytes over
+                    // the track duration) and a maximum of at least that: the skeleton saw only some samples.
+                    let timescale = Int64(trackTimeBases[track].denominator) / Int64(max(1, trackTimeBases[track].numerator))
+                    let average = table.totalBytes * 8 * timescale / table.duration
+                    ElementaryStreamDescriptor.setBitRates(in: &description, average: UInt32(clamping: average),
+                                                           maximum: UInt32(clamping: max(average, encoders[track].bitRate)))
+                }
+            case "sgpd": groupDescription = whole
+            case "sbgp":
+                // One run mapping every sample to the roll group (AAC priming), as movenc writes it.
+                guard box.size == 28 else { throw IndexError.mismatch("sample-to-group box with several runs") }
+                rollGroupIndex = BoxReader.u32(whole, 24)
+            case "stts", "stss", "ctts", "stsc", "stsz", "stco", "co64": break
+            default: throw IndexError.mismatch("unexpected table '\(box.type)' in the muxer's sample table")
+            }
+        }
+        guard !description.isEmpty else { throw IndexError.mismatch("no sample description") }
+        return description + table.boxes() + groupDescription
+            + (rollGroupIndex.map { table.rollGroupBox(index: $0) } ?? [])
+    }
+}
+
+/// The MPEG-4 elementary stream descriptor (esds) inside a sample description.
+enum ElementaryStreamDescriptor {
+    /// Rewrites the bit rates of the DecoderConfigDescriptor, if the description has an esds.
+    static func setBitRates(in description: inout [UInt8], average: UInt32, maximum: UInt32) {
+        let pattern = Array("esds".utf8)
+        guard var at = (4 ..< max(4, description.count - 4)).first(where: { Array(description[$0 ..< $0 + 4]) == pattern }) else { return }
+        at += 8  // type, version and flags
+        func skipTag(_ tag: UInt8) -> Bool {
+            guard at < description.count, description[at] == tag else { return false }
+            at += 1
+            while at < description.count, description[at] & 0x80 != 0 { at += 1 }  // variable-length size
+            at += 1
+            return true
+        }
+        guard skipTag(0x03) else { return }
+        at += 3  // ES_ID and flags (no dependency, URL or OCR stream in movenc's descriptors)
+        guard skipTag(0x04), at + 13 <= description.count else { return }
+        at += 5  // object type, stream type, buffer size
+        for (offset, value) in [(0, maximum), (4, average)] {
+            for byte in 0 ..< 4 { description[at + offset + byte] = UInt8(truncatingIfNeeded: value >> (24 - 8 * UInt32(byte))) }
+        }
+    }
+}
+
+/// Walks the boxes of a byte array (sizes are 32-bit inside a moov).
+enum BoxReader {
+    static func children(_ bytes: [UInt8], from start: Int, to end: Int) -> [(type: String, offset: Int, size: Int)] {
+        var result: [(type: String, offset: Int, size: Int)] = []
+        var offset = start
+        while offset + 8 <= end {
+            let size = Int(u32(bytes, offset))
+            guard size >= 8, offset + size <= end else { break }
+            result.append((String(decoding: bytes[offset + 4 ..< offset + 8], as: UTF8.self), offset, size))
+            offset += size
+        }
+        return result
+    }
+
+    static func u32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
+        UInt32(bytes[at]) << 24 | UInt32(bytes[at + 1]) << 16 | UInt32(bytes[at + 2]) << 8 | UInt32(bytes[at + 3])
     }
 }

@@ -1,0 +1,178 @@
+/// One track's sample table, kept compactly as samples land in fragments (about 4 bytes per sample plus
+/// run-length entries, where FFmpeg's own muxer keeps ~48), and written out as the QuickTime boxes of a
+/// complete moov: stts, stss, ctts, stsc, stsz, stco/co64 and sbgp.
+///
+/// Timestamps are in the track's time base (the muxer stream's), exactly as the muxer received them.
+struct SampleTable {
+    struct Sample {
+        var pts: Int64
+        var dts: Int64
+        var duration: Int64
+        var size: Int
+        var isKeyframe: Bool
+    }
+
+    private(set) var count = 0
+    private(set) var totalBytes: Int64 = 0
+    private var firstDecodeTime: Int64? = nil
+    private var sizes: [UInt32] = []
+    private var timeRuns: [(count: UInt32, delta: UInt32)] = []
+    private var offsetRuns: [(count: UInt32, offset: Int32)] = []
+    private var syncSamples: [UInt32] = []
+    private var chunks: [(firstSample: UInt32, samples: UInt32, offset: Int64)] = []
+    private var lastDecodeTime: Int64? = nil
+    private var lastDuration: Int64 = 0
+    private var lastChunkEnd: Int64 = -1
+    /// The first and the latest samples as the encoder stamped them, for the muxer that writes the rest of
+    /// the moov (the latest in a ring, oldest at `trailingStart`).
+    private var leading: [Sample] = []
+    private var trailing: [Sample] = []
+    private var trailingStart = 0
+    static let keptAtEachEnd = 64
+
+    /// Adds a sample stored at `offset` in the file (samples must come in decode order); `sample` is in the
+    /// track's time base, `encoded` the same sample as the encoder stamped it.
+    mutating func append(_ sample: Sample, encoded: Sample, at offset: Int64) throws {
+        if let last = lastDecodeTime {
+            let delta = sample.dts - last
+            guard delta >= 0, delta <= Int64(UInt32.max) else {
+                throw MovieIndexBuilder.IndexError.mismatch("decode times go from \(last) to \(sample.dts)")
+            }
+            appendTimeRun(UInt32(delta))
+        }
+        lastDecodeTime = sample.dts
+        lastDuration = sample.duration
+        if firstDecodeTime == nil { firstDecodeTime = sample.dts }
+        totalBytes += Int64(sample.size)
+        let presentationOffset = sample.pts - sample.dts
+        guard let offset32 = Int32(exactly: presentationOffset) else {
+            throw MovieIndexBuilder.IndexError.mismatch("presentation offset \(presentationOffset) out of range")
+        }
+        if let last = offsetRuns.last, last.offset == offset32 {
+            offsetRuns[offsetRuns.count - 1].count += 1
+        } else {
+            offsetRuns.append((1, offset32))
+        }
+        count += 1
+        sizes.append(UInt32(sample.size))
+        if sample.isKeyframe { syncSamples.append(UInt32(count)) }
+        if offset == lastChunkEnd, !chunks.isEmpty {
+            chunks[chunks.count - 1].samples += 1
+        } else {
+            chunks.append((UInt32(count), 1, offset))
+        }
+        lastChunkEnd = offset + Int64(sample.size)
+        if leading.count < SampleTable.keptAtEachEnd {
+            leading.append(encoded)
+        } else if trailing.count < SampleTable.keptAtEachEnd {
+            trailing.append(encoded)
+        } else {
+            trailing[trailingStart] = encoded
+            trailingStart = (trailingStart + 1) % SampleTable.keptAtEachEnd
+        }
+    }
+
+    private mutating func appendTimeRun(_ delta: UInt32) {
+        if let last = timeRuns.last, last.delta == delta {
+            timeRuns[timeRuns.count - 1].count += 1
+        } else {
+            timeRuns.append((1, delta))
+        }
+    }
+
+    /// The samples the skeleton muxer needs to compute durations and edit lists as for the whole track.
+    var endSamples: [Sample] { leading + trailing[trailingStart...] + trailing[..<trailingStart] }
+
+    /// From the first decode time to the end of the last sample, as movenc's track duration.
+    var duration: Int64 { count == 0 ? 0 : lastDecodeTime! + lastDuration - firstDecodeTime! }
+
+    var hasPresentationOffsets: Bool { offsetRuns.contains { $0.offset != 0 } }
+
+    // MARK: boxes
+
+    /// The table boxes in the order FFmpeg's mov muxer writes them after the sample description.
+    func boxes() -> [UInt8] {
+        var out: [UInt8] = []
+        var times = timeRuns
+        if count > 0 {
+            // The last sample lasts its own duration (movenc: track duration - its decode time).
+            let delta = UInt32(clamping: lastDuration)
+            if let last = times.last, last.delta == delta { times[times.count - 1].count += 1 } else { times.append((1, delta)) }
+        }
+        BoxWriter.fullBox("stts", into: &out) { body in
+            BoxWriter.u32(UInt32(times.count), &body)
+            for run in times { BoxWriter.u32(run.count, &body); BoxWriter.u32(run.delta, &body) }
+        }
+        if !syncSamples.isEmpty && syncSamples.count < count {
+            BoxWriter.fullBox("stss", into: &out) { body in
+                BoxWriter.u32(UInt32(syncSamples.count), &body)
+                for sample in syncSamples { BoxWriter.u32(sample, &body) }
+            }
+        }
+        if hasPresentationOffsets {
+            BoxWriter.fullBox("ctts", into: &out) { body in
+                BoxWriter.u32(UInt32(offsetRuns.count), &body)
+                for run in offsetRuns { BoxWriter.u32(run.count, &body); BoxWriter.u32(UInt32(bitPattern: run.offset), &body) }
+            }
+        }
+        BoxWriter.fullBox("stsc", into: &out) { body in
+            var entries: [(first: UInt32, samples: UInt32)] = []
+            for (index, chunk) in chunks.enumerated() where entries.last?.samples != chunk.samples {
+                entries.append((UInt32(index + 1), chunk.samples))
+            }
+            BoxWriter.u32(UInt32(entries.count), &body)
+            for entry in entries { BoxWriter.u32(entry.first, &body); BoxWriter.u32(entry.samples, &body); BoxWriter.u32(1, &body) }
+        }
+        BoxWriter.fullBox("stsz", into: &out) { body in
+            let uniform = sizes.allSatisfy { $0 == sizes.first }
+            BoxWriter.u32(uniform ? sizes.first ?? 0 : 0, &body)
+            BoxWriter.u32(UInt32(count), &body)
+            if !uniform { for size in sizes { BoxWriter.u32(size, &body) } }
+        }
+        let wide = chunks.contains { $0.offset > Int64(UInt32.max) }
+        BoxWriter.fullBox(wide ? "co64" : "stco", into: &out) { body in
+            BoxWriter.u32(UInt32(chunks.count), &body)
+            for chunk in chunks {
+                if wide { BoxWriter.u64(UInt64(chunk.offset), &body) } else { BoxWriter.u32(UInt32(chunk.offset), &body) }
+            }
+        }
+        return out
+    }
+
+    /// Every sample in one sample group (the AAC roll group movenc describes in sgpd).
+    func rollGroupBox(index: UInt32) -> [UInt8] {
+        var out: [UInt8] = []
+        BoxWriter.fullBox("sbgp", into: &out) { body in
+            body += Array("roll".utf8)
+            BoxWriter.u32(1, &body)
+            BoxWriter.u32(UInt32(count), &body)
+            BoxWriter.u32(index, &body)
+        }
+        return out
+    }
+}
+
+/// Big-endian box writing for the few QuickTime boxes Reel writes itself.
+enum BoxWriter {
+    static func u32(_ value: UInt32, _ out: inout [UInt8]) {
+        out += [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+    }
+
+    static func u64(_ value: UInt64, _ out: inout [UInt8]) {
+        u32(UInt32(value >> 32), &out)
+        u32(UInt32(value & 0xFFFF_FFFF), &out)
+    }
+
+    /// A box with version 0 and no flags around what `body` writes.
+    static func fullBox(_ type: String, into out: inout [UInt8], _ body: (inout [UInt8]) -> Void) {
+        var content: [UInt8] = [0, 0, 0, 0]
+        body(&content)
+        box(type, content, into: &out)
+    }
+
+    static func box(_ type: String, _ content: [UInt8], into out: inout [UInt8]) {
+        u32(UInt32(8 + content.count), &out)
+        out += Array(type.utf8)
+        out += content
+    }
+}
