@@ -85,8 +85,7 @@ final class MovieIndexBuilder {
 
     /// The complete moov for every placed sample.
     func finishIndex() throws -> [UInt8] {
-        let skeleton = try skeletonMovie()
-        return try rebuild(skeleton, path: [])
+        try rebuild(try skeletonMovie())
     }
 
     private func inTrackTime(_ sample: SampleTable.Sample, stream: Int) -> SampleTable.Sample {
@@ -132,37 +131,41 @@ final class MovieIndexBuilder {
     }
 
     /// Copies the skeleton's boxes, replacing each track's sample tables with the complete ones.
-    private func rebuild(_ bytes: [UInt8], path: [String], track: Int = -1) throws -> [UInt8] {
+    private func rebuild(_ skeleton: [UInt8]) throws -> [UInt8] {
         var out: [UInt8] = []
-        var trackIndex = track
-        for box in BoxReader.children(bytes, from: 0, to: bytes.count) {
-            let content = Array(bytes[box.offset + 8 ..< box.offset + box.size])
-            switch box.type {
-            case "moov", "mdia", "minf":
-                BoxWriter.box(box.type, try rebuild(content, path: path + [box.type], track: trackIndex), into: &out)
-            case "trak":
-                trackIndex += 1
-                BoxWriter.box(box.type, try rebuild(content, path: path + [box.type], track: trackIndex), into: &out)
-            case "stbl":
-                guard tables.indices.contains(trackIndex) else { throw IndexError.mismatch("more tracks than streams") }
-                BoxWriter.box("stbl", try sampleTableBox(content, track: trackIndex), into: &out)
-            default:
-                out += bytes[box.offset ..< box.offset + box.size]
-            }
-        }
+        out.reserveCapacity(skeleton.count + tables.reduce(0) { $0 + $1.count * 6 } + 4096)
+        var track = -1
+        try copy(skeleton, 0 ..< skeleton.count, into: &out, track: &track)
         return out
     }
 
-    private func sampleTableBox(_ skeleton: [UInt8], track: Int) throws -> [UInt8] {
+    private func copy(_ skeleton: [UInt8], _ range: Range<Int>, into out: inout [UInt8], track: inout Int) throws {
+        for box in BoxReader.children(skeleton, from: range.lowerBound, to: range.upperBound) {
+            let content = box.offset + 8 ..< box.offset + box.size
+            switch box.type {
+            case "moov", "trak", "mdia", "minf":
+                if box.type == "trak" { track += 1 }
+                try BoxWriter.box(box.type, into: &out) { try copy(skeleton, content, into: &$0, track: &track) }
+            case "stbl":
+                guard tables.indices.contains(track) else { throw IndexError.mismatch("more tracks than streams") }
+                let index = track
+                try BoxWriter.box("stbl", into: &out) { try writeSampleTable(skeleton, content, track: index, into: &$0) }
+            default:
+                out += skeleton[box.offset ..< box.offset + box.size]
+            }
+        }
+    }
+
+    private func writeSampleTable(_ skeleton: [UInt8], _ range: Range<Int>, track: Int, into out: inout [UInt8]) throws {
         let table = tables[track]
         var description: [UInt8] = []
-        var groupDescription: [UInt8] = []
+        var groupDescription: ArraySlice<UInt8> = []
         var rollGroupIndex: UInt32? = nil
-        for box in BoxReader.children(skeleton, from: 0, to: skeleton.count) {
-            let whole = Array(skeleton[box.offset ..< box.offset + box.size])
+        for box in BoxReader.children(skeleton, from: range.lowerBound, to: range.upperBound) {
+            let whole = skeleton[box.offset ..< box.offset + box.size]
             switch box.type {
             case "stsd":
-                description = whole
+                description = Array(whole)
                 if table.duration > 0 {
                     // An MPEG-4 audio description carries the track's average bit rate (movenc: all bytes over
                     // the track duration) and a maximum of at least that: the skeleton saw only some samples.
@@ -175,14 +178,16 @@ final class MovieIndexBuilder {
             case "sbgp":
                 // One run mapping every sample to the roll group (AAC priming), as movenc writes it.
                 guard box.size == 28 else { throw IndexError.mismatch("sample-to-group box with several runs") }
-                rollGroupIndex = BoxReader.u32(whole, 24)
+                rollGroupIndex = BoxReader.u32(skeleton, box.offset + 24)
             case "stts", "stss", "ctts", "stsc", "stsz", "stco", "co64": break
             default: throw IndexError.mismatch("unexpected table '\(box.type)' in the muxer's sample table")
             }
         }
         guard !description.isEmpty else { throw IndexError.mismatch("no sample description") }
-        return description + table.boxes() + groupDescription
-            + (rollGroupIndex.map { table.rollGroupBox(index: $0) } ?? [])
+        out += description
+        table.writeBoxes(into: &out)
+        out += groupDescription
+        if let rollGroupIndex { table.writeRollGroupBox(index: rollGroupIndex, into: &out) }
     }
 }
 

@@ -90,9 +90,8 @@ struct SampleTable {
 
     // MARK: boxes
 
-    /// The table boxes in the order FFmpeg's mov muxer writes them after the sample description.
-    func boxes() -> [UInt8] {
-        var out: [UInt8] = []
+    /// Appends the table boxes, in the order FFmpeg's mov muxer writes them after the sample description.
+    func writeBoxes(into out: inout [UInt8]) {
         var times = timeRuns
         if count > 0 {
             // The last sample lasts its own duration (movenc: track duration - its decode time).
@@ -136,19 +135,17 @@ struct SampleTable {
                 if wide { BoxWriter.u64(UInt64(chunk.offset), &body) } else { BoxWriter.u32(UInt32(chunk.offset), &body) }
             }
         }
-        return out
     }
 
-    /// Every sample in one sample group (the AAC roll group movenc describes in sgpd).
-    func rollGroupBox(index: UInt32) -> [UInt8] {
-        var out: [UInt8] = []
+    /// Appends a sample-to-group box putting every sample in one group (the AAC roll group movenc describes
+    /// in sgpd).
+    func writeRollGroupBox(index: UInt32, into out: inout [UInt8]) {
         BoxWriter.fullBox("sbgp", into: &out) { body in
             body += Array("roll".utf8)
             BoxWriter.u32(1, &body)
             BoxWriter.u32(UInt32(count), &body)
             BoxWriter.u32(index, &body)
         }
-        return out
     }
 }
 
@@ -163,16 +160,21 @@ enum BoxWriter {
         u32(UInt32(value & 0xFFFF_FFFF), &out)
     }
 
-    /// A box with version 0 and no flags around what `body` writes.
-    static func fullBox(_ type: String, into out: inout [UInt8], _ body: (inout [UInt8]) -> Void) {
-        var content: [UInt8] = [0, 0, 0, 0]
-        body(&content)
-        box(type, content, into: &out)
+    /// A box with version 0 and no flags around what `body` appends.
+    static func fullBox(_ type: String, into out: inout [UInt8], _ body: (inout [UInt8]) throws -> Void) rethrows {
+        try box(type, into: &out) { content in
+            content += [0, 0, 0, 0]
+            try body(&content)
+        }
     }
 
-    static func box(_ type: String, _ content: [UInt8], into out: inout [UInt8]) {
-        u32(UInt32(8 + content.count), &out)
+    /// A box around what `body` appends to the same buffer (its size is filled in afterwards: no copies).
+    static func box(_ type: String, into out: inout [UInt8], _ body: (inout [UInt8]) throws -> Void) rethrows {
+        let start = out.count
+        out += [0, 0, 0, 0]
         out += Array(type.utf8)
-        out += content
+        try body(&out)
+        let size = UInt32(out.count - start)
+        for byte in 0 ..< 4 { out[start + byte] = UInt8(truncatingIfNeeded: size >> (24 - 8 * UInt32(byte))) }
     }
 }
