@@ -102,9 +102,12 @@ struct FedALSADevice {
         try """
             pcm.reeltone { type file slave.pcm "null" file "/dev/null" infile "\(fifo)" format "raw" }
             """.write(toFile: configuration, atomically: true, encoding: .utf8)
-        feeder = try Processes.start("/usr/bin/ffmpeg", [
-            "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=\(clockRate)", "-t", String(seconds),
-            "-ac", "2", "-f", "s16le", "-y", fifo], discardOutput: true)
+        // The feeder is the device's clock: with real-time scheduling (root, as in CI) it keeps time while the
+        // rest of the suite loads both cores.
+        let feed = ["/usr/bin/ffmpeg", "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i",
+                    "sine=frequency=1000:sample_rate=\(clockRate)", "-t", String(seconds), "-ac", "2", "-f", "s16le", "-y", fifo]
+        let command = getuid() == 0 ? ["/usr/bin/chrt", "-f", "10"] + feed : feed
+        feeder = try Processes.start(command[0], Array(command.dropFirst()), discardOutput: true)
         environment = ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(configuration)"]
     }
 

@@ -51,16 +51,29 @@ final class AudioFrameSink: FrameSink {
         }
         let deviceSample = time.rescaled(to: Rational(1, Int32(sampleRate))).value
         if firstSample == nil { firstSample = deviceSample }
-        if compensatesClockDrift { try compensateDrift(deviceSample: deviceSample) }
+        if compensatesClockDrift { try compensateDrift(deviceSample: deviceSample, frameSamples: frame.sampleCount) }
         try resampler.convert(frame, into: fifo)
         try queueBlocks(includingPartial: false)
     }
 
-    private func compensateDrift(deviceSample: Int64) throws {
+    /// Small errors (a clock running fast or slow) are corrected softly by resampling; a jump of more than
+    /// 0.1 s (samples lost in an overrun, a device that restarted) at once, with silence or by dropping
+    /// samples, as swresample's own async mode does.
+    private func compensateDrift(deviceSample: Int64, frameSamples: Int) throws {
+        let rate = Double(sampleRate)
         let produced = samplesQueued + Int64(fifo.count)
         let drift = Double(produced - (deviceSample - firstSample!))
-        smoothedDrift += (drift - smoothedDrift) * 0.05
-        let rate = Double(sampleRate)
+        // Smoothed over about half a second, against the jitter of device timestamps.
+        smoothedDrift += (drift - smoothedDrift) * min(1, Double(frameSamples) / (0.5 * rate))
+        if abs(smoothedDrift) > rate * 0.1 {
+            if drift < 0 {
+                try fifo.appendSilence(Int(-drift))
+            } else {
+                fifo.drain(min(fifo.count, Int(drift)))
+            }
+            smoothedDrift = 0
+            return
+        }
         if abs(smoothedDrift) > rate * 0.010 || (compensating && abs(smoothedDrift) > rate * 0.002) {
             let distance = Int(rate * AudioFrameSink.compensationSeconds)
             let limit = Double(distance) * AudioFrameSink.maximumCorrection
