@@ -28,12 +28,12 @@ run: build
 	@mkdir -p recordings
 	$(REEL) record recordings/clip-$$(date +%Y%m%d-%H%M%S).mov --max-duration 5 --json
 
-# Suites that time real devices and kills run on their own after the rest, so the encoders of other suites
-# running in parallel on two cores cannot starve them.
+# Suites that time real devices and kills run after the rest, one test at a time, so encoders running in
+# parallel on two cores cannot starve them.
 TIMED_SUITES := MicrophoneCaptureTests|ScreenCaptureTests|CrashSafetyTests
 test: build
 	$(SWIFT) test --skip '$(TIMED_SUITES)'
-	$(SWIFT) test --skip-build --filter '$(TIMED_SUITES)'
+	$(SWIFT) test --skip-build --no-parallel --filter '$(TIMED_SUITES)'
 
 # The benchmark harness (benchmarks/bench.py): Reel and the ffmpeg CLI side by side on the same jobs.
 bench: release
