@@ -55,7 +55,7 @@ check-leaks: release
 	cp .build/release/reel .build/reel-leak-check && strip -g .build/reel-leak-check
 	@scratch=$$(mktemp -d) && \
 	$(LEAK_CHECK) .build/reel-leak-check record $$scratch/a.mov --video 'lavfi:testsrc2?realtime=0' \
-		--audio 'lavfi:sine?realtime=0' --preset low --max-duration 1 --still $$scratch/a.jpg --quiet && \
+		--audio 'lavfi:sine?realtime=0' --preset low --max-duration 2 --fragment-interval 0.5 --still $$scratch/a.jpg --quiet && \
 	$(LEAK_CHECK) .build/reel-leak-check transcode $$scratch/a.mov $$scratch/b.mov --preset low --quiet && \
 	$(LEAK_CHECK) .build/reel-leak-check grab $$scratch/a.mov $$scratch/c.png --at 0.5 && \
 	rm -rf $$scratch && echo "check-leaks: no definitely-lost bytes"
