@@ -18,6 +18,7 @@ import Testing
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         #expect(json["stopReason"] as? String == "maxDurationReached")
         #expect((json["elapsed"] as? Double ?? 0) > 1.5, "the device delivers in real time")
+        guard RealTimeChecks.make("duration and tone of a device read in real time") else { return }
         let movie = try MediaInspection(path: "\(folder)/mic.mov")
         #expect(movie.audioCodec == "aac" && movie.videoCodec == nil)
         #expect(abs(movie.audioDuration - 2) < 0.05, "audio \(movie.audioDuration) s")
@@ -51,6 +52,7 @@ import Testing
         }
         let exact = try endOffset(clockRate: 48000)
         let fast = try endOffset(clockRate: 48720)
+        guard RealTimeChecks.make("audio drift against the system clock") else { return }
         print("audio end - video end: exact clock \(exact) s, 1.5 % fast clock \(fast) s")
         #expect(abs(fast - exact) < 2.0 / 30, "drift of \(fast - exact) s over 12 s")
     }
@@ -76,14 +78,16 @@ import Testing
         let endedAfter = Date().timeIntervalSince(frozenAt)
         // The stall is noticed within the timeout plus the engine's 0.1 s poll, and the ALSA buffer
         // (up to about half a second) delays the first missing sample.
-        #expect(endedAfter > (timeout ?? 2) && endedAfter < (timeout ?? 2) + 2, "ended \(endedAfter) s after the freeze")
+        if RealTimeChecks.make("how soon the stall is noticed") {
+            #expect(endedAfter > (timeout ?? 2) && endedAfter < (timeout ?? 2) + 2, "ended \(endedAfter) s after the freeze")
+        }
         #expect(result.status == 0, "\(result.standardError)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         #expect(json["stopReason"] as? String == "deviceLost")
         #expect((json["error"] as? String)?.contains("delivered nothing for \(String(format: "%g", timeout ?? 2)) s") == true,
                 "\(json["error"] ?? "")")
         let movie = try MediaInspection(path: "\(folder)/mic.mov")
-        #expect(movie.audioDuration > 1, "audio before the stall is kept: \(movie.audioDuration) s")
+        #expect(movie.audioDuration > (RealTimeChecks.enabled ? 1 : 0), "audio before the stall is kept: \(movie.audioDuration) s")
     }
 }
 
