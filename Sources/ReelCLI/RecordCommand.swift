@@ -14,7 +14,10 @@ enum RecordCommand {
         \(RecordingOptions.help)
 
         exit codes: 0 finalized (also when a limit or a signal stopped it), 1 runtime failure,
-                    2 bad usage or input (nothing written)
+                    2 bad usage or input (nothing written),
+                    130 a second Ctrl-C (with fragments the file is kept and plays up to its last fragment)
+        The movie is written in fragments under its final name (see --fragment-interval): after a crash or
+        kill -9 it plays up to the last fragment; a clean stop turns it into a regular movie in place.
         """
 
     static func run(_ arguments: [String]) -> ExitCode {
