@@ -27,6 +27,12 @@ public struct FFmpegError: Error, CustomStringConvertible, Sendable, Equatable {
     public var isEndOfFile: Bool { code == reel_averror_eof() }
     public var isNoSpace: Bool { posixCode == ENOSPC }
 
+    /// What went wrong opening an input, in words: FFmpeg's own text, except for ENOMEM, which there means
+    /// the file declares an absurd amount of data (a damaged index) and hit the allocation cap.
+    public var inputProblem: String {
+        posixCode == ENOMEM ? "it declares more data than any real movie holds (a damaged index?)" : message
+    }
+
     public static func text(for code: Int32) -> String {
         var buffer = [CChar](repeating: 0, count: Int(AV_ERROR_MAX_STRING_SIZE))
         av_strerror(code, &buffer, buffer.count)

@@ -25,6 +25,11 @@ public enum FFmpegLibrary {
         av_log_set_level(level.rawValue)
     }
 
+    /// The largest single block FFmpeg may allocate (av_max_alloc); larger requests fail with ENOMEM.
+    public static func limitBlockSize(to bytes: Int) {
+        av_max_alloc(bytes)
+    }
+
     public enum LogLevel: Int32, Sendable {
         case quiet = -8, error = 16, warning = 24, info = 32, verbose = 40, debug = 48
     }

@@ -23,6 +23,7 @@ public enum ReelCommandLine {
         """
 
     public static func main(_ arguments: [String]) -> Int32 {
+        FFmpegMemoryGuard.limitBlockSize()
         if let level = ProcessInfo.processInfo.environment["REEL_FFMPEG_LOG"] {
             FFmpegLogging.enable(levelName: level)
         }

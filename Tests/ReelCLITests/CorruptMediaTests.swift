@@ -56,6 +56,25 @@ import Testing
     }
 }
 
+extension CorruptMediaTests {
+    /// Found by `make fuzz`: 4 KB whose index declares billions of samples; FFmpeg's demuxer would allocate
+    /// 2.7 GB and take seconds (the ffmpeg CLI does). Reel caps single allocations and refuses it at once.
+    @Test func aFileDeclaringAHugeIndexIsRefusedAtOnce() throws {
+        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("FuzzCorpus/media/huge-index.mov").path
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for arguments in [["probe", corpus], ["grab", corpus, "\(folder)/x.jpg"], ["transcode", corpus, "\(folder)/x.mov", "--quiet"]] {
+            let started = Date()
+            let result = try Processes.reel(arguments, timeout: 30)
+            #expect(Date().timeIntervalSince(started) < 2, "\(arguments[0]) took \(Date().timeIntervalSince(started)) s")
+            #expect(result.status == 2 && result.standardError.contains("declares more data than any real movie holds"),
+                    "\(arguments[0]): exit \(result.status): \(result.standardError)")
+        }
+        #expect(Scratch.files(in: folder).isEmpty)
+    }
+}
+
 /// A small deterministic generator (SplitMix64), so the damage is the same on every run.
 struct SeededGenerator: RandomNumberGenerator {
     var state: UInt64

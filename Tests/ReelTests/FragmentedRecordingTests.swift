@@ -20,6 +20,28 @@ import Testing
         return probe.standardOutput.split(separator: "\n").map(String.init).sorted()
     }
 
+    /// The index is the one FFmpeg itself writes for these packets: remux with `ffmpeg -c copy` and compare
+    /// the packet tables, then the moov box for box, except where the chunks are (one per track per fragment
+    /// here, up to 1 MiB in a plain movie). Returns the packet table.
+    @discardableResult
+    private func expectIndexMatchesFFmpeg(_ output: String, folder: String) throws -> [String] {
+        let remuxed = "\(folder)/remuxed.mov"
+        let copy = try Processes.run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", output, "-map", "0", "-c", "copy", remuxed])
+        #expect(copy.status == 0, "\(copy.standardError)")
+        defer { unlink(remuxed) }
+        let table = try packets(output)
+        let remuxedTable = try packets(remuxed)
+        #expect(table.count > 150 && table == remuxedTable)
+        let chunking: Set<String> = ["trak/mdia/minf/stbl/stsc", "trak/mdia/minf/stbl/stco"]
+        let ours = Atoms.movieBoxes(path: output).filter { !chunking.contains($0.path) }
+        let ffmpegs = Atoms.movieBoxes(path: remuxed).filter { !chunking.contains($0.path) }
+        #expect(ours.map(\.path) == ffmpegs.map(\.path))
+        for (mine, theirs) in zip(ours, ffmpegs) where mine.bytes != theirs.bytes {
+            Issue.record("\(mine.path) differs from FFmpeg's")
+        }
+        return table
+    }
+
     @Test func cleanStopLeavesOneRegularIndexOverTheFragments() async throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -39,23 +61,7 @@ import Testing
         let finalization = try #require(result.finalizationBytes)
         #expect(finalization > 0 && finalization < result.bytes / 2, "finalization wrote \(finalization) of \(result.bytes) bytes")
 
-        // The index is the one FFmpeg itself writes for these packets: remux and compare the tables.
-        let remuxed = "\(folder)/remuxed.mov"
-        let copy = try Processes.run("/usr/bin/ffmpeg", ["-v", "error", "-i", output, "-map", "0", "-c", "copy", remuxed])
-        #expect(copy.status == 0, "\(copy.standardError)")
-        let table = try packets(output)
-        let remuxedTable = try packets(remuxed)
-        #expect(table.count > 150 && table == remuxedTable)
-        // Box for box, the moov is the one FFmpeg writes, except where the chunks are (one per track per
-        // fragment here, up to 1 MiB in a plain movie).
-        let chunking: Set<String> = ["trak/mdia/minf/stbl/stsc", "trak/mdia/minf/stbl/stco"]
-        let ours = Atoms.movieBoxes(path: output).filter { !chunking.contains($0.path) }
-        let ffmpegs = Atoms.movieBoxes(path: remuxed).filter { !chunking.contains($0.path) }
-        #expect(ours.map(\.path) == ffmpegs.map(\.path))
-        for (mine, theirs) in zip(ours, ffmpegs) where mine.bytes != theirs.bytes {
-            Issue.record("\(mine.path) differs from FFmpeg's")
-        }
-
+        try expectIndexMatchesFFmpeg(output, folder: folder)
         let movie = try MediaInspection(path: output)
         #expect(movie.videoFrames == 150 && movie.audioDuration > 4.98 && movie.audioDuration < 5.03)
         // A keyframe starts every fragment, at every whole second.
@@ -66,6 +72,22 @@ import Testing
         for second in 0 ..< 5 {
             #expect(keyframeTimes.contains { abs($0 - Double(second)) < 0.001 }, "no keyframe at \(second) s: \(keyframeTimes)")
         }
+    }
+
+    /// A fragment is held in memory until it is cut: past the memory limit it is cut early, at any picture,
+    /// and the file still plays through (a fragment need not start with a keyframe).
+    @Test func fragmentsAreCutEarlyAtTheMemoryLimit() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let output = "\(folder)/capped.mov"
+        var configuration = try FastRecording.configuration(output, limits: RecordingLimits(maxDuration: 5))
+        configuration.fragmentMemoryLimit = 32 * 1024
+        let result = try await FastRecording.record(configuration)
+        #expect(result.recordedSuccessfully && (result.fragments ?? 0) >= 8, "\(result.fragments ?? 0) fragments")
+        try expectIndexMatchesFFmpeg(output, folder: folder)
+        let decode = try Processes.run("/usr/bin/ffmpeg", ["-v", "error", "-i", output, "-f", "null", "-"])
+        #expect(decode.status == 0 && decode.standardError.isEmpty, "\(decode.standardError)")
+        #expect(try MediaInspection(path: output).videoFrames == 150)
     }
 
     @Test func maxSizeHoldsWithFragments() async throws {

@@ -24,6 +24,7 @@ enum FuzzTarget: String, CaseIterable {
     case preset, jobs, spec, values, media
 
     static let selected: FuzzTarget = {
+        FFmpegMemoryGuard.limitBlockSize()  // as the reel command line does
         let name = ProcessInfo.processInfo.environment["REEL_FUZZ_TARGET"] ?? ""
         guard let target = FuzzTarget(rawValue: name) else {
             FileHandle.standardError.write(Data("set REEL_FUZZ_TARGET to one of \(allCases.map(\.rawValue))\n".utf8))

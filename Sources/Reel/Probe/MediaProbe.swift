@@ -28,7 +28,7 @@ public enum MediaProbe {
         do {
             input = try InputContext(url: path, formatName: nil)
         } catch let error as FFmpegError {
-            throw ReelError.invalidInput("cannot read \(path): \(error.message)")
+            throw ReelError.invalidInput("cannot read \(path): \(error.inputProblem)")
         }
         let streams = input.streams.map { stream -> MediaDescription.Stream in
             let isVideo = stream.mediaType == .video, isAudio = stream.mediaType == .audio

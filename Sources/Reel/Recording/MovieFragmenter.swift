@@ -16,6 +16,7 @@ final class MovieFragmenter {
     static let muxerOptions: [(key: String, value: String)] = [("movflags", "frag_custom+empty_moov+skip_trailer")]
 
     let interval: Double
+    private let memoryLimit: Int64
     private let output: OutputContext
     private let index: MovieIndexBuilder
     private let scanner: MovieFragmentScanner
@@ -40,8 +41,10 @@ final class MovieFragmenter {
     static let minimumReserve: Int64 = 256 * 1024
 
     /// Call after the muxer has written its header with `muxerOptions`.
-    init(output: OutputContext, path: String, encoders: [Encoder], rotationDegrees: Int, interval: Double) throws {
+    init(output: OutputContext, path: String, encoders: [Encoder], rotationDegrees: Int, interval: Double,
+         memoryLimit: Int64) throws {
         self.interval = interval
+        self.memoryLimit = memoryLimit
         self.output = output
         let videoStream = encoders.firstIndex { $0.mediaType == .video }
         leadStream = videoStream ?? 0
@@ -86,8 +89,10 @@ final class MovieFragmenter {
     }
 
     /// Whether a fragment ends before this packet: a keyframe of the lead (video) stream at or past the
-    /// next cut. The encoder forces a keyframe at every multiple of the interval, so one always comes.
-    func cutsBefore(stream: Int, pts: Int64, isKeyframe: Bool) -> Bool {
+    /// next cut (the encoder forces a keyframe at every multiple of the interval, so one always comes), or
+    /// any packet that would take the fragment held in memory past `memoryLimit`.
+    func cutsBefore(stream: Int, pts: Int64, size: Int, isKeyframe: Bool) -> Bool {
+        if pendingSamples > 0 && pendingPayload + Int64(size) > memoryLimit { return true }
         guard stream == leadStream else { return false }
         if leadOrigin == nil { leadOrigin = pts }
         guard isKeyframe, pendingSamples > 0 else { return false }

@@ -15,6 +15,7 @@ final class MovieWriter {
     private let encoders: [Encoder]
     private let rotationDegrees: Int
     private let fragmentInterval: Double
+    private let fragmentMemoryLimit: Int64
     /// Set once the header is written when fragments are on.
     private var fragmenter: MovieFragmenter?
     private let limits: RecordingLimits
@@ -54,12 +55,13 @@ final class MovieWriter {
     /// `streams` lists the encoders in stream order; the first video stream may carry a rotation.
     /// `fragmentInterval` > 0 writes crash-safe fragments (see MovieFragmenter).
     init(path: String, encoders: [Encoder], rotationDegrees: Int, limits: RecordingLimits, folder: String,
-         fragmentInterval: Double = 0) throws {
+         fragmentInterval: Double = 0, fragmentMemoryLimit: Int64 = 4 << 20) throws {
         output = try OutputContext(path: path, formatName: "mov")
         self.path = path
         self.encoders = encoders
         self.rotationDegrees = rotationDegrees
         self.fragmentInterval = fragmentInterval
+        self.fragmentMemoryLimit = fragmentMemoryLimit
         self.limits = limits
         self.folder = folder
         for encoder in encoders { try output.addStream(for: encoder) }
@@ -87,7 +89,8 @@ final class MovieWriter {
         if fragmentInterval > 0 {
             try output.writeHeader(options: MovieFragmenter.muxerOptions)
             fragmenter = try MovieFragmenter(output: output, path: path, encoders: encoders,
-                                             rotationDegrees: rotationDegrees, interval: fragmentInterval)
+                                             rotationDegrees: rotationDegrees, interval: fragmentInterval,
+                                             memoryLimit: fragmentMemoryLimit)
         } else {
             try output.writeHeader()
         }
@@ -193,7 +196,7 @@ final class MovieWriter {
     private func write(_ packet: Packet) throws -> StopReason? {
         let index = packet.streamIndex
         guard packet.size > 0 else { return nil }  // nothing to store (the muxer would skip it too)
-        if let fragmenter, fragmenter.cutsBefore(stream: index, pts: packet.pts, isKeyframe: packet.isKeyframe) {
+        if let fragmenter, fragmenter.cutsBefore(stream: index, pts: packet.pts, size: packet.size, isKeyframe: packet.isKeyframe) {
             do {
                 try fragmenter.cut(into: &estimator)
             } catch let error as FFmpegError where error.isNoSpace {

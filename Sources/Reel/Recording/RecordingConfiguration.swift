@@ -19,6 +19,11 @@ public struct RecordingConfiguration: Sendable {
     /// 0 writes the index only at the end.
     public var fragmentInterval: Double = RecordingConfiguration.defaultFragmentInterval
     public static let defaultFragmentInterval: Double = 10
+    /// The muxer holds a fragment in memory until it is cut (its moof must precede its data): past this many
+    /// bytes a fragment is cut early, at any picture, so high bit rates cost no more memory than low ones.
+    /// Only the first fragment after a forced keyframe then starts with one; players decode on from the
+    /// previous fragment. Internal: tests lower it.
+    var fragmentMemoryLimit: Int64 = 4 * 1024 * 1024
     /// Shorter fragments would mostly be keyframes and headers.
     public static let shortestFragmentInterval: Double = 0.5
     /// A live device (camera, microphone, screen) that delivers nothing for this many seconds counts as lost:

@@ -11,6 +11,7 @@ final class RecordingEngine: @unchecked Sendable {
         /// playable all along, else a hidden temporary name.
         var temporaryPath: String
         var fragmentInterval: Double
+        var fragmentMemoryLimit: Int64
         /// Seconds a live device may deliver nothing before it counts as lost.
         var deviceTimeout: Double
         var outputPath: String
@@ -114,7 +115,8 @@ final class RecordingEngine: @unchecked Sendable {
                                          channels: setup.preset.audio.channels, sampleRate: setup.preset.audio.sampleRate)
         }
         let writer = try MovieWriter(path: setup.temporaryPath, encoders: encoders, rotationDegrees: setup.rotation,
-                                     limits: setup.limits, folder: setup.folder, fragmentInterval: setup.fragmentInterval)
+                                     limits: setup.limits, folder: setup.folder, fragmentInterval: setup.fragmentInterval,
+                                     fragmentMemoryLimit: setup.fragmentMemoryLimit)
         try writer.start()
         self.writer = writer
     }

@@ -8,8 +8,12 @@ struct RecordingPreparation {
     let buffer: CaptureBuffer
     let readers: [InputReader]
 
-    /// Pool sizes: enough to ride out encoder hiccups, small enough to keep memory flat.
-    static let videoPoolFrames = 6
+    /// Pool sizes: enough to ride out encoder hiccups, small enough to keep memory flat. A live (paced) source
+    /// cannot wait, so it gets room for 0.2 s of pictures at 30 fps; an unpaced one (a file, lavfi with
+    /// realtime=0) waits for a free frame, and three keep reader and encoder busy at once (at 1080p each
+    /// picture is 3 MB).
+    static let pacedVideoPoolFrames = 6
+    static let unpacedVideoPoolFrames = 3
     static let audioPoolBlocks = 64
 
     init(_ configuration: RecordingConfiguration) throws {
@@ -52,7 +56,9 @@ struct RecordingPreparation {
         }
         let preset = configuration.preset
         let mediaTypes: [MediaType] = (configuration.video != nil ? [.video] : []) + (configuration.audio != nil ? [.audio] : [])
-        let buffer = CaptureBuffer(videoFrames: RecordingPreparation.videoPoolFrames,
+        let anyPaced = [configuration.video, configuration.audio].contains { $0?.isPaced == true }
+        let buffer = CaptureBuffer(videoFrames: anyPaced ? RecordingPreparation.pacedVideoPoolFrames
+                                                         : RecordingPreparation.unpacedVideoPoolFrames,
                                    audioFrames: RecordingPreparation.audioPoolBlocks, streams: mediaTypes)
         let sessionStart = MonotonicClock.nanoseconds()
         var readers: [InputReader] = []
@@ -75,6 +81,7 @@ struct RecordingPreparation {
         }
         setup = RecordingEngine.Setup(
             temporaryPath: configuration.writingPath, fragmentInterval: configuration.fragmentInterval,
+            fragmentMemoryLimit: configuration.fragmentMemoryLimit,
             deviceTimeout: configuration.deviceTimeout,
             outputPath: output.path, folder: folder, preset: preset, limits: configuration.limits,
             rotation: configuration.orientation.clockwiseRotation, hasVideo: configuration.video != nil,

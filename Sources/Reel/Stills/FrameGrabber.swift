@@ -15,7 +15,7 @@ public enum FrameGrabber {
         do {
             input = try InputContext(url: inputPath, formatName: nil)
         } catch let error as FFmpegError {
-            throw ReelError.invalidInput("cannot read \(inputPath): \(error.message); check the path and that it is a movie")
+            throw ReelError.invalidInput("cannot read \(inputPath): \(error.inputProblem); check the path and that it is a movie")
         }
         let frames = try DecodedVideoFrames(input: input, describedAs: inputPath)
         let stream = frames.stream
