@@ -77,11 +77,17 @@ def size_of(p):
     return int(width), int(height)
 
 
-def record_commands(name, seconds, output):
+# The ffmpeg CLI writes a plain movie; for the same work Reel's crash-safe fragments (its default) are off in
+# the comparisons, and one extra row shows what they cost.
+SAME_WORK = ["--fragment-interval", "0"]
+
+
+def record_commands(name, seconds, output, fragments=False):
     p = preset(name)
     width, height = size_of(p)
     reel = [REEL, "record", output + ".reel.mov", "--video", "lavfi:testsrc2?realtime=0", "--audio", "lavfi:sine?realtime=0",
             "--preset", name, "--max-duration", str(seconds), "--overwrite", "--json", "--quiet", "--min-free", "0"]
+    reel += [] if fragments else SAME_WORK
     ffmpeg = [FFMPEG, "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=size={width}x{height}:rate={p['video']['fps']}",
               "-f", "lavfi", "-i", f"sine=frequency=440:sample_rate={p['audio']['sampleRate']}", "-t", str(seconds)]
     ffmpeg += ffmpeg_encoding(p) + ["-f", "mov", output + ".ffmpeg.mov"]
@@ -92,7 +98,7 @@ def transcode_commands(name, source, output):
     p = preset(name)
     width, height = size_of(p)
     reel = [REEL, "transcode", source, output + ".reel.mov", "--preset", name, "--overwrite", "--json", "--quiet",
-            "--min-free", "0"]
+            "--min-free", "0"] + SAME_WORK
     # The same fit-inside-and-pad geometry Reel uses.
     fit = (f"scale={width}:{height}:force_original_aspect_ratio=decrease:flags=bicubic,"
            f"pad={width}:{height}:(ow-iw)/2:(oh-ih)/2,setsar=1,fps={p['video']['fps']}")
@@ -269,6 +275,10 @@ def main():
         for tier in record_tiers:
             reel, ffmpeg = record_commands(tier, record_seconds, os.path.join(work, f"rec-{tier}"))
             comparisons.append(compare(f"record {record_seconds} s {tier}", reel, ffmpeg, work, runs))
+        if not quick:
+            reel, ffmpeg = record_commands("1080p", record_seconds, os.path.join(work, "frag-1080p"), fragments=True)
+            comparisons.append(compare(f"with fragments: record {record_seconds} s 1080p", reel, ffmpeg, work, runs,
+                                       notes="Reel's default crash-safe fragments (10 s) vs ffmpeg's plain movie"))
         for tier in (["352x288"] if quick else ["720p", "352x288"]):
             reel, ffmpeg = transcode_commands(tier, source, os.path.join(work, f"tc-{tier}"))
             comparisons.append(compare(f"transcode {source_seconds} s 1080p30 to {tier}", reel, ffmpeg, work, runs))
