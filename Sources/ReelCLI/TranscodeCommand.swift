@@ -5,7 +5,8 @@ import Reel
 enum TranscodeCommand {
     static let help = """
         usage: reel transcode INPUT OUTPUT.mov [--preset NAME|FILE] [--size WxH] [--fps N] [--max-duration S]
-                              [--max-size BYTES] [--min-free BYTES] [--still FILE] [--overwrite] [--json] [--quiet]
+                              [--max-size BYTES] [--min-free BYTES] [--fragment-interval S] [--still FILE]
+                              [--overwrite] [--json] [--quiet]
 
         Converts any file FFmpeg can read to an H.264/AAC QuickTime movie at a preset (default 720p). The picture
         keeps its aspect ratio: it is fitted inside the preset's size with black bars, never stretched or
@@ -13,6 +14,8 @@ enum TranscodeCommand {
         audio-only inputs give video-only and audio-only movies. The same limits as `record` apply; a complete
         conversion ends with stopReason inputEnded. A damaged or truncated input is converted up to where it
         stops being readable (a usable partial movie); an input that cannot be opened at all is exit 2.
+        The output is written under a hidden .NAME.partial and renamed when finalized; with fragments (default
+        every 10 s, --fragment-interval 0 for none) even that temporary file plays up to its last fragment.
         """
 
     static func run(_ arguments: [String]) -> ExitCode {
@@ -21,7 +24,8 @@ enum TranscodeCommand {
         let inputDuration: Double?
         do {
             let parsed = try ParsedArguments(arguments, command: "transcode", specification: .init(
-                valueOptions: ["--preset", "--size", "--fps", "--max-duration", "--max-size", "--min-free", "--still", "--still-quality"],
+                valueOptions: ["--preset", "--size", "--fps", "--max-duration", "--max-size", "--min-free", "--fragment-interval",
+                               "--still", "--still-quality"],
                 flagOptions: RecordingOptions.flagOptions))
             guard parsed.positionals.count == 2 else { throw UsageError("transcode: expected INPUT and OUTPUT.mov") }
             let output = parsed.positionals[1]

@@ -22,6 +22,22 @@ import Testing
         #expect(result.standardError.isEmpty, "no status line when stderr is not a TTY: \(result.standardError)")
     }
 
+    /// --fragment-interval reaches record and transcode alike (the JSON result counts the fragments).
+    @Test func fragmentIntervalAppliesToRecordAndTranscode() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let sources = ["--video", "lavfi:testsrc2?realtime=0", "--audio", "lavfi:sine?realtime=0"]
+        for (command, interval, expected) in [(["record", "r.mov"] + sources, "1", 3), (["transcode", "r.mov", "t.mov"], "0.5", 6),
+                                              (["transcode", "r.mov", "u.mov"], "0", 0)] {
+            var arguments = command + ["--preset", "low", "--fragment-interval", interval, "--json"]
+            if command[0] == "record" { arguments += ["--max-duration", "3"] }
+            let result = try Processes.reel(arguments, currentDirectory: folder)
+            #expect(result.status == 0, "\(result.standardError)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+            #expect(json["fragments"] as? Int == expected, "\(command[0]) with --fragment-interval \(interval): \(json["fragments"] ?? "none")")
+        }
+    }
+
     @Test(arguments: [SIGINT, SIGTERM])
     func signalFinalizesAPlayableFile(signal: Int32) throws {
         let folder = try Scratch.folder()

@@ -51,8 +51,8 @@ final class MovieIndexBuilder {
     }
 
     /// Adds the samples of the fragments just written, at their real positions in the file and with the
-    /// sizes stored there; `each` sees every sample in file order.
-    /// `each` gets the stream, the offset, and the sample in the track's and in the encoder's time base.
+    /// sizes stored there. `each` sees every sample in file order: its stream, its offset, and the sample in
+    /// the track's and in the encoder's time base.
     func place(_ fragments: [MovieFragmentScanner.Fragment],
                each: (Int, Int64, SampleTable.Sample, SampleTable.Sample) -> Void) throws {
         for fragment in fragments {
