@@ -143,8 +143,11 @@ final class MovieIndexBuilder {
         for box in BoxReader.children(skeleton, from: range.lowerBound, to: range.upperBound) {
             let content = box.offset + 8 ..< box.offset + box.size
             switch box.type {
-            case "moov", "trak", "mdia", "minf":
-                if box.type == "trak" { track += 1 }
+            case "trak":
+                // The muxer leaves out tracks without samples, so tracks are matched by ID (stream index + 1).
+                track = try trackID(skeleton, content) - 1
+                try BoxWriter.box(box.type, into: &out) { try copy(skeleton, content, into: &$0, track: &track) }
+            case "moov", "mdia", "minf":
                 try BoxWriter.box(box.type, into: &out) { try copy(skeleton, content, into: &$0, track: &track) }
             case "stbl":
                 guard tables.indices.contains(track) else { throw IndexError.mismatch("more tracks than streams") }
@@ -154,6 +157,13 @@ final class MovieIndexBuilder {
                 out += skeleton[box.offset ..< box.offset + box.size]
             }
         }
+    }
+
+    private func trackID(_ skeleton: [UInt8], _ trak: Range<Int>) throws -> Int {
+        guard let header = BoxReader.children(skeleton, from: trak.lowerBound, to: trak.upperBound).first(where: { $0.type == "tkhd" }),
+              header.size >= 32 else { throw IndexError.mismatch("a track without a header") }
+        let version = skeleton[header.offset + 8]
+        return Int(BoxReader.u32(skeleton, header.offset + (version == 1 ? 28 : 20)))
     }
 
     private func writeSampleTable(_ skeleton: [UInt8], _ range: Range<Int>, track: Int, into out: inout [UInt8]) throws {
