@@ -66,14 +66,20 @@ struct VirtualDisplay {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/Xvfb") else {
             throw SetupError("Xvfb is not installed: run the tests through `make test`, which installs xvfb")
         }
-        var number = 90 + Int.random(in: 0..<100)
-        while FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") { number += 1 }
-        let process = try Processes.start("/usr/bin/Xvfb", [":\(number)", "-screen", "0", "640x480x24", "-nolisten", "tcp", "-noreset"],
-                                          discardOutput: true).process
-        for _ in 0..<100 where !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") { usleep(50_000) }
-        guard FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") else {
-            process.terminate()
-            throw SetupError("Xvfb :\(number) did not start")
+        // -displayfd: Xvfb picks a free display number itself and writes it to standard output once it
+        // accepts connections (no probing of socket files, no race with other servers).
+        let running = try Processes.start("/usr/bin/Xvfb", ["-displayfd", "1", "-screen", "0", "640x480x24", "-nolisten", "tcp",
+                                                              "-noreset"])
+        let process = running.process
+        var number: Int? = nil
+        for _ in 0..<100 where number == nil && process.isRunning {
+            let output = running.outputSoFar()
+            if output.hasSuffix("\n") { number = Int(output.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            if number == nil { usleep(50_000) }
+        }
+        guard let number else {
+            kill(process.processIdentifier, SIGKILL)
+            throw SetupError("Xvfb did not report a display within 5 s: \(Processes.finish(running, timeout: 1).standardError)")
         }
         return VirtualDisplay(number: number, process: process)
     }

@@ -27,6 +27,11 @@ public enum Processes {
         public let process: Process
         let outputFile: String
         let errorFile: String
+
+        /// What the process has written to its standard output so far.
+        public func outputSoFar() -> String {
+            (try? String(contentsOfFile: outputFile, encoding: .utf8)) ?? ""
+        }
     }
 
     /// Starts a process; the caller waits on it with `finish` (or signals it first).
