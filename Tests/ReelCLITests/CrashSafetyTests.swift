@@ -7,6 +7,13 @@ import Testing
 @Suite(.serialized) struct CrashSafetyTests {
     private static let liveSources = ["--video", "lavfi:testsrc2", "--audio", "lavfi:sine", "--preset", "low"]
 
+    /// `reel record NAME` from live lavfi sources at the given fragment interval, in `folder`.
+    private func startRecording(_ name: String, fragmentInterval: String, in folder: String) throws -> Processes.Running {
+        try Processes.start(Processes.reelExecutable,
+                            ["record", name, "--fragment-interval", fragmentInterval] + CrashSafetyTests.liveSources,
+                            currentDirectory: folder)
+    }
+
     /// ffmpeg decodes the whole file without a single error line.
     private func decodesCleanly(_ path: String) throws -> Bool {
         let decode = try Processes.run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"])
@@ -18,9 +25,7 @@ import Testing
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let interval = 1.0
-        let running = try Processes.start(
-            Processes.reelExecutable, ["record", "crash.mov", "--fragment-interval", "\(interval)"] + CrashSafetyTests.liveSources,
-            currentDirectory: folder)
+        let running = try startRecording("crash.mov", fragmentInterval: "\(interval)", in: folder)
         let started = Date()
         usleep(4_500_000)
         kill(running.process.processIdentifier, SIGKILL)
@@ -48,9 +53,7 @@ import Testing
     @Test func killBeforeTheFirstFragmentLeavesAnEmptyButWellFormedFile() throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let running = try Processes.start(
-            Processes.reelExecutable, ["record", "early.mov", "--fragment-interval", "10"] + CrashSafetyTests.liveSources,
-            currentDirectory: folder)
+        let running = try startRecording("early.mov", fragmentInterval: "10", in: folder)
         usleep(2_000_000)
         kill(running.process.processIdentifier, SIGKILL)
         _ = Processes.finish(running, timeout: 10)
@@ -63,9 +66,7 @@ import Testing
     @Test func secondInterruptLeavesAPlayableFile() throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let running = try Processes.start(
-            Processes.reelExecutable, ["record", "twice.mov", "--fragment-interval", "1"] + CrashSafetyTests.liveSources,
-            currentDirectory: folder)
+        let running = try startRecording("twice.mov", fragmentInterval: "1", in: folder)
         usleep(3_000_000)
         kill(running.process.processIdentifier, SIGINT)
         usleep(5_000)
@@ -81,9 +82,7 @@ import Testing
     @Test func secondInterruptWithoutFragmentsKeepsNothing() throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let running = try Processes.start(
-            Processes.reelExecutable, ["record", "plain.mov", "--fragment-interval", "0"] + CrashSafetyTests.liveSources,
-            currentDirectory: folder)
+        let running = try startRecording("plain.mov", fragmentInterval: "0", in: folder)
         usleep(2_000_000)
         kill(running.process.processIdentifier, SIGINT)
         kill(running.process.processIdentifier, SIGINT)
