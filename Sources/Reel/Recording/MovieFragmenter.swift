@@ -60,23 +60,34 @@ final class MovieFragmenter {
         }
         scanner = MovieFragmentScanner(descriptor: descriptor)
         completeEnd = output.bytesWritten
-        let header = try scanner.topLevelBoxes(from: 0, to: completeEnd)
-        guard let moov = header.first(where: { $0.type == "moov" }) else {
-            close(descriptor)
+        let header: (moov: MovieFragmentScanner.TopLevelBox, storedHeaders: [Int: [UInt8]])
+        do {
+            header = try MovieFragmenter.readHeader(scanner, end: completeEnd, videoStream: videoStream, path: path)
+        } catch {
+            close(descriptor)  // deinit does not run for an object that failed before it was complete
+            throw error
+        }
+        fragmentedMoovOffset = header.moov.offset
+        let storedHeaders = header.storedHeaders
+        index = MovieIndexBuilder(encoders: encoders, rotationDegrees: rotationDegrees, videoStream: videoStream,
+                                  storedHeaders: storedHeaders, trackTimeBases: encoders.indices.map(output.streamTimeBase))
+        reserveSpace(estimatorBound: 0)
+    }
+
+    /// The fragmented moov the muxer wrote at the start, and the H.264 sample description (avcC) it stored.
+    private static func readHeader(_ scanner: MovieFragmentScanner, end: Int64, videoStream: Int?, path: String) throws
+        -> (moov: MovieFragmentScanner.TopLevelBox, storedHeaders: [Int: [UInt8]]) {
+        guard let moov = try scanner.topLevelBoxes(from: 0, to: end).first(where: { $0.type == "moov" }) else {
             throw ReelError.runtime("the muxer wrote no moov at the start of \(path)")
         }
-        fragmentedMoovOffset = moov.offset
         var storedHeaders: [Int: [UInt8]] = [:]
         if let videoStream {
             guard let avcC = try scanner.nestedPayload(ofType: "avcC", in: moov) else {
-                close(descriptor)
                 throw ReelError.runtime("the muxer wrote no H.264 sample description (avcC) to \(path)")
             }
             storedHeaders[videoStream] = avcC
         }
-        index = MovieIndexBuilder(encoders: encoders, rotationDegrees: rotationDegrees, videoStream: videoStream,
-                                  storedHeaders: storedHeaders, trackTimeBases: encoders.indices.map(output.streamTimeBase))
-        reserveSpace(estimatorBound: 0)
+        return (moov, storedHeaders)
     }
 
     /// Fragments are pushed to the disk (fdatasync) off the encoding thread, so a slow disk cannot stall
@@ -158,7 +169,9 @@ final class MovieFragmenter {
         // players reading the regular moov ignore anyway but strict ones may not.
         try retire(at: fragmentedMoovOffset)
         for offset in fragmentOffsets { try retire(at: offset) }
-        fdatasync(descriptor)
+        // Past the switch the file is a regular movie either way; a failed sync only means the renamed moof
+        // headers may not be on disk yet, and players reading the complete moov ignore moofs.
+        _ = fdatasync(descriptor)
         return completeEnd - before + Int64(moov.count) + Int64(4 * (fragmentOffsets.count + 1))
     }
 
@@ -186,6 +199,7 @@ final class MovieFragmenter {
 
     private func reserveSpace(estimatorBound: Int) {
         let reserve = max(MovieFragmenter.minimumReserve, 2 * Int64(estimatorBound))
+        // Best effort: filesystems without fallocate (EOPNOTSUPP) simply get no reserve.
         _ = reel_reserve_file_space(descriptor, completeEnd, reserve)
     }
 
