@@ -4,7 +4,8 @@ import Synchronization
 
 /// The encoding thread of one recording: takes captured items in time order from the CaptureBuffer, puts
 /// them on the movie's clock, applies the duration limit, encodes H.264 and AAC and hands packets to the
-/// MovieWriter, which applies the size and disk limits. Everything here runs on one dedicated thread.
+/// MovieWriter, which applies the size and disk limits. Everything here runs on one dedicated thread, but
+/// for AAC, which an EncoderThread runs beside it.
 final class RecordingEngine: @unchecked Sendable {
     struct Setup: Sendable {
         /// Where the movie is written until finalized: the output path itself when fragments keep it
@@ -37,10 +38,10 @@ final class RecordingEngine: @unchecked Sendable {
 
     // Encoding state, owned by the engine thread.
     private var videoEncoder: Encoder?
-    private var audioEncoder: Encoder?
+    private var audioEncoder: EncoderThread?
+    private var audioEncoderRunning = false
     private var writer: MovieWriter?
     private let packet = Packet()
-    private let audioFrame = Frame()
     private var audioFIFO: SampleFIFO?
     private var videoStream = -1
     private var audioStream = -1
@@ -109,10 +110,15 @@ final class RecordingEngine: @unchecked Sendable {
             let encoder = try Encoder(audio: setup.preset.audioEncoderSettings(), globalHeader: MovieWriter.needsGlobalHeader)
             audioStream = encoders.count
             encoders.append(encoder)
-            audioEncoder = encoder
             audioFIFO = SampleFIFO(format: .floatPlanar, channels: setup.preset.audio.channels)
-            try audioFrame.allocateAudio(sampleCount: encoder.frameSize, format: .floatPlanar,
-                                         channels: setup.preset.audio.channels, sampleRate: setup.preset.audio.sampleRate)
+            let frames = try (0..<EncoderThread.audioFramePool).map { _ in
+                let frame = Frame()
+                try frame.allocateAudio(sampleCount: encoder.frameSize, format: .floatPlanar,
+                                        channels: setup.preset.audio.channels, sampleRate: setup.preset.audio.sampleRate)
+                return frame
+            }
+            audioEncoder = EncoderThread(encoder: encoder, frames: frames, name: "reel.encoder.audio")
+            audioEncoderRunning = true
         }
         let writer = try MovieWriter(path: setup.temporaryPath, encoders: encoders, rotationDegrees: setup.rotation,
                                      limits: setup.limits, folder: setup.folder, fragmentInterval: setup.fragmentInterval,
@@ -253,14 +259,14 @@ final class RecordingEngine: @unchecked Sendable {
     /// origin on and up to the duration limit.
     private func encodeQueuedAudio(final: Bool) throws {
         guard let fifo = audioFIFO, let encoder = audioEncoder, let origin, var fifoStart = audioFIFOStart else { return }
+        defer { audioFIFOStart = fifoStart }
         let originSample = origin.rescaled(to: audioTimeBase).value
         if fifoStart < originSample {
             let trim = Int(min(originSample - fifoStart, Int64(fifo.count)))
             fifo.drain(trim)
             fifoStart += Int64(trim)
         }
-        defer { audioFIFOStart = fifoStart }
-        let frameSize = encoder.frameSize
+        let frameSize = encoder.encoder.frameSize
         let limit = setup.limits.maxDuration.map { Int64(($0 * Double(setup.preset.audio.sampleRate)).rounded()) }
         while !audioDone && (fifo.count >= frameSize || (final && fifo.count > 0)) {
             let pts = fifoStart - originSample
@@ -272,14 +278,16 @@ final class RecordingEngine: @unchecked Sendable {
                 }
                 count = Int(min(Int64(count), limit - pts))
             }
-            try fifo.read(into: audioFrame, sampleCount: count)
-            audioFrame.pts = pts
-            try send(audioFrame, to: encoder, stream: audioStream)
+            try encoder.encode { frame in
+                _ = try fifo.read(into: frame, sampleCount: count)
+                frame.pts = pts
+            }
             fifoStart += Int64(count)
             audioSamplesEncoded += Int64(count)
             if let limit, pts + Int64(count) >= limit { audioDone = true }
             if count < frameSize { break }  // a short frame is the last one the encoder takes
         }
+        try encoder.collectPackets { try write($0, stream: audioStream) }
     }
 
     // MARK: encoding and muxing
@@ -300,15 +308,19 @@ final class RecordingEngine: @unchecked Sendable {
     }
 
     private func drainPackets(from encoder: Encoder, stream: Int) throws {
-        guard let writer else { return }
         while try encoder.receive(into: packet) == .received {
-            packet.streamIndex = stream
             if packet.duration == 0 && encoder.mediaType == .video { packet.duration = 1 }
-            let start = CPUClock.threadNanoseconds()
-            let outcome = try writer.submit(packet)
-            muxNanoseconds += CPUClock.threadNanoseconds() - start
-            if case .limitReached(let reason) = outcome { stopReason = reason }
+            try write(packet, stream: stream)
         }
+    }
+
+    private func write(_ packet: Packet, stream: Int) throws {
+        guard let writer else { return }
+        packet.streamIndex = stream
+        let start = CPUClock.threadNanoseconds()
+        let outcome = try writer.submit(packet)
+        muxNanoseconds += CPUClock.threadNanoseconds() - start
+        if case .limitReached(let reason) = outcome { stopReason = reason }
     }
 
     private func finalize() -> RecordingResult {
@@ -319,6 +331,7 @@ final class RecordingEngine: @unchecked Sendable {
                 if stopReason != .failed && !limitStopped {
                     try flushEncoders()
                 }
+                stopAudioEncoder(flush: false)
                 try writer.finish()
                 finalized = true
             } catch {
@@ -328,6 +341,7 @@ final class RecordingEngine: @unchecked Sendable {
                 else if stopReason != .diskFull { stopReason = .failed }
             }
         }
+        stopAudioEncoder(flush: false)
         let stages = stageTimes()
         let usable = finalized && (videoFrames > 0 || audioSamplesEncoded > 0) && stopReason != .failed
         var bytes: Int64 = 0
@@ -355,7 +369,8 @@ final class RecordingEngine: @unchecked Sendable {
         let audioEnd = audioStream >= 0 ? writer?.writtenEnd[audioStream] ?? 0 : 0
         // AAC packets are stamped earlier by the encoder's priming delay; add it back to get the media end.
         let cut = writer?.stopReason != nil
-        let fileAudioSamples = cut ? min(audioSamplesEncoded, max(0, audioEnd + Int64(audioEncoder?.initialPadding ?? 0)))
+        let priming = audioEncoder?.encoder.initialPadding ?? 0
+        let fileAudioSamples = cut ? min(audioSamplesEncoded, max(0, audioEnd + Int64(priming)))
                                    : audioSamplesEncoded
         let audioSeconds = Double(fileAudioSamples) / Double(setup.preset.audio.sampleRate)
         return RecordingResult(
@@ -375,9 +390,17 @@ final class RecordingEngine: @unchecked Sendable {
         }
         if let encoder = audioEncoder {
             if origin != nil { try encodeQueuedAudio(final: true) }
-            try send(nil, to: encoder, stream: audioStream)
+            stopAudioEncoder(flush: true)
+            try encoder.collectPackets { try write($0, stream: audioStream) }
             _ = try writer?.endStream(audioStream)
         }
+    }
+
+    /// Ends the audio encoder's thread (once), taking its CPU time for the stage report.
+    private func stopAudioEncoder(flush: Bool) {
+        guard let encoder = audioEncoder, audioEncoderRunning else { return }
+        audioEncoderRunning = false
+        encodeNanoseconds[.audio] = encoder.finish(flush: flush)
     }
 
     /// Called on the engine thread once the readers have ended and the file is finished.
@@ -386,8 +409,10 @@ final class RecordingEngine: @unchecked Sendable {
         let readers = readers.map(\.stageClock.snapshot)
         let engineThread = CPUClock.threadNanoseconds() - threadStart
         let process = CPUClock.processNanoseconds() - processStart
-        let ownThreads = engineThread + readers.reduce(0) { $0 + $1.thread }
-        let encode = encodeNanoseconds.values.reduce(0, +)
+        // The video encoder is called on this thread; the audio encoder runs on a thread of its own.
+        let audioThread = encodeNanoseconds[.audio] ?? 0
+        let ownThreads = engineThread + audioThread + readers.reduce(0) { $0 + $1.thread }
+        let encode = encodeNanoseconds[.video] ?? 0
         var times = StageTimes()
         times.readDecode = seconds(readers.reduce(0) { $0 + $1.readDecode })
         times.convert = seconds(readers.reduce(0) { $0 + $1.convert })

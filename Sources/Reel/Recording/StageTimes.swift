@@ -7,8 +7,9 @@ public struct StageTimes: Sendable, Codable, Equatable {
     public var readDecode: Double = 0
     /// Scaling, pixel-format conversion, resampling and queueing (reader threads).
     public var convert: Double = 0
-    /// Calls into x264 and AAC on the encoding thread.
+    /// Calls into x264 on the encoding thread (x264's own threads count under `codecThreads`).
     public var encodeVideo: Double = 0
+    /// The AAC encoder, on its own thread.
     public var encodeAudio: Double = 0
     /// Interleaving, limit checks and writing packets.
     public var mux: Double = 0
