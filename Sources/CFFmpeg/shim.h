@@ -3,6 +3,9 @@
 
 #include <libavdevice/avdevice.h>
 #include <libavformat/avformat.h>
+// Types only: libavfilter is not linked but loaded on first use (see FilterLibrary.swift).
+#include <libavfilter/avfilter.h>
+#include <libavfilter/buffersink.h>
 #include <libavcodec/avcodec.h>
 #include <libavutil/avutil.h>
 #include <libavutil/audio_fifo.h>
@@ -40,6 +43,11 @@ static inline int reel_load_and_register_devices(void) {
     if (!register_all) return -1;
     register_all();
     return 0;
+}
+
+/// The soname of the libavfilter this build's headers belong to, for dlopen.
+static inline const char *reel_avfilter_soname(void) {
+    return "libavfilter.so." REEL_STRINGIFY(LIBAVFILTER_VERSION_MAJOR);
 }
 
 #endif

@@ -35,6 +35,9 @@ import Testing
         Case(arguments: ["record", "out.mp4"] + fast, mentions: ".mov"),
         Case(arguments: ["record", "out.mov", "--video", "none", "--audio", "none"], mentions: "nothing to record"),
         Case(arguments: ["record", "out.mov", "--video", "lavfi:testsrc2", "--audio", "lavfi:sine?realtime=0"], mentions: "mix"),
+        Case(arguments: ["record", "out.mov", "--video", "lavfi:testsrc2?size=640x480", "--audio", "none"], mentions: "lavfi:testsrc2=size=640x480"),
+        Case(arguments: ["record", "out.mov", "--video", "lavfi:nosuchsource", "--audio", "none"], mentions: "check the lavfi filter graph"),
+        Case(arguments: ["record", "out.mov", "--video", "lavfi:sine=frequency=300?realtime=0", "--audio", "none"], mentions: "has no video stream"),
         Case(arguments: ["frobnicate"], mentions: "unknown command"),
         Case(arguments: ["probe", "nothing.mov"], mentions: "nothing.mov"),
     ]

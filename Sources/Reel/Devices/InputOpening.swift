@@ -14,7 +14,10 @@ struct InputRecipe: Equatable {
             && lhs.options.map { "\($0.key)=\($0.value)" } == rhs.options.map { "\($0.key)=\($0.value)" }
     }
 
-    enum Role { case video, audio }
+    enum Role {
+        case video, audio
+        var mediaType: MediaType { self == .video ? .video : .audio }
+    }
 
     static func make(for spec: DeviceSpec, role: Role, preset: Preset,
                      cameraModes: (String) -> [VideoMode] = DeviceDiscovery.modes(of:)) -> InputRecipe {
@@ -72,11 +75,46 @@ struct InputRecipe: Equatable {
         reel_silence_alsa_errors()
     }()
 
-    /// Opens the input, turning FFmpeg's failure into a message that says what to check.
-    func open(spec: DeviceSpec, interrupt: InterruptFlag) throws -> InputContext {
-        if formatName != nil { _ = InputRecipe.devicesPrepared }
+    /// Opens the input as a source of one stream per role (a lavfi graph is read directly, without
+    /// libavdevice); problems a user can fix come as `ReelError.invalidInput` saying what to check.
+    func openSource(spec: DeviceSpec, roles: [Role], interrupt: InterruptFlag) throws -> FrameSource {
+        func missing(_ role: Role) -> ReelError {
+            ReelError.invalidInput("\(spec) has no \(role == .video ? "video" : "audio") stream")
+        }
+        if formatName == "lavfi" {
+            guard options.isEmpty else {
+                throw ReelError.invalidInput(
+                    "\(spec): lavfi sources take no options but realtime; give filter options in the graph (e.g. lavfi:testsrc2=size=640x480)")
+            }
+            let graph = try withHint(spec) {
+                try FilterGraphSource(description: url, pixelFormats: roles == [.video] ? [.yuv420p] : [])
+            }
+            if let role = roles.first(where: { $0.mediaType != graph.mediaType }) { throw missing(role) }
+            return graph
+        }
+        let input = try open(spec: spec, interrupt: interrupt)
+        let indexes = try roles.map { role in
+            guard let stream = input.bestStream(of: role.mediaType) else { throw missing(role) }
+            return stream.index
+        }
         do {
-            return try InputContext(url: url, formatName: formatName, options: options, interrupt: interrupt)
+            return try DecodingFrameSource(input: input, streamIndexes: indexes)
+        } catch {
+            throw ReelError.invalidInput("cannot decode \(spec): \(error)")
+        }
+    }
+
+    /// Opens the input, turning FFmpeg's failure into a message that says what to check.
+    private func open(spec: DeviceSpec, interrupt: InterruptFlag) throws -> InputContext {
+        if formatName != nil { _ = InputRecipe.devicesPrepared }
+        return try withHint(spec) {
+            try InputContext(url: url, formatName: formatName, options: options, interrupt: interrupt)
+        }
+    }
+
+    private func withHint<Value>(_ spec: DeviceSpec, _ open: () throws -> Value) throws -> Value {
+        do {
+            return try open()
         } catch let error as FFmpegError {
             let hint: String
             switch spec.kind {

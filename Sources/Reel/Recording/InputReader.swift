@@ -1,14 +1,12 @@
 import FFmpegCore
 import Foundation
 
-/// Reads one input on its own thread: av_read_frame blocks, and a slow encoder must never stall a device.
-/// Packets of the routed streams are decoded and handed, with their session time, to each stream's sink.
-/// The reader owns its InputContext and decoders; other threads only raise its interrupt flag and read its
-/// statistics and end state.
+/// Reads one input on its own thread: device reads block, and a slow encoder must never stall a device.
+/// Frames of the routed streams are handed, with their session time, to each stream's sink. The reader owns
+/// its FrameSource; other threads only raise its interrupt flag and read its statistics and end state.
 final class InputReader: @unchecked Sendable {
     struct Route {
-        let streamIndex: Int
-        let decoder: Decoder
+        let stream: SourceStream
         let sink: FrameSink
     }
 
@@ -22,7 +20,7 @@ final class InputReader: @unchecked Sendable {
     let statistics: ReaderStatistics
     let stageClock = ReaderStageClock()
     private var convertNanoseconds: Int64 = 0
-    private let input: InputContext
+    private let source: FrameSource
     private let routes: [Route]
     private let interrupt: InterruptFlag
     private let buffer: CaptureBuffer
@@ -32,11 +30,11 @@ final class InputReader: @unchecked Sendable {
     private var lastTimes: [Int: Timestamp] = [:]
     private var thread: WorkerThread?
 
-    init(spec: DeviceSpec, input: InputContext, routes: [Route], interrupt: InterruptFlag, buffer: CaptureBuffer,
+    init(spec: DeviceSpec, source: FrameSource, routes: [Route], interrupt: InterruptFlag, buffer: CaptureBuffer,
          sessionStart: Int64, statistics: ReaderStatistics) {
         self.spec = spec
         self.statistics = statistics
-        self.input = input
+        self.source = source
         self.routes = routes
         self.interrupt = interrupt
         self.buffer = buffer
@@ -72,19 +70,19 @@ final class InputReader: @unchecked Sendable {
             let thread = CPUClock.threadNanoseconds() - threadStart
             stageClock.record(readDecode: thread - convertNanoseconds, convert: convertNanoseconds, thread: thread)
         }
-        let packet = Packet()
         let frame = Frame()
         var ending: Ending? = nil
         do {
             loop: while !interrupt.isRaised {
-                switch try input.read(into: packet) {
-                case .packet:
-                    guard let route = routes.first(where: { $0.streamIndex == packet.streamIndex }) else { continue }
-                    try decode(packet, with: route, into: frame)
+                switch try source.nextFrame(into: frame) {
+                case .frame(let streamIndex):
+                    guard let route = routes.first(where: { $0.stream.index == streamIndex }) else { continue }
+                    let start = CPUClock.threadNanoseconds()
+                    try route.sink.consume(frame, at: sessionTime(of: frame, stream: route.stream))
+                    convertNanoseconds += CPUClock.threadNanoseconds() - start
                     // Everything wanted is delivered (the duration limit): stop reading, end the streams.
                     if routes.allSatisfy({ $0.sink.isSatisfied }) { break loop }
                 case .endOfFile:
-                    for route in routes { try decode(nil, with: route, into: frame) }
                     ending = Ending(reason: spec.isDevice ? .deviceLost : .inputEnded,
                                     message: spec.isDevice ? "\(spec) stopped delivering (end of stream)" : nil)
                     break loop
@@ -107,40 +105,20 @@ final class InputReader: @unchecked Sendable {
         for route in routes { buffer.endStream(route.sink.mediaType) }
     }
 
-    private func decode(_ packet: Packet?, with route: Route, into frame: Frame) throws {
-        do {
-            if try route.decoder.send(packet) == .outputFull {
-                try receiveAll(route, frame)
-                _ = try route.decoder.send(packet)
-            }
-        } catch let error as FFmpegError where packet != nil && !error.isEndOfFile {
-            // One damaged packet (a corrupt MJPEG frame, a truncated file) is skipped, not fatal.
-            return
-        }
-        try receiveAll(route, frame)
-    }
-
-    private func receiveAll(_ route: Route, _ frame: Frame) throws {
-        while try route.decoder.receive(into: frame) == .received {
-            let start = CPUClock.threadNanoseconds()
-            defer { convertNanoseconds += CPUClock.threadNanoseconds() - start }
-            try route.sink.consume(frame, at: sessionTime(of: frame, route: route))
-        }
-    }
-
     /// Device timestamps rebased to the session: the input's first frame maps to the moment it arrived
     /// (paced inputs) or to zero (unpaced inputs, whose clocks all start together). Streams of one input share
     /// that origin, so a file's audio and video keep their offset.
-    private func sessionTime(of frame: Frame, route: Route) -> Timestamp {
-        let timeBase = route.decoder.stream.timeBase
+    private func sessionTime(of frame: Frame, stream: SourceStream) -> Timestamp {
+        // Decoders set the best-effort time; filter graphs set pts only.
         var raw = frame.bestEffortTimestamp
+        if raw == Timestamp.noValue { raw = frame.pts }
         if raw == Timestamp.noValue {
             // No timestamp: continue from the last one by the frame's duration (or one tick).
-            let last = lastTimes[route.streamIndex]?.value ?? -1
+            let last = lastTimes[stream.index]?.value ?? -1
             raw = last + max(frame.duration, 1)
         }
-        let timestamp = Timestamp(value: raw, timeBase: timeBase)
-        lastTimes[route.streamIndex] = timestamp
+        let timestamp = Timestamp(value: raw, timeBase: stream.timeBase)
+        lastTimes[stream.index] = timestamp
         let micros = timestamp.rescaled(to: sessionTimeBase)
         if origin == nil {
             let arrival = spec.isPaced ? MonotonicClock.nanoseconds() - sessionStart : 0

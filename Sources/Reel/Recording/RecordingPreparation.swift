@@ -103,19 +103,9 @@ struct RecordingPreparation {
                                    sessionStart: Int64, maxDuration: Double?) throws -> InputReader {
         let interrupt = InterruptFlag()
         let recipe = InputRecipe.make(for: spec, role: roles[0], preset: preset)
-        let input = try recipe.open(spec: spec, interrupt: interrupt)
+        let source = try recipe.openSource(spec: spec, roles: roles, interrupt: interrupt)
         let statistics = ReaderStatistics()
-        let routes = try roles.map { role -> InputReader.Route in
-            let type: MediaType = role == .video ? .video : .audio
-            guard let stream = input.bestStream(of: type) else {
-                throw ReelError.invalidInput("\(spec) has no \(role == .video ? "video" : "audio") stream")
-            }
-            let decoder: Decoder
-            do {
-                decoder = try Decoder(input: input, streamIndex: stream.index)
-            } catch {
-                throw ReelError.invalidInput("cannot decode \(spec): \(error)")
-            }
+        let routes = zip(roles, source.streams).map { role, stream -> InputReader.Route in
             let sink: FrameSink
             switch role {
             case .video:
@@ -126,9 +116,9 @@ struct RecordingPreparation {
                                       blockSize: 1024, waitsForEncoder: !spec.isPaced, statistics: statistics,
                                       maxDuration: maxDuration, compensatesClockDrift: spec.isPaced && spec.isDevice)
             }
-            return InputReader.Route(streamIndex: stream.index, decoder: decoder, sink: sink)
+            return InputReader.Route(stream: stream, sink: sink)
         }
-        return InputReader(spec: spec, input: input, routes: routes, interrupt: interrupt, buffer: buffer,
+        return InputReader(spec: spec, source: source, routes: routes, interrupt: interrupt, buffer: buffer,
                            sessionStart: sessionStart, statistics: statistics)
     }
 }

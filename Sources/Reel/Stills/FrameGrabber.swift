@@ -17,8 +17,15 @@ public enum FrameGrabber {
         } catch let error as FFmpegError {
             throw ReelError.invalidInput("cannot read \(inputPath): \(error.inputProblem); check the path and that it is a movie")
         }
-        let frames = try DecodedVideoFrames(input: input, describedAs: inputPath)
-        let stream = frames.stream
+        guard let stream = input.bestStream(of: .video) else {
+            throw ReelError.invalidInput("\(inputPath) has no video stream")
+        }
+        let frames: DecodingFrameSource
+        do {
+            frames = try DecodingFrameSource(input: input, streamIndexes: [stream.index])
+        } catch {
+            throw ReelError.invalidInput("cannot decode the video of \(inputPath): \(error)")
+        }
         let start = stream.startTime ?? 0
         let target = start + Timestamp(value: Int64((seconds * 1_000_000).rounded()), timeBase: Rational(1, 1_000_000))
             .rescaledDown(to: stream.timeBase).value
@@ -27,7 +34,7 @@ public enum FrameGrabber {
             throw ReelError.invalidInput(
                 "--at \(seconds) is past the end of \(inputPath), which lasts \(String(format: "%.3f", duration)) s")
         }
-        if seconds > 0 { try frames.seek(toKeyframeBefore: target) }
+        if seconds > 0 { try frames.seek(streamIndex: stream.index, toKeyframeBefore: target) }
         let shown = try frameShown(at: target, in: frames)
         guard let shown else {
             throw ReelError.invalidInput("\(inputPath) has no picture at \(seconds) s (its video ends earlier)")
@@ -36,7 +43,7 @@ public enum FrameGrabber {
     }
 
     /// The last decoded picture whose time is at or before `target`, provided the next one starts after it.
-    private static func frameShown(at target: Int64, in frames: DecodedVideoFrames) throws -> Frame? {
+    private static func frameShown(at target: Int64, in frames: DecodingFrameSource) throws -> Frame? {
         var candidate: Frame? = nil
         var decoded = Frame()
         var lastStep: Int64 = 0

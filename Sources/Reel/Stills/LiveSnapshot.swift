@@ -13,8 +13,7 @@ public enum LiveSnapshot {
         guard skip >= 0 else { throw ReelError.invalidInput("--skip-frames must be zero or more") }
         let recipe = InputRecipe.make(for: spec, role: .video, preset: preset)
         let interrupt = InterruptFlag()
-        let input = try recipe.open(spec: spec, interrupt: interrupt)
-        let frames = try DecodedVideoFrames(input: input, describedAs: spec.description)
+        let frames = try recipe.openSource(spec: spec, roles: [.video], interrupt: interrupt)
         let frame = Frame()
         // A device that stops delivering must not hang the command.
         interrupt.setDeadline(secondsFromNow: 10 + Double(skip) / max(preset.video.fps, 1))

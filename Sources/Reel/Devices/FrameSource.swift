@@ -1,0 +1,54 @@
+import FFmpegCore
+import Glibc
+
+/// What one call to a FrameSource gave.
+enum FrameRead: Equatable {
+    /// The frame now holds a frame of the stream with this index.
+    case frame(streamIndex: Int)
+    case endOfFile
+    /// A non-blocking device had nothing yet; ask again shortly.
+    case tryAgain
+}
+
+/// One stream a FrameSource delivers.
+struct SourceStream {
+    let index: Int
+    let mediaType: MediaType
+    /// Of the frames' timestamps.
+    let timeBase: Rational
+}
+
+/// The frames of one opened input, one at a time, on the calling thread: decoded from a demuxer's packets
+/// (DecodingFrameSource) or made by a lavfi graph with no demuxer or decoder in between (FilterGraphSource).
+/// Reader threads, grab and snap all take their frames from one.
+protocol FrameSource: AnyObject {
+    var streams: [SourceStream] { get }
+    func nextFrame(into frame: Frame) throws -> FrameRead
+}
+
+extension FrameSource {
+    func stream(of type: MediaType) -> SourceStream? { streams.first { $0.mediaType == type } }
+
+    /// The next frame, waiting out a device that has nothing yet; false at the end. For single-stream sources.
+    func next(into frame: Frame) throws -> Bool {
+        while true {
+            switch try nextFrame(into: frame) {
+            case .frame: return true
+            case .endOfFile: return false
+            case .tryAgain: usleep(2_000)
+            }
+        }
+    }
+}
+
+extension FilterGraphSource: FrameSource {
+    var streams: [SourceStream] { [SourceStream(index: 0, mediaType: mediaType, timeBase: timeBase)] }
+
+    func nextFrame(into frame: Frame) throws -> FrameRead {
+        switch try read(into: frame) {
+        case .frame: return .frame(streamIndex: 0)
+        case .endOfFile: return .endOfFile
+        case .tryAgain: return .tryAgain
+        }
+    }
+}
