@@ -47,6 +47,15 @@ def measure(command, cwd):
             "stdout": output.decode(errors="replace")}
 
 
+def shown(command, work):
+    """A command as the report prints it: the repository's and the job folder's paths left out (jobs run in
+    the job folder), so reports carry no paths of the machine they ran on."""
+    text = shlex.join(command)
+    for prefix, replacement in ((work + os.sep, ""), (ROOT + os.sep, ""), (FFMPEG, "ffmpeg")):
+        text = text.replace(prefix, replacement)
+    return text
+
+
 def summary(values):
     return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 
@@ -94,16 +103,32 @@ def record_commands(name, seconds, output, fragments=False):
     return reel, ffmpeg
 
 
+def fit_filter(p):
+    """The same fit-inside-and-pad geometry Reel uses, as an ffmpeg filter chain."""
+    width, height = size_of(p)
+    return (f"scale={width}:{height}:force_original_aspect_ratio=decrease:flags=bicubic,"
+            f"pad={width}:{height}:(ow-iw)/2:(oh-ih)/2,setsar=1,fps={p['video']['fps']}")
+
+
 def transcode_commands(name, source, output):
     p = preset(name)
-    width, height = size_of(p)
     reel = [REEL, "transcode", source, output + ".reel.mov", "--preset", name, "--overwrite", "--json", "--quiet",
             "--min-free", "0"] + SAME_WORK
-    # The same fit-inside-and-pad geometry Reel uses.
-    fit = (f"scale={width}:{height}:force_original_aspect_ratio=decrease:flags=bicubic,"
-           f"pad={width}:{height}:(ow-iw)/2:(oh-ih)/2,setsar=1,fps={p['video']['fps']}")
-    ffmpeg = [FFMPEG, "-v", "error", "-y", "-i", source, "-vf", fit] + ffmpeg_encoding(p) + ["-f", "mov", output + ".ffmpeg.mov"]
+    ffmpeg = [FFMPEG, "-v", "error", "-y", "-i", source, "-vf", fit_filter(p)] + ffmpeg_encoding(p) + ["-f", "mov", output + ".ffmpeg.mov"]
     return reel, ffmpeg
+
+
+def ffmpeg_scaling_cost(name, source, cwd, runs):
+    """CPU seconds the ffmpeg CLI spends scaling and padding the source's pictures to a preset: decoding with
+    the filters minus decoding without, both into the null muxer (medians of alternating runs). This is the
+    conversion the job itself requires, to compare with Reel's `convert` stage."""
+    decode = [FFMPEG, "-v", "error", "-i", source, "-an", "-f", "null", "-"]
+    scaled = [FFMPEG, "-v", "error", "-i", source, "-an", "-vf", fit_filter(preset(name)), "-f", "null", "-"]
+    plain, filtered = [], []
+    for _ in range(runs):
+        plain.append(measure(decode, cwd)["cpu"])
+        filtered.append(measure(scaled, cwd)["cpu"])
+    return statistics.median(filtered) - statistics.median(plain)
 
 
 # ---------------------------------------------------------------- comparisons
@@ -117,7 +142,7 @@ def compare(title, reel, ffmpeg, cwd, runs, notes=""):
         samples["reel"].append(measure(reel, cwd))
         samples["ffmpeg"].append(measure(ffmpeg, cwd))
     row = {"job": title, "runs": runs, "notes": notes,
-           "commands": {"reel": shlex.join(reel), "ffmpeg": shlex.join(ffmpeg)}}
+           "commands": {"reel": shown(reel, cwd), "ffmpeg": shown(ffmpeg, cwd)}}
     for side, results in samples.items():
         row[side] = {key: summary([result[key] for result in results]) for key in ("wall", "cpu", "rss")}
     row["wallRatio"] = statistics.median(r["wall"] / f["wall"] for r, f in zip(samples["reel"], samples["ffmpeg"]))
@@ -136,7 +161,7 @@ def live(seconds, cwd):
     result = measure([REEL, "record", "live.mov", "--video", "lavfi:testsrc2", "--audio", "lavfi:sine", "--preset", "720p",
                       "--max-duration", str(seconds), "--overwrite", "--json", "--quiet", "--min-free", "0"], cwd)
     report = json.loads(result["stdout"])
-    return {"job": f"live 720p30, {seconds} s, paced lavfi", "seconds": seconds, "droppedFrames": report["droppedFrames"],
+    return {"job": f"720p30, {seconds} s, paced lavfi", "seconds": seconds, "droppedFrames": report["droppedFrames"],
             "videoFrames": report["videoFrames"], "cpuPercentOfOneCore": 100 * result["cpu"] / result["wall"],
             "wall": result["wall"], "rss": result["rss"]}
 
@@ -153,7 +178,7 @@ def batch(count, source, cwd, runs):
     os.makedirs(os.path.join(cwd, "batch"), exist_ok=True)
     row = compare(f"batch of {count} transcodes to 352x288", reel, ["/bin/sh", "-c", script], cwd, runs,
                   notes="reel batch at its default parallelism vs the same jobs run one by one with ffmpeg")
-    row["commands"]["ffmpeg"] = f"{count} × (one by one) " + shlex.join(one[:-1] + ["batch/fN.mov"])
+    row["commands"]["ffmpeg"] = f"{count} × (one by one) " + shown(one[:-1] + ["batch/fN.mov"], cwd)
     return row
 
 
@@ -194,6 +219,14 @@ def targets(report):
             if "engineOverhead" in row:
                 checks.append((f"{row['job']}: engine overhead ≤ 5 %", row["engineOverhead"] <= 0.05,
                                f"{100 * row['engineOverhead']:.1f} %"))
+            if "ffmpegScalingCPU" in row:
+                # Scaling to the preset is part of the job: Reel's conversion stage against ffmpeg's filters.
+                convert = row["stages"]["convert"]
+                checks.append((f"{row['job']}: Reel's scaling CPU ≤ ffmpeg's scale filters", convert <= row["ffmpegScalingCPU"],
+                               f"{convert:.2f} vs {row['ffmpegScalingCPU']:.2f} s"))
+                outside = (row["stages"]["mux"] + row["stages"]["engineOther"]) / row["stages"]["total"]
+                checks.append((f"{row['job']}: engine overhead besides scaling and resampling ≤ 5 %", outside <= 0.05,
+                               f"{100 * outside:.1f} %"))
         elif kind == "grab":
             checks.append(("grab: latency ≤ ffmpeg", row["wallRatio"] <= 1.0,
                            f"{1000 * row['reel']['wall']['median']:.0f} vs {1000 * row['ffmpeg']['wall']['median']:.0f} ms"))
@@ -281,7 +314,9 @@ def main():
                                        notes="Reel's default crash-safe fragments (10 s) vs ffmpeg's plain movie"))
         for tier in (["352x288"] if quick else ["720p", "352x288"]):
             reel, ffmpeg = transcode_commands(tier, source, os.path.join(work, f"tc-{tier}"))
-            comparisons.append(compare(f"transcode {source_seconds} s 1080p30 to {tier}", reel, ffmpeg, work, runs))
+            row = compare(f"transcode {source_seconds} s 1080p30 to {tier}", reel, ffmpeg, work, runs)
+            row["ffmpegScalingCPU"] = ffmpeg_scaling_cost(tier, source, work, runs)
+            comparisons.append(row)
         comparisons.append(compare(
             "grab first frame of a 720p movie", [REEL, "grab", movie720, os.path.join(work, "grab.jpg"), "--overwrite"],
             [FFMPEG, "-y", "-v", "error", "-i", movie720, "-frames:v", "1", os.path.join(work, "grab-ffmpeg.jpg")],
