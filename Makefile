@@ -43,9 +43,10 @@ test: build
 	$(SWIFT) test --skip-build --no-parallel --filter '$(TIMED_SUITES)'
 
 # Profiles typical commands with callgrind and rewrites linker/hot-functions.order (see linker/function_order.py).
-function-order: release
+function-order: deps
 	@command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
-	python3 linker/function_order.py
+	rm -f .build/release/reel && $(SWIFT) build $(RELEASE_FLAGS) -Xlinker -Map=$(CURDIR)/.build/reel.map
+	python3 linker/function_order.py .build/reel.map
 	rm -f .build/release/reel && $(SWIFT) build $(RELEASE_FLAGS)
 
 # The benchmark harness (benchmarks/bench.py): Reel and the ffmpeg CLI side by side on the same jobs.

@@ -5,6 +5,11 @@ start of .text (--symbol-ordering-file), so the few hundred KB of code that runs
 instead of being spread over the 15 MB of the Swift runtime and Foundation linked into the binary: the
 kernel maps code 64 KB around each touched page, and the spread cost ~6 MB of resident memory per process.
 
+Only functions in sections of their own can move: much of the Swift runtime's C++ and part of the standard
+library come in one large .text per object file. Functions of small sections come first; those inside large
+sections come after them, so that those sections at least end up next to each other. The section of each
+symbol is read from the link map of the current binary (`linker/function_order.py MAP`).
+
 Run `make function-order` after large changes; a stale list costs memory, never correctness (names that no
 longer exist are ignored)."""
 import collections, os, re, shutil, subprocess, sys, tempfile
@@ -58,7 +63,33 @@ def executed_addresses(profile, object_name):
     return found
 
 
+# A section larger than this is an object file's whole .text, not one function.
+LARGEST_FUNCTION_SECTION = 16 * 1024
+
+
+def section_sizes(link_map):
+    """For each symbol in .text, the size of the input section that holds it (the smallest, when a local name
+    occurs in several object files), from an lld -Map file."""
+    sizes, current, in_text = {}, None, False
+    for line in open(link_map, errors="replace"):
+        # VMA LMA Size Align, then the name indented by nesting: output section, input section, symbol.
+        match = re.match(r"^\s*[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+ (\s*)(.*)$", line)
+        if not match:
+            continue
+        size, indent, name = int(match.group(1), 16), len(match.group(2)), match.group(3).strip()
+        if indent == 0:
+            in_text = name == ".text"
+        elif indent == 8:
+            current = size
+        elif in_text and current is not None:
+            sizes[name] = min(current, sizes.get(name, current))
+    return sizes
+
+
 def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: function_order.py LINK_MAP (make function-order passes the release link's map)")
+    sizes = section_sizes(sys.argv[1])
     if not shutil.which("valgrind"):
         sys.exit("function_order.py: valgrind is needed (apt-get install valgrind)")
     names_at = collections.defaultdict(list)
@@ -80,11 +111,15 @@ def main():
                 names = names_at.get(int(match.group(1), 16), []) if match else [function]
                 for name in names:
                     uses[name] += 1
-    # Code every command runs first, then the rest; names sorted within a rank so the file diffs well.
-    ordered = sorted(uses, key=lambda name: (-uses[name], name))
+    # Movable functions first, then those inside whole-object sections; within each, code every command
+    # runs first; names sorted within a rank so the file diffs well.
+    def movable(name):
+        # Names missing from the map (it prints C++ names demangled) come from whole-object sections.
+        return sizes.get(name, LARGEST_FUNCTION_SECTION + 1) <= LARGEST_FUNCTION_SECTION
+    ordered = sorted(uses, key=lambda name: (not movable(name), -uses[name], name))
     with open(OUTPUT, "w") as output:
         output.write("\n".join(ordered) + "\n")
-    print(f"{os.path.relpath(OUTPUT, ROOT)}: {len(ordered)} functions")
+    print(f"{os.path.relpath(OUTPUT, ROOT)}: {len(ordered)} functions, {sum(map(movable, ordered))} in sections of their own")
 
 
 if __name__ == "__main__":
