@@ -54,14 +54,15 @@ enum BatchCommand {
             return .reporting(error)
         }
         let status = StatusLine(quiet: parsed.has("--quiet"))
-        let signals = SignalHandling(stop: { runner.stop() }, abort: {
+        let signals = SignalHandling.shared
+        signals.attach(stop: { runner.stop() }, abort: {
             status.clear()
             Terminal.printError("aborted by a second interrupt; unfinished outputs were not kept")
             _exit(ExitCode.interrupted.rawValue)
         })
+        if signals.stopRequested { runner.stop() }  // a signal that came while the batch was being read
         let report = runner.run { progress in status.showBatch(progress) }
         status.clear()
-        withExtendedLifetime(signals) {}
         if let path = parsed.value("--report") {
             do {
                 try Data(Terminal.json(report).utf8).write(to: URL(fileURLWithPath: path), options: .atomic)

@@ -60,7 +60,8 @@ enum CaptureCommand {
         }
         let status = StatusLine(quiet: options.quiet)
         let limit = options.configuration.limits.maxDuration
-        let signals = SignalHandling(stop: { capture.endPress() }, abort: {
+        let signals = SignalHandling.shared
+        signals.attach(stop: { capture.endPress() }, abort: {
             status.clear()
             Terminal.printError("aborted by a second interrupt; nothing was kept")
             _exit(ExitCode.interrupted.rawValue)
@@ -78,7 +79,7 @@ enum CaptureCommand {
             return .reporting(error)
         }
         status.clear()
-        withExtendedLifetime((signals, keyboard)) {}
+        withExtendedLifetime(keyboard) {}
         if options.json {
             Terminal.writeOutput(Terminal.json(Report(kind: outcome.kind.rawValue, photo: outcome.photo, movie: outcome.movie,
                                                       recording: outcome.recording)))

@@ -56,7 +56,8 @@ enum RecordCommand {
         let limit = configuration.limits.maxDuration
         let writing = configuration.writingPath
         let keepsFragments = writing == configuration.outputPath
-        let signals = SignalHandling(stop: { session.stop() }, abort: {
+        let signals = SignalHandling.shared
+        signals.attach(stop: { session.stop() }, abort: {
             status.clear()
             if keepsFragments {
                 // The file is a valid fragmented movie, or already a regular one: finalization's switch is a
@@ -79,7 +80,6 @@ enum RecordCommand {
         if signals.stopRequested { session.stop() }  // a signal that came while the session was starting
         let result = session.waitUntilFinished()
         status.clear()
-        withExtendedLifetime(signals) {}
         return result
     }
 

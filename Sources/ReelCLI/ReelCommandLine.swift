@@ -60,6 +60,9 @@ public enum ReelCommandLine {
             Terminal.writeOutput(entry.help + "\n")
             return ExitCode.success.rawValue
         }
+        // Commands that finalize a file on SIGINT/SIGTERM catch them from the start: a signal while they
+        // parse and open their inputs must not kill them half-way (they stop as soon as they are running).
+        if ["record", "capture", "batch"].contains(command) { SignalHandling.install() }
         return entry.run(commandArguments).rawValue
     }
 }

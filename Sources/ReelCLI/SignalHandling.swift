@@ -2,17 +2,32 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// Turns SIGINT and SIGTERM into a graceful stop: the first one calls `stop` (the file is finalized);
-/// a second SIGINT calls `abort`.
-final class SignalHandling {
+/// Turns SIGINT and SIGTERM into a graceful stop: the first one calls the command's `stop` (the file is
+/// finalized); a second SIGINT calls `abort`. Installed before a command parses its arguments (`install()`),
+/// so a signal that comes while the command is still starting is counted instead of killing the process;
+/// the command attaches its actions once it has something to stop, then checks `stopRequested`.
+/// (`@unchecked`: the dispatch sources are created in init and only kept alive after that.)
+final class SignalHandling: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
     private let count = SignalCounter()
+    private let actions = SignalActions()
+
+    /// The process's handler, installed on first use.
+    static let shared = SignalHandling()
+
+    /// Installs the handler now (at the start of a command that stops on signals).
+    static func install() { _ = shared }
 
     /// Whether a stop signal has arrived. A signal that comes before the work has started finds nothing to
     /// stop, so callers check this once the work is running.
     var stopRequested: Bool { count.value > 0 }
 
-    init(stop: @escaping @Sendable () -> Void, abort: @escaping @Sendable () -> Void) {
+    /// What the next signals do.
+    func attach(stop: @escaping @Sendable () -> Void, abort: @escaping @Sendable () -> Void) {
+        actions.set(Actions(stop: stop, abort: abort))
+    }
+
+    private init() {
         // A parent may have started us with these signals blocked (the mask is inherited); unblock them so
         // a stop request always arrives.
         var unblock = sigset_t()
@@ -22,20 +37,35 @@ final class SignalHandling {
         pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         let queue = DispatchQueue(label: "reel.signals")
         let count = self.count
+        let actions = self.actions
         sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler {
-                if count.increment() == 1 { stop() } else if number == SIGINT { abort() }
+                let current = actions.current
+                if count.increment() == 1 {
+                    current?.stop()
+                } else if number == SIGINT {
+                    // Twice Ctrl-C before the command had anything to stop: leave at once.
+                    if let current { current.abort() } else { _exit(ExitCode.interrupted.rawValue) }
+                }
             }
             source.resume()
             return source
         }
     }
+}
 
-    deinit {
-        for source in sources { source.cancel() }
-    }
+private struct Actions: Sendable {
+    var stop: @Sendable () -> Void
+    var abort: @Sendable () -> Void
+}
+
+/// The command's actions, set on the main thread, read on the signal queue.
+private final class SignalActions: Sendable {
+    private let actions = Mutex<Actions?>(nil)
+    func set(_ value: Actions) { actions.withLock { $0 = value } }
+    var current: Actions? { actions.withLock { $0 } }
 }
 
 /// Counts stop signals; incremented on the signal queue, read from the main thread.
