@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Reel
 
 /// `reel batch JOBS.json [--parallel N] [--report REPORT.json] [--shard I/N] [--force] [--json] [--quiet]`.
@@ -67,13 +68,13 @@ enum BatchCommand {
             do {
                 try Data(Terminal.json(report).utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
             } catch {
-                Terminal.printError("cannot write the report to \(path): \(error.localizedDescription)")
+                Terminal.printError("cannot write the report to \(path): \(error)")
                 return .failure
             }
         }
         if parsed.has("--json") { Terminal.writeOutput(Terminal.json(report)) }
         let shardNote = report.shard.map { " (shard \($0))" } ?? ""
-        Terminal.writeError("\(report.jobs.count) jobs\(shardNote): \(report.succeeded) succeeded, \(report.failed) failed, \(report.skipped) skipped, \(report.notRun) not run, \(report.notInShard) in other shards — \(String(format: "%.1f", report.elapsed)) s\n")
+        Terminal.writeError("\(report.jobs.count) jobs\(shardNote): \(report.succeeded) succeeded, \(report.failed) failed, \(report.skipped) skipped, \(report.notRun) not run, \(report.notInShard) in other shards — \(String(printf: "%.1f", report.elapsed)) s\n")
         for entry in report.jobs where entry.status == .failed {
             Terminal.writeError("  \(entry.name): \(entry.error ?? "failed")\n")
         }

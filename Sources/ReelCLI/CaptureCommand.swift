@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Reel
 import Synchronization
 
@@ -90,7 +92,7 @@ enum CaptureCommand {
         }
         if !options.json {
             let kept = outcome.kind == .photo ? "photo \(outcome.photo!)" : "movie \(outcome.movie!)"
-            Terminal.writeError("\(kept) (\(String(format: "%.2f", outcome.recording.duration)) s pressed)\n")
+            Terminal.writeError("\(kept) (\(String(printf: "%.2f", outcome.recording.duration)) s pressed)\n")
         }
         return .success
     }
@@ -105,7 +107,8 @@ final class EnterKeyStop: Sendable {
 
     init(_ stop: @escaping @Sendable () -> Void) {
         guard isatty(STDIN_FILENO) == 1 else { return }
-        Thread.detachNewThread { [self] in
+        // readLine blocks for good: it gets a queue of its own (one dispatch thread), not the main thread.
+        DispatchQueue(label: "reel.keyboard").async { [self] in
             _ = readLine()
             self.pressed.store(true, ordering: .sequentiallyConsistent)
             stop()

@@ -38,7 +38,7 @@ enum DevicesCommand {
             text += "  \(camera.spec)  \(camera.name)\n"
             let grouped = Dictionary(grouping: camera.modes) { "\($0.pixelFormat) \($0.width)x\($0.height)" }
             for key in grouped.keys.sorted() {
-                let rates = grouped[key]!.map { $0.fps == 0 ? "?" : String(format: "%g", $0.fps) }
+                let rates = grouped[key]!.map { $0.fps == 0 ? "?" : String(printf: "%g", $0.fps) }
                 text += "      \(key) @ \(rates.joined(separator: ", ")) fps\n"
             }
         }

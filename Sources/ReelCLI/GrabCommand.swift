@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Reel
 
 /// `reel grab INPUT OUTPUT.jpg|png [--at SECONDS]`: the picture shown at a time of any movie, upright.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Reel
 
 /// `reel presets [--json]`: the built-in quality tiers.
@@ -27,11 +28,11 @@ enum PresetsCommand {
             let video = preset.video
             let rate: String
             switch video.rateControl {
-            case .constantQuality(let crf): rate = "crf \(String(format: "%g", crf))"
+            case .constantQuality(let crf): rate = "crf \(String(printf: "%g", crf))"
             case .averageBitRate(let bits): rate = "\(bits / 1000) kb/s"
             }
             let size = video.sizePolicy == .deviceBest ? "up to \(video.size)" : video.size
-            text += "\(preset.name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(size) @ \(String(format: "%g", video.fps)) fps, x264 \(video.x264Preset) \(rate), \(video.profile), GOP \(video.keyframeInterval); AAC \(preset.audio.sampleRate) Hz \(preset.audio.channels) ch \(preset.audio.bitRate / 1000) kb/s\n"
+            text += "\(preset.name + String(repeating: " ", count: max(0, 9 - preset.name.count))) \(size) @ \(String(printf: "%g", video.fps)) fps, x264 \(video.x264Preset) \(rate), \(video.profile), GOP \(video.keyframeInterval); AAC \(preset.audio.sampleRate) Hz \(preset.audio.channels) ch \(preset.audio.bitRate / 1000) kb/s\n"
             text += "          \(preset.description)\n"
         }
         Terminal.writeOutput(text)

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Reel
 
 /// `reel probe FILE [--json]`: a movie's container, duration and streams.
@@ -25,12 +26,12 @@ enum ProbeCommand {
                 return .success
             }
             var text = "\(description.path): \(description.format)"
-            if let duration = description.duration { text += ", \(String(format: "%.3f", duration)) s" }
+            if let duration = description.duration { text += ", \(String(printf: "%.3f", duration)) s" }
             text += "\n"
             for stream in description.streams {
                 text += "  #\(stream.index) \(stream.type) \(stream.codec)"
                 if let width = stream.width, let height = stream.height { text += " \(width)x\(height)" }
-                if let fps = stream.frameRate { text += " \(String(format: "%g", fps)) fps" }
+                if let fps = stream.frameRate { text += " \(String(printf: "%g", fps)) fps" }
                 if let rate = stream.sampleRate { text += " \(rate) Hz" }
                 if let channels = stream.channels { text += " \(channels) ch" }
                 if let rotation = stream.rotation, rotation != 0 { text += " rotated \(rotation)°" }

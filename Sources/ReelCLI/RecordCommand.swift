@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Reel
 
 /// `reel record [OUTPUT.mov] [options]`: records until a limit, the input's end, or SIGINT/SIGTERM.
@@ -91,7 +92,7 @@ enum RecordCommand {
         }
         if !json {
             Terminal.writeError(
-                "\(result.output): \(String(format: "%.2f", result.duration)) s, \(ByteCount.format(result.bytes)), \(result.videoFrames) frames, \(result.droppedFrames) dropped — \(result.stopReason.rawValue)\n")
+                "\(result.output): \(String(printf: "%.2f", result.duration)) s, \(ByteCount.format(result.bytes)), \(result.videoFrames) frames, \(result.droppedFrames) dropped — \(result.stopReason.rawValue)\n")
         }
         return .success
     }
@@ -99,8 +100,6 @@ enum RecordCommand {
     private static func defaultOutputPath() throws -> String {
         let folder = "recordings"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let formatter = DateFormatter()
-        formatter.dateFormat = "yyyyMMdd-HHmmss"
-        return "\(folder)/recording-\(formatter.string(from: Date())).mov"
+        return "\(folder)/recording-\(LocalTime.format("%Y%m%d-%H%M%S")).mov"
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Reel
 
 /// The options `record` shares with the commands built on it (capture, transcode): sources, preset,

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Reel
 
 /// The `reel` command: dispatches to one subcommand and returns the process exit code.

@@ -1,5 +1,6 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Turns SIGINT and SIGTERM into a graceful stop: the first one calls the command's `stop` (the file is

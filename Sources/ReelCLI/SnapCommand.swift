@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Reel
 
 /// `reel snap OUTPUT.jpg [--video SPEC] [--preset ...] [--skip-frames N]`: a still from a live device.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Reel
 
 /// The one-line live status on a terminal (stderr), redrawn in place: `● REC 00:22  1.2 MB  30.0 fps  dropped 0`.
@@ -14,7 +15,7 @@ final class StatusLine: Sendable {
         guard isEnabled else { return }
         var line = "\u{25CF} REC \(StatusLine.clock(progress.mediaDuration))"
         if let limit { line += " / \(StatusLine.clock(limit))" }
-        line += "  \(ByteCount.format(progress.bytes))  \(String(format: "%.1f", progress.framesPerSecond)) fps"
+        line += "  \(ByteCount.format(progress.bytes))  \(String(printf: "%.1f", progress.framesPerSecond)) fps"
         line += "  dropped \(progress.droppedFrames)"
         Terminal.writeError("\r\u{1B}[K" + line)
     }
@@ -27,7 +28,7 @@ final class StatusLine: Sendable {
         if fraction > 0.01 {
             line += "  ETA \(StatusLine.clock(progress.elapsed * (1 - fraction) / fraction))"
         }
-        line += "  \(String(format: "%.1f", progress.framesPerSecond)) fps  \(ByteCount.format(progress.bytes))"
+        line += "  \(String(printf: "%.1f", progress.framesPerSecond)) fps  \(ByteCount.format(progress.bytes))"
         Terminal.writeError("\r\u{1B}[K" + line)
     }
 
@@ -48,6 +49,6 @@ final class StatusLine: Sendable {
     static func clock(_ seconds: Double) -> String {
         let total = Int(seconds.rounded(.down))
         let (hours, minutes, secs) = (total / 3600, (total / 60) % 60, total % 60)
-        return hours > 0 ? String(format: "%d:%02d:%02d", hours, minutes, secs) : String(format: "%02d:%02d", minutes, secs)
+        return hours > 0 ? String(printf: "%ld:%02ld:%02ld", hours, minutes, secs) : String(printf: "%02ld:%02ld", minutes, secs)
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Reel
 
 /// Where the CLI writes: results to stdout, errors and the status line to stderr.
@@ -9,12 +10,19 @@ enum Terminal {
         writeError("reel: error: \(message)\n")
     }
 
-    static func writeError(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
-    }
+    static func writeError(_ text: String) { write(text, to: STDERR_FILENO) }
 
-    static func writeOutput(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+    static func writeOutput(_ text: String) { write(text, to: STDOUT_FILENO) }
+
+    /// All of `text`, however many write calls it takes (a pipe may take part of it).
+    private static func write(_ text: String, to descriptor: Int32) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }  // the reader went away: nothing left to tell
+            bytes = bytes.dropFirst(written)
+        }
     }
 
     static func json<T: Encodable>(_ value: T) -> String {

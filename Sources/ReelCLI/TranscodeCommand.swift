@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Reel
 
 /// `reel transcode INPUT OUTPUT.mov [--preset ...] [limits] [--json]`.

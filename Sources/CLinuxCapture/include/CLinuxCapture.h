@@ -30,4 +30,7 @@ void reel_silence_alsa_errors(void);
 /// Returns 0 or -errno (EOPNOTSUPP on filesystems without it).
 int reel_reserve_file_space(int descriptor, int64_t offset, int64_t length);
 
+/// Names the calling thread (shown by top -H, gdb, /proc/PID/task/*/comm); Linux keeps the first 15 bytes.
+void reel_name_current_thread(const char *name);
+
 #endif

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One job of a batch, validated and with its templates expanded.
 public struct BatchJob: Sendable, Equatable {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Reads and validates a batch job file before anything runs:
 /// `{"defaults": {...}, "jobs": [{"name": ..., "type": "record"|"transcode"|"grab", ...}]}`.
@@ -27,33 +28,31 @@ public enum JobFile {
     public static func parse(_ data: Data, source: String, baseFolder: URL, date: Date = Date()) throws -> [BatchJob] {
         let root = try JSONFields.parse(data, source: source)
         try root.rejectUnknownKeys(allowed: ["defaults", "jobs"])
-        var defaults: [String: Any] = [:]
+        var defaults: [String: JSONValue] = [:]
         if root.has("defaults") {
             let fields = try root.nested("defaults")
             try fields.rejectUnknownKeys(allowed: jobKeys.subtracting(["name"]))
             defaults = fields.object
         }
-        guard let list = root.object["jobs"] as? [Any] else {
+        guard case .array(let list)? = root.object["jobs"] else {
             throw ReelError.invalidInput("\(source): jobs: expected an array of job objects")
         }
-        let formatter = DateFormatter()
-        formatter.dateFormat = "yyyyMMdd"
-        let day = formatter.string(from: date)
+        let day = LocalTime.format("%Y%m%d", date)
         var jobs: [BatchJob] = []
         jobs.reserveCapacity(list.count)
         let defaultSources = DefaultSources()
         var names: [String: Int] = [:]
         var outputs: [String: String] = [:]
         for (offset, value) in list.enumerated() {
-            guard let own = value as? [String: Any] else {
+            guard case .object(let own) = value else {
                 throw ReelError.invalidInput("\(source): jobs[\(offset)]: expected a job object")
             }
-            let label = (own["name"] as? String).map { "jobs.\($0)" } ?? "jobs[\(offset)]"
+            let label = own["name"]?.stringValue.map { "jobs.\($0)" } ?? "jobs[\(offset)]"
             // Defaults apply where they fit the job's type (a default preset is no error for a grab job).
-            let kindName = (own["type"] ?? defaults["type"]) as? String ?? BatchJob.Kind.record.rawValue
+            let kindName = (own["type"] ?? defaults["type"])?.stringValue ?? BatchJob.Kind.record.rawValue
             let fitting = BatchJob.Kind(rawValue: kindName).flatMap { allowedByKind[$0] } ?? jobKeys
             let applicable = defaults.filter { fitting.contains($0.key) }
-            let fields = try JSONFields(applicable.merging(own) { _, job in job }, path: label, source: source)
+            let fields = try JSONFields(.object(applicable.merging(own) { _, job in job }), path: label, source: source)
             let job = try parseJob(fields, index: offset + 1, baseFolder: baseFolder, day: day, defaults: defaultSources)
             if let first = names[job.name] {
                 throw ReelError.invalidInput("\(source): \(label).name: '\(job.name)' is already used by jobs[\(first - 1)]")
@@ -98,7 +97,7 @@ public enum JobFile {
             var text = template
             for (placeholder, value) in [("{name}", name), ("{preset}", presetName ?? ""), ("{index}", String(index)),
                                          ("{date}", day)] {
-                text = text.replacingOccurrences(of: placeholder, with: value)
+                text = text.replacing(placeholder, with: value)
             }
             if let open = text.firstIndex(of: "{"), text[open...].contains("}") {
                 throw fields.fail(key, "unknown placeholder in '\(template)' (use {name}, {preset}, {index}, {date})")

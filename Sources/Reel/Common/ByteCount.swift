@@ -1,10 +1,11 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Parses sizes and bit rates the way FFmpeg does: a plain number, or with K/M/G/T (powers of 1000) or
 /// Ki/Mi/Gi/Ti (powers of 1024); a trailing "B" is allowed ("10MiB"). Prefixes are case-insensitive.
 public enum ByteCount {
     public static func parse(_ text: String) -> Int64? {
-        var body = Substring(text.trimmingCharacters(in: .whitespaces))
+        var body = Substring(text.trimmingWhitespace)
         if body.hasSuffix("B") { body = body.dropLast() }
         var multiplier: Double = 1
         if let last = body.last, last == "i" || last == "I",
@@ -37,9 +38,9 @@ public enum ByteCount {
         let value = Double(bytes)
         switch value {
         case ..<1000: return "\(bytes) B"
-        case ..<1_000_000: return String(format: "%.1f kB", value / 1000)
-        case ..<1_000_000_000: return String(format: "%.1f MB", value / 1_000_000)
-        default: return String(format: "%.2f GB", value / 1_000_000_000)
+        case ..<1_000_000: return String(printf: "%.1f kB", value / 1000)
+        case ..<1_000_000_000: return String(printf: "%.1f MB", value / 1_000_000)
+        default: return String(printf: "%.2f GB", value / 1_000_000_000)
         }
     }
 }

@@ -1,5 +1,6 @@
 import CLinuxCapture
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A V4L2 camera found on this machine.
 public struct CameraDevice: Sendable, Encodable {
@@ -53,7 +54,7 @@ public enum DeviceDiscovery {
         guard let text = try? String(contentsOfFile: "/proc/asound/pcm", encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap { line in
             guard line.contains("capture") else { return nil }
-            let fields = line.split(separator: ":", maxSplits: 2).map { $0.trimmingCharacters(in: .whitespaces) }
+            let fields = line.split(separator: ":", maxSplits: 2).map(\.trimmingWhitespace)
             guard fields.count >= 2 else { return nil }
             let ids = fields[0].split(separator: "-").compactMap { Int($0) }
             guard ids.count == 2 else { return nil }

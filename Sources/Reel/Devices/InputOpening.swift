@@ -1,6 +1,7 @@
 import CLinuxCapture
 import FFmpegCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// How to open a DeviceSpec with libavdevice/libavformat for a given preset: which input format, which URL,
 /// and which options (the user's, plus what the preset implies: size, rate, sample rate).

@@ -64,7 +64,8 @@ public enum VideoModeSelection {
         }
     }
 
-    private static func log2(_ value: Double) -> Double { Foundation.log2(value) }
+    private static func log2(_ value: Double) -> Double { Glibc.log2(value) }
 }
 
-import Foundation
+import FoundationEssentials
+import Glibc

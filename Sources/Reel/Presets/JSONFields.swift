@@ -1,14 +1,15 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Strict reading of a JSON object for user-written files (presets, job files): every key must be known,
 /// every value of the right type and range, and each complaint names the file and the field path.
 struct JSONFields {
-    let object: [String: Any]
+    let object: [String: JSONValue]
     let path: String
     let source: String
 
-    init(_ value: Any, path: String, source: String) throws {
-        guard let object = value as? [String: Any] else {
+    init(_ value: JSONValue, path: String, source: String) throws {
+        guard case .object(let object) = value else {
             throw ReelError.invalidInput("\(source): \(path.isEmpty ? "the top level" : path) must be a JSON object")
         }
         self.object = object
@@ -17,12 +18,11 @@ struct JSONFields {
     }
 
     static func parse(_ data: Data, source: String) throws -> JSONFields {
-        let value: Any
+        let value: JSONValue
         do {
-            value = try JSONSerialization.jsonObject(with: data, options: [])
+            value = try JSONDecoder().decode(JSONValue.self, from: data)
         } catch {
-            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
-            throw ReelError.invalidInput("\(source): not valid JSON (\(detail))")
+            throw ReelError.invalidInput("\(source): not valid JSON (\(JSONFields.detail(of: error)))")
         }
         return try JSONFields(value, path: "", source: source)
     }
@@ -39,11 +39,11 @@ struct JSONFields {
         }
     }
 
-    func has(_ key: String) -> Bool { object[key] != nil && !(object[key] is NSNull) }
+    func has(_ key: String) -> Bool { object[key] != nil && object[key] != .null }
 
     func string(_ key: String) throws -> String {
         guard let value = object[key] else { throw fail(key, "missing") }
-        guard let text = value as? String, !text.isEmpty else { throw fail(key, "expected a non-empty string") }
+        guard let text = value.stringValue, !text.isEmpty else { throw fail(key, "expected a non-empty string") }
         return text
     }
 
@@ -51,13 +51,13 @@ struct JSONFields {
 
     func number(_ key: String, in range: ClosedRange<Double>) throws -> Double {
         guard let value = object[key] else { throw fail(key, "missing") }
-        guard let number = value as? NSNumber, !JSONFields.isBoolean(number), number.doubleValue.isFinite else {
-            throw fail(key, "expected a number, got \(JSONFields.describe(value))")
+        guard case .number(let number) = value, number.isFinite else {
+            throw fail(key, "expected a number, got \(value.described)")
         }
-        guard range.contains(number.doubleValue) else {
-            throw fail(key, "\(number) is out of range \(JSONFields.format(range.lowerBound))...\(JSONFields.format(range.upperBound))")
+        guard range.contains(number) else {
+            throw fail(key, "\(value.described) is out of range \(JSONFields.format(range.lowerBound))...\(JSONFields.format(range.upperBound))")
         }
-        return number.doubleValue
+        return number
     }
 
     func integer(_ key: String, in range: ClosedRange<Int>) throws -> Int {
@@ -74,15 +74,15 @@ struct JSONFields {
     func byteCount(_ key: String, in range: ClosedRange<Int64>) throws -> Int64 {
         guard let value = object[key] else { throw fail(key, "missing") }
         let parsed: Int64?
-        if let number = value as? NSNumber, !JSONFields.isBoolean(number) {
-            parsed = number.doubleValue >= 0 && number.doubleValue == number.doubleValue.rounded() ? number.int64Value : nil
-        } else if let text = value as? String {
+        if case .number(let number) = value {
+            parsed = number >= 0 && number == number.rounded() && number < 9e18 ? Int64(number) : nil
+        } else if let text = value.stringValue {
             parsed = ByteCount.parse(text)
         } else {
             parsed = nil
         }
         guard let parsed else {
-            throw fail(key, "expected a number or a size like \"4M\" or \"512Ki\", got \(JSONFields.describe(value))")
+            throw fail(key, "expected a number or a size like \"4M\" or \"512Ki\", got \(value.described)")
         }
         guard range.contains(parsed) else { throw fail(key, "\(parsed) is out of range \(range.lowerBound)...\(range.upperBound)") }
         return parsed
@@ -107,20 +107,11 @@ struct JSONFields {
         return try JSONFields(value, path: name(key), source: source)
     }
 
-    static func isBoolean(_ number: NSNumber) -> Bool {
-        // JSONSerialization wraps true/false as NSNumber of type "c" (char); JSON numbers never come back as char.
-        String(cString: number.objCType) == "c"
-    }
-
-    static func describe(_ value: Any) -> String {
-        switch value {
-        case let text as String: return "\"\(text)\""
-        case let number as NSNumber: return isBoolean(number) ? (number.boolValue ? "true" : "false") : "\(number)"
-        case is NSNull: return "null"
-        case is [Any]: return "an array"
-        case is [String: Any]: return "an object"
-        default: return "\(value)"
-        }
+    /// What a JSONDecoder error says about where the document is broken.
+    static func detail(of error: any Error) -> String {
+        guard case DecodingError.dataCorrupted(let context) = error else { return "\(error)" }
+        let underlying = context.underlyingError.map { " \($0)" } ?? ""
+        return context.debugDescription + underlying
     }
 
     private static func format(_ value: Double) -> String {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 /// A quality tier: what size and rate to capture at and how to encode it. Loaded from presets/*.json.
 public struct Preset: Sendable, Equatable, Encodable {
     public var name: String

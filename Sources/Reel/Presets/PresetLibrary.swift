@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Finds presets: the built-in tiers (compiled in from presets/*.json) or a user's JSON file.
 public enum PresetLibrary {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Turns preset JSON into a validated Preset. Unknown keys and bad values are errors naming the file and field.
 enum PresetParser {

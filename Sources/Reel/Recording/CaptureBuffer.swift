@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import FFmpegCore
 
 /// A captured picture or block of samples on its way from a reader thread to the encoding thread.
@@ -21,7 +22,7 @@ final class CaptureBuffer: @unchecked Sendable {
         case idle
     }
 
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var queued: [MediaType: [CapturedItem]] = [.video: [], .audio: []]
     private var free: [MediaType: [Frame]] = [.video: [], .audio: []]
     private var ended: [MediaType: Bool] = [:]
@@ -78,10 +79,10 @@ final class CaptureBuffer: @unchecked Sendable {
 
     /// The queued item that starts first. With `ordered`, waits until every live stream has an item queued so
     /// the encoder sees streams in time order (unpaced inputs); otherwise takes whatever is queued (paced).
-    func next(ordered: Bool, timeout: TimeInterval) -> Next {
+    func next(ordered: Bool, timeout: Double) -> Next {
         condition.lock()
         defer { condition.unlock() }
-        let deadline = Date(timeIntervalSinceNow: timeout)
+        let deadline = MonotonicClock.nanoseconds() + Int64(timeout * 1e9)
         while true {
             var best: (MediaType, CapturedItem)? = nil
             var waitingFor = false
@@ -97,7 +98,7 @@ final class CaptureBuffer: @unchecked Sendable {
                 return .item(best.0, best.1)
             }
             if best == nil && !waitingFor { return .allEnded }
-            if !condition.wait(until: deadline) { return .idle }
+            if !condition.wait(untilNanoseconds: deadline) { return .idle }
         }
     }
 

@@ -1,5 +1,6 @@
 import FFmpegCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Records from devices into a QuickTime movie, like AVCaptureSession with an AVCaptureMovieFileOutput:
 /// configure, `start`, receive events, `stop` (or let a limit stop it), read the result; then record again.
@@ -17,7 +18,7 @@ public final class CaptureSession: Sendable {
     private let state = Locked<State>(.ready)
     private let running = Locked<RecordingEngine?>(nil)
     private let finishedSignal = Locked<[CheckedContinuation<RecordingResult, Never>]>([])
-    private let finishCondition = NSCondition()
+    private let finishCondition = Condition()
 
     public init() {}
 
@@ -86,7 +87,7 @@ public final class CaptureSession: Sendable {
                        events: @escaping @Sendable (RecordingEvent) -> Void = { _ in }) async throws -> RecordingResult {
         // Opening devices blocks; do it on a thread of its own rather than on Swift's cooperative pool.
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            Thread.detachNewThread {
+            _ = WorkerThread(name: "reel.start") {
                 do {
                     try self.start(configuration, events: events)
                     continuation.resume()

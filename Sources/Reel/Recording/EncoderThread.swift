@@ -1,5 +1,6 @@
 import FFmpegCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Runs one encoder on a thread of its own, so that AAC encodes while the engine thread feeds x264 (the
 /// ffmpeg CLI does the two one after the other on its main thread; a pure tone at 96–160 kb/s costs AAC
@@ -10,7 +11,7 @@ final class EncoderThread: @unchecked Sendable {
     static let audioFramePool = 8
 
     let encoder: Encoder
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var freeFrames: [Frame]
     /// Filled frames in order; the encoder works on the first.
     private var pendingFrames: [Frame] = []

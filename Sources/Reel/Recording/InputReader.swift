@@ -1,5 +1,6 @@
 import FFmpegCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Reads one input on its own thread: device reads block, and a slow encoder must never stall a device.
 /// Frames of the routed streams are handed, with their session time, to each stream's sink. The reader owns

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Reads back the movie fragments (moof + mdat) the mov muxer has written to a file, to learn where each
 /// track's samples landed: the complete sample table written at the end points at exactly these bytes.

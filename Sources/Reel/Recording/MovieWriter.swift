@@ -1,5 +1,6 @@
 import FFmpegCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Owns the muxer and the limits. Packets from the encoders are interleaved here by decode time and, before
 /// each is written, the writer knows the bytes written, the bytes the trailer will need and the free space

@@ -1,5 +1,6 @@
 import FFmpegCore
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// The encoding thread of one recording: takes captured items in time order from the CaptureBuffer, puts
@@ -145,7 +146,7 @@ final class RecordingEngine: @unchecked Sendable {
                 if !stopping, let stalled = stalledDevice() {
                     // A device that stops delivering (unplugged, its server frozen) ends the recording.
                     stopReason = .deviceLost
-                    errorMessage = "\(stalled.spec) delivered nothing for \(String(format: "%g", setup.deviceTimeout)) s"
+                    errorMessage = "\(stalled.spec) delivered nothing for \(String(printf: "%g", setup.deviceTimeout)) s"
                 }
             case .allEnded:
                 stopReason = stopping ? .stopped : endingReason()

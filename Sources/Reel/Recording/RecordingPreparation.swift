@@ -1,5 +1,6 @@
 import FFmpegCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Checks a RecordingConfiguration and opens its inputs, so that every problem a user can fix is reported
 /// (as `ReelError.invalidInput`) before a byte is written. What it opens is handed to the reader threads.
@@ -23,8 +24,7 @@ struct RecordingPreparation {
         }
         let output = URL(fileURLWithPath: configuration.outputPath)
         let folder = output.deletingLastPathComponent().path
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+        guard FileSystem.isFolder(folder) else {
             throw ReelError.invalidInput("output folder \(folder) does not exist: create it first")
         }
         guard access(folder, W_OK) == 0 else {

@@ -1,18 +1,40 @@
-import Foundation
+import CLinuxCapture
+import Dispatch
+import Glibc
 
 /// A dedicated OS thread for a blocking loop (device reads, encoding), kept off Swift's cooperative pool,
-/// and joinable.
+/// and joinable. A pthread of its own (Foundation's Thread is not linked into `reel`).
 final class WorkerThread: Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
-    init(name: String, stackSize: Int = 1 << 20, _ body: @escaping @Sendable () -> Void) {
-        let thread = Thread { [finished] in
-            body()
-            finished.signal()
+    private final class Start {
+        let name: String
+        let body: @Sendable () -> Void
+        let finished: DispatchSemaphore
+        init(name: String, body: @escaping @Sendable () -> Void, finished: DispatchSemaphore) {
+            self.name = name
+            self.body = body
+            self.finished = finished
         }
-        thread.name = name
-        thread.stackSize = stackSize
-        thread.start()
+    }
+
+    init(name: String, stackSize: Int = 1 << 20, _ body: @escaping @Sendable () -> Void) {
+        let start = Unmanaged.passRetained(Start(name: name, body: body, finished: finished)).toOpaque()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        pthread_attr_setstacksize(&attributes, stackSize)
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        var thread = pthread_t()
+        let result = pthread_create(&thread, &attributes, { argument in
+            let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
+            reel_name_current_thread(start.name)
+            start.body()
+            start.finished.signal()
+            return nil
+        }, start)
+        pthread_attr_destroy(&attributes)
+        // Only resource exhaustion makes this fail; there is no way to go on without the thread.
+        precondition(result == 0, "pthread_create failed: \(String(cString: strerror(result)))")
     }
 
     /// Waits for the loop to return.

@@ -1,5 +1,6 @@
 import FFmpegCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Takes the picture shown at a given time of any movie FFmpeg can read, as AVAssetImageGenerator with
 /// zero tolerance and appliesPreferredTrackTransform: seek to the keyframe before, decode forward to the
@@ -32,7 +33,7 @@ public enum FrameGrabber {
         let duration = input.durationSeconds ?? stream.durationSeconds
         if let duration, seconds >= duration {
             throw ReelError.invalidInput(
-                "--at \(seconds) is past the end of \(inputPath), which lasts \(String(format: "%.3f", duration)) s")
+                "--at \(seconds) is past the end of \(inputPath), which lasts \(String(printf: "%.3f", duration)) s")
         }
         if seconds > 0 { try frames.seek(streamIndex: stream.index, toKeyframeBefore: target) }
         let shown = try frameShown(at: target, in: frames)

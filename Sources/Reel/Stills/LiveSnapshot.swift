@@ -1,5 +1,6 @@
 import FFmpegCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A still from a live device without recording, as AVCaptureStillImageOutput: open the device in the
 /// preset's mode, let it settle for a few frames, scale the next one to the preset's size and encode it.

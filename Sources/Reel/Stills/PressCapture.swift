@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What a press produced: a photo (a tap, shorter than the hold threshold) or a movie (a hold).
 public struct CaptureOutcome: Sendable, Codable, Equatable {

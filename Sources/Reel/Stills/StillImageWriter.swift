@@ -1,5 +1,6 @@
 import FFmpegCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Where a still picture goes and how it is encoded: JPEG or PNG by the file's extension.
 public struct StillRequest: Sendable, Equatable {
@@ -33,8 +34,7 @@ public struct StillRequest: Sendable, Equatable {
             throw ReelError.invalidInput("still quality \(quality) must be from 1 to 100")
         }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+        guard FileSystem.isFolder(folder) else {
             throw ReelError.invalidInput("folder \(folder) for the still does not exist: create it first")
         }
         if !overwrite && FileManager.default.fileExists(atPath: path) {
@@ -83,7 +83,7 @@ enum StillImageWriter {
             try Data(bytes).write(to: URL(fileURLWithPath: partial))
         } catch {
             unlink(partial)
-            throw ReelError.runtime("cannot write \(path): \(error.localizedDescription)")
+            throw ReelError.runtime("cannot write \(path): \(error)")
         }
         guard rename(partial, path) == 0 else {
             let reason = String(cString: strerror(errno))

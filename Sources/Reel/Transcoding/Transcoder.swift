@@ -1,5 +1,6 @@
 import FFmpegCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Converts any FFmpeg-readable file to an H.264/AAC QuickTime movie at a preset: the recording pipeline
 /// with the file as its input (one reader routing both streams), so it has the same limits, stop reasons,
@@ -52,7 +53,7 @@ public enum Transcoder {
         // Probing the input reads the file: keep it off Swift's cooperative pool.
         let configuration = try await withCheckedThrowingContinuation {
             (continuation: CheckedContinuation<RecordingConfiguration, any Error>) in
-            Thread.detachNewThread {
+            _ = WorkerThread(name: "reel.probe") {
                 continuation.resume(with: Result { try Transcoder.configuration(for: request).0 })
             }
         }
