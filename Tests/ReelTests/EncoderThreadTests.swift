@@ -91,7 +91,8 @@ import Testing
             _ = thread.finish(flush: false)
             var count = 0
             try thread.collectPackets { _ in count += 1 }
-            #expect(count <= 8)
+            // Eight frames flushed give nine packets; AAC holds a frame back, so without the flush at most seven.
+            #expect(count <= 7)
         }
     }
 
