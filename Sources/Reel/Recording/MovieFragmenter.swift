@@ -95,6 +95,9 @@ final class MovieFragmenter {
     /// Fragments are pushed to the disk (fdatasync) off the encoding thread, so a slow disk cannot stall
     /// a live recording; a power cut then loses at most the fragments still being synced.
     private let syncQueue = DispatchQueue(label: "reel.fragment-sync")
+    /// The first failure of a background sync (errno). Linux reports a lost write-back once per open file,
+    /// so a later sync on the same descriptor would pass: it is kept here for `finish` to report.
+    private let backgroundSyncFailure = Locked<Int32>(0)
 
     deinit {
         syncQueue.sync {}
@@ -139,7 +142,13 @@ final class MovieFragmenter {
         try output.writeFragmentBoundary()
         try indexFragments(upTo: output.bytesWritten, into: &estimator)
         let descriptor = self.descriptor
-        syncQueue.async { fdatasync(descriptor) }
+        let failure = backgroundSyncFailure
+        syncQueue.async {
+            if fdatasync(descriptor) != 0 {
+                let code = errno
+                failure.withLock { if $0 == 0 { $0 = code } }
+            }
+        }
     }
 
     /// Finishes the file. With a working muxer the last fragment is written first; after a write failure
@@ -149,6 +158,12 @@ final class MovieFragmenter {
     func finish(muxerUsable: Bool, into estimator: inout TrailerSizeEstimator) throws -> Int64 {
         let before = completeEnd
         syncQueue.sync {}
+        let lostWrite = backgroundSyncFailure.withLock { $0 }
+        if lostWrite != 0 {
+            // Fragments already written may not be on disk as they should: do not seal the file as complete.
+            output.abandon()
+            throw ReelError.runtime("cannot sync \(output.path): \(String(cString: strerror(lostWrite)))")
+        }
         if muxerUsable {
             try output.finish()
             var info = stat()
@@ -166,7 +181,12 @@ final class MovieFragmenter {
             ftruncate(descriptor, off_t(completeEnd))
             throw error
         }
-        guard fdatasync(descriptor) == 0 else { throw posixError("sync") }
+        guard fdatasync(descriptor) == 0 else {
+            // The index may not be on disk: take it back off, leaving the valid fragmented movie.
+            let error = posixError("sync")
+            ftruncate(descriptor, off_t(completeEnd))
+            throw error
+        }
         // The switch to a regular movie: the fragmented moov becomes free space. Then the moofs, which
         // players reading the regular moov ignore anyway but strict ones may not.
         try retire(at: fragmentedMoovOffset)
@@ -201,7 +221,8 @@ final class MovieFragmenter {
 
     private func reserveSpace(estimatorBound: Int) {
         let reserve = max(MovieFragmenter.minimumReserve, 2 * Int64(estimatorBound))
-        // Best effort: filesystems without fallocate (EOPNOTSUPP) simply get no reserve.
+        // Best effort: filesystems without fallocate (EOPNOTSUPP) get no reserve, and a disk too full for it
+        // (ENOSPC) fails the next fragment's write instead, which the disk-full path handles.
         _ = reel_reserve_file_space(descriptor, completeEnd, reserve)
     }
 
