@@ -34,7 +34,7 @@ final class DecodingFrameSource: FrameSource {
                 draining = nil
                 if packetRefused {
                     packetRefused = false
-                    send(packet, to: decoder)
+                    try send(packet, to: decoder)
                     continue
                 }
             }
@@ -49,7 +49,7 @@ final class DecodingFrameSource: FrameSource {
             case .packet:
                 let index = packet.streamIndex
                 guard index < decoders.count, let decoder = decoders[index] else { continue }
-                send(packet, to: decoder)
+                try send(packet, to: decoder)
             case .endOfFile:
                 toFlush = decoders.compactMap { $0 }.reversed()
             case .tryAgain:
@@ -58,10 +58,10 @@ final class DecodingFrameSource: FrameSource {
         }
     }
 
-    private func send(_ packet: Packet, to decoder: Decoder) {
+    private func send(_ packet: Packet, to decoder: Decoder) throws {
         do {
             packetRefused = try decoder.send(packet) == .outputFull
-        } catch {
+        } catch let error as FFmpegError where !error.isEndOfFile {
             // One damaged packet (a corrupt MJPEG frame, a truncated file) is skipped, not fatal.
         }
         draining = decoder
