@@ -43,11 +43,6 @@ public final class CapturingOutputIO {
         avio_context_free(&pointer)
     }
 
-    /// Moves the write position (flushing what the I/O layer buffered first).
-    public func move(to position: Int64) {
-        avio_seek(context, position, SEEK_SET)
-    }
-
     public var position: Int64 { avio_tell(context) }
 
     public func flush() { avio_flush(context) }
