@@ -46,7 +46,7 @@ struct MovieFragmentScanner {
             }
             guard size >= 8 else { throw ScanError.malformed("box of \(size) bytes at \(offset)") }
             guard offset + size <= end else { break }
-            boxes.append(TopLevelBox(type: fourCC(header, 4), offset: offset, size: size))
+            boxes.append(TopLevelBox(type: BoxReader.fourCC(header, 4), offset: offset, size: size))
             offset += size
         }
         return boxes
@@ -118,14 +118,11 @@ struct MovieFragmentScanner {
     /// every container level; sample entries hold their children after a fixed header).
     func nestedPayload(ofType type: String, in box: TopLevelBox) throws -> [UInt8]? {
         let bytes = try read(at: box.offset, count: Int(box.size))
-        let pattern = Array(type.utf8)
-        var at = 8
-        while at + 4 <= bytes.count {
-            if Array(bytes[at ..< at + 4]) == pattern, at >= 4 {
-                let size = Int(BoxReader.u32(bytes, at - 4))
-                if size >= 8, at - 4 + size <= bytes.count { return Array(bytes[at + 4 ..< at - 4 + size]) }
-            }
-            at += 1
+        var from = 8
+        while let at = BoxReader.firstOccurrence(of: type, in: bytes, from: from) {
+            let size = Int(BoxReader.u32(bytes, at - 4))
+            if size >= 8, at - 4 + size <= bytes.count { return Array(bytes[at + 4 ..< at - 4 + size]) }
+            from = at + 1
         }
         return nil
     }
@@ -137,9 +134,5 @@ struct MovieFragmentScanner {
             throw ScanError.malformed("cannot read \(count) bytes at \(offset) (\(String(cString: strerror(errno))))")
         }
         return bytes
-    }
-
-    private func fourCC(_ bytes: [UInt8], _ at: Int) -> String {
-        String(decoding: bytes[at ..< at + 4], as: UTF8.self)
     }
 }

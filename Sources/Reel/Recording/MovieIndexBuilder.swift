@@ -205,8 +205,7 @@ final class MovieIndexBuilder {
 enum ElementaryStreamDescriptor {
     /// Rewrites the bit rates of the DecoderConfigDescriptor, if the description has an esds.
     static func setBitRates(in description: inout [UInt8], average: UInt32, maximum: UInt32) {
-        let pattern = Array("esds".utf8)
-        guard var at = (4 ..< max(4, description.count - 4)).first(where: { Array(description[$0 ..< $0 + 4]) == pattern }) else { return }
+        guard var at = BoxReader.firstOccurrence(of: "esds", in: description, from: 4) else { return }
         at += 8  // type, version and flags
         func skipTag(_ tag: UInt8) -> Bool {
             guard at < description.count, description[at] == tag else { return false }
@@ -219,9 +218,8 @@ enum ElementaryStreamDescriptor {
         at += 3  // ES_ID and flags (no dependency, URL or OCR stream in movenc's descriptors)
         guard skipTag(0x04), at + 13 <= description.count else { return }
         at += 5  // object type, stream type, buffer size
-        for (offset, value) in [(0, maximum), (4, average)] {
-            for byte in 0 ..< 4 { description[at + offset + byte] = UInt8(truncatingIfNeeded: value >> (24 - 8 * UInt32(byte))) }
-        }
+        BoxWriter.set(maximum, at: at, in: &description)
+        BoxWriter.set(average, at: at + 4, in: &description)
     }
 }
 
@@ -233,10 +231,29 @@ enum BoxReader {
         while offset + 8 <= end {
             let size = Int(u32(bytes, offset))
             guard size >= 8, offset + size <= end else { break }
-            result.append((String(decoding: bytes[offset + 4 ..< offset + 8], as: UTF8.self), offset, size))
+            result.append((fourCC(bytes, offset + 4), offset, size))
             offset += size
         }
         return result
+    }
+
+    /// The four-character box type at `at`.
+    static func fourCC(_ bytes: [UInt8], _ at: Int) -> String {
+        String(decoding: bytes[at ..< at + 4], as: UTF8.self)
+    }
+
+    /// Where the four bytes of `type` first occur at or after `start` (a box type, found without walking).
+    static func firstOccurrence(of type: String, in bytes: [UInt8], from start: Int) -> Int? {
+        let pattern = Array(type.utf8)
+        guard bytes.count >= 4 else { return nil }
+        var at = start
+        while at + 4 <= bytes.count {
+            if bytes[at] == pattern[0] && bytes[at + 1] == pattern[1] && bytes[at + 2] == pattern[2] && bytes[at + 3] == pattern[3] {
+                return at
+            }
+            at += 1
+        }
+        return nil
     }
 
     static func u32(_ bytes: [UInt8], _ at: Int) -> UInt32 {

@@ -152,7 +152,12 @@ struct SampleTable {
 /// Big-endian box writing for the few QuickTime boxes Reel writes itself.
 enum BoxWriter {
     static func u32(_ value: UInt32, _ out: inout [UInt8]) {
-        out += [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+        for shift in stride(from: 24, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+    }
+
+    /// Overwrites the four bytes at `at` with `value`, big-endian.
+    static func set(_ value: UInt32, at: Int, in out: inout [UInt8]) {
+        for byte in 0 ..< 4 { out[at + byte] = UInt8(truncatingIfNeeded: value >> (24 - 8 * UInt32(byte))) }
     }
 
     static func u64(_ value: UInt64, _ out: inout [UInt8]) {
@@ -172,9 +177,8 @@ enum BoxWriter {
     static func box(_ type: String, into out: inout [UInt8], _ body: (inout [UInt8]) throws -> Void) rethrows {
         let start = out.count
         out += [0, 0, 0, 0]
-        out += Array(type.utf8)
+        out.append(contentsOf: type.utf8)
         try body(&out)
-        let size = UInt32(out.count - start)
-        for byte in 0 ..< 4 { out[start + byte] = UInt8(truncatingIfNeeded: size >> (24 - 8 * UInt32(byte))) }
+        set(UInt32(out.count - start), at: start, in: &out)
     }
 }
