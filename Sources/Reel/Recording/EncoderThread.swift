@@ -131,13 +131,14 @@ final class EncoderThread: @unchecked Sendable {
     }
 
     private func receiveAll() throws {
-        while true {
-            let packet = condition.withLock { freePackets.popLast() } ?? Packet()
-            guard try encoder.receive(into: packet) == .received else {
-                condition.withLock { freePackets.append(packet) }
-                return
-            }
-            condition.withLock { readyPackets.append(packet) }
+        // One lock per packet: hand the filled packet over and take the next empty one together.
+        var packet = condition.withLock { freePackets.popLast() } ?? Packet()
+        while try encoder.receive(into: packet) == .received {
+            packet = condition.withLock { () -> Packet? in
+                readyPackets.append(packet)
+                return freePackets.popLast()
+            } ?? Packet()
         }
+        condition.withLock { freePackets.append(packet) }
     }
 }
