@@ -46,7 +46,10 @@ import Testing
             #expect([0, 1, 2].contains(result.status), "\(command) of \(damage): exit \(result.status): \(result.standardError)")
             let lines = result.standardError.split(separator: "\n")
             if result.status == 0 {
+                // What was salvaged is a usable result: ffmpeg reads all of it without an error.
                 #expect(FileManager.default.fileExists(atPath: "\(folder)/\(output)"))
+                let problems = try CleanDecode.problems(in: "\(folder)/\(output)")
+                #expect(problems.isEmpty, "\(command) of \(damage) wrote \(output): \(problems)")
             } else {
                 #expect(lines.count == 1 && lines[0].hasPrefix("reel"), "\(command) of \(damage): \(result.standardError)")
                 #expect(!FileManager.default.fileExists(atPath: "\(folder)/\(output)"), "\(command) left \(output)")
