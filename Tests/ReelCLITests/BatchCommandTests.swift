@@ -111,7 +111,7 @@ import Testing
         let running = try Processes.start(Processes.reelExecutable, ["batch", "jobs.json", "--parallel", "1", "--json"],
                                           currentDirectory: folder)
         // Interrupt a second after the first job has started writing (slow builds, e.g. sanitizers, start late).
-        for _ in 0..<200 where !FileManager.default.fileExists(atPath: "\(folder)/.live1.mov.partial") { usleep(100_000) }
+        #expect(Processes.waitForFile("\(folder)/.live1.mov.partial", seconds: 20), "the first job did not start")
         usleep(1_000_000)
         kill(running.process.processIdentifier, signal)
         let result = Processes.finish(running, timeout: 20)

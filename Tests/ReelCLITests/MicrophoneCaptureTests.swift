@@ -42,7 +42,7 @@ import Testing
                 Processes.reelExecutable, ["record", "drift.mov", "--video", "lavfi:testsrc2", "--audio", device.spec,
                                            "--preset", "352x288", "--quiet"],
                 currentDirectory: folder, environment: device.environment)
-            for _ in 0..<100 where !FileManager.default.fileExists(atPath: "\(folder)/drift.mov") { usleep(100_000) }
+            #expect(Processes.waitForFile("\(folder)/drift.mov"), "the recording did not start")
             usleep(12_000_000)
             kill(running.process.processIdentifier, SIGINT)
             let result = Processes.finish(running, timeout: 20)
@@ -70,7 +70,7 @@ import Testing
             Processes.reelExecutable, ["record", "mic.mov", "--video", "none", "--audio", device.spec, "--preset", "352x288", "--json"]
                 + (timeout.map { ["--device-timeout", "\($0)"] } ?? []),
             currentDirectory: folder, environment: device.environment)
-        for _ in 0..<100 where !FileManager.default.fileExists(atPath: "\(folder)/mic.mov") { usleep(100_000) }
+        #expect(Processes.waitForFile("\(folder)/mic.mov"), "the recording did not start")
         usleep(1_500_000)
         device.freeze()
         let frozenAt = Date()

@@ -41,7 +41,7 @@ extension ScreenCaptureTests {
                                           ["record", "lost.mov", "--video", "x11grab::\(display.number)", "--audio", "none",
                                            "--preset", "352x288", "--json"], currentDirectory: folder)
         // Lose the display 1.5 s after the recording has really started (a loaded machine starts it late).
-        for _ in 0..<100 where !FileManager.default.fileExists(atPath: "\(folder)/lost.mov") { usleep(100_000) }
+        #expect(Processes.waitForFile("\(folder)/lost.mov"), "the recording did not start")
         usleep(1_500_000)
         display.stop()
         let stoppedAt = Date()

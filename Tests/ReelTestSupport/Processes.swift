@@ -69,6 +69,18 @@ public enum Processes {
     }
 
     /// Waits for the process (SIGTERM, then SIGKILL, after `timeout` seconds) and reads what it printed.
+    /// Waits until `path` exists (a recording has really started: a loaded machine starts it late), at most
+    /// `seconds`; false if it never appeared.
+    @discardableResult
+    public static func waitForFile(_ path: String, seconds: Double = 10) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while !FileManager.default.fileExists(atPath: path) {
+            guard Date() < deadline else { return false }
+            usleep(20_000)
+        }
+        return true
+    }
+
     public static func finish(_ running: Running, timeout: Double = 120) -> ProcessResult {
         let process = running.process
         let deadline = Date(timeIntervalSinceNow: timeout)
