@@ -1,3 +1,5 @@
+import Reel
+
 /// A small strict command-line parser: `--name value`, `--name=value`, flags, and positionals. Unknown
 /// options and missing values are usage errors that name the option.
 struct ParsedArguments {
@@ -55,4 +57,25 @@ struct ParsedArguments {
 struct UsageError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+extension ParsedArguments {
+    /// A number option within its range (the library owns each range), or a usage error naming the option,
+    /// what it got and the range: `--max-duration '9e12' is not a number of seconds from 0.001 to 10000000`.
+    func number(_ name: String, in range: ClosedRange<Double>, unit: String = "seconds") throws -> Double? {
+        guard let text = value(name) else { return nil }
+        guard let number = Double(text), number.isFinite, range.contains(number) else {
+            throw UsageError("\(name) '\(text)' is not a number of \(unit) from \(NumberText.plain(range.lowerBound)) to \(NumberText.plain(range.upperBound))")
+        }
+        return number
+    }
+
+    /// A whole-number option within its range, or a usage error naming the option and the range.
+    func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let text = value(name) else { return nil }
+        guard let number = Int(text), range.contains(number) else {
+            throw UsageError("\(name) '\(text)' is not a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return number
+    }
 }

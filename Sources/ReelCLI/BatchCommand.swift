@@ -33,11 +33,7 @@ enum BatchCommand {
             parsed = try ParsedArguments(arguments, command: "batch", specification: .init(
                 valueOptions: ["--parallel", "--report", "--shard"], flagOptions: ["--force", "--json", "--quiet", "--check"]))
             guard parsed.positionals.count == 1 else { throw UsageError("batch: expected one JOBS.json") }
-            var parallel = BatchRunner.defaultParallelism
-            if let text = parsed.value("--parallel") {
-                guard let value = Int(text), value >= 1 else { throw UsageError("--parallel '\(text)' is not a whole number ≥ 1") }
-                parallel = value
-            }
+            let parallel = try parsed.integer("--parallel", in: BatchRunner.parallelismRange) ?? BatchRunner.defaultParallelism
             let shard = try parsed.value("--shard").map(BatchRunner.Shard.init(parsing:))
             if let report = parsed.value("--report") {
                 let folder = URL(fileURLWithPath: report).deletingLastPathComponent().path

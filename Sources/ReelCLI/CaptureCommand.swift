@@ -48,13 +48,8 @@ enum CaptureCommand {
             guard parsed.positionals.count == 1, let basename = parsed.positionals.first else {
                 throw UsageError("capture: expected one BASENAME (writes BASENAME.jpg or BASENAME.mov)")
             }
-            var threshold = 1.0
-            if let text = parsed.value("--hold-threshold") {
-                guard let value = Double(text), value >= 0, value.isFinite else {
-                    throw UsageError("--hold-threshold '\(text)' is not zero or a positive number of seconds")
-                }
-                threshold = value
-            }
+            let threshold = try parsed.number("--hold-threshold", in: PressCapture.holdThresholdRange)
+                ?? PressCapture.defaultHoldThreshold
             options = try RecordingOptions(parsed, outputPath: basename + ".mov")
             capture = try PressCapture(basename: basename, holdThreshold: threshold, configuration: options.configuration)
         } catch {

@@ -21,15 +21,9 @@ enum GrabCommand {
                                              specification: .init(valueOptions: ["--at", "--still-quality"],
                                                                   flagOptions: ["--overwrite"]))
             guard parsed.positionals.count == 2 else { throw UsageError("grab: expected INPUT and OUTPUT.jpg|png") }
-            var seconds = 0.0
-            if let text = parsed.value("--at") {
-                guard let value = Double(text), value >= 0, value.isFinite else {
-                    throw UsageError("--at '\(text)' is not zero or a positive number of seconds")
-                }
-                seconds = value
-            }
+            let seconds = try parsed.number("--at", in: FrameGrabber.timeRange) ?? 0
             let still = StillRequest(path: parsed.positionals[1],
-                                     quality: try RecordingOptions.stillQuality(parsed.value("--still-quality")),
+                                     quality: try RecordingOptions.stillQuality(parsed),
                                      overwrite: parsed.has("--overwrite"))
             try FrameGrabber.grab(inputPath: parsed.positionals[0], at: seconds, to: still)
             return .success

@@ -42,19 +42,11 @@ struct RecordingOptions {
     init(_ arguments: ParsedArguments, outputPath: String, needsSources: Bool = true) throws {
         var preset = try PresetLibrary.preset(named: arguments.value("--preset") ?? PresetLibrary.defaultName)
         try RecordingOptions.applySize(arguments.value("--size"), to: &preset)
-        if let fps = arguments.value("--fps") {
-            guard let value = Double(fps), value >= 1, value <= 240 else {
-                throw UsageError("--fps '\(fps)' is not a frame rate from 1 to 240")
-            }
-            preset.video.fps = value
+        if let fps = try arguments.number("--fps", in: Preset.frameRateRange, unit: "frames per second") {
+            preset.video.fps = fps
         }
         var limits = RecordingLimits()
-        if let text = arguments.value("--max-duration") {
-            guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
-                throw UsageError("--max-duration '\(text)' is not a positive number of seconds")
-            }
-            limits.maxDuration = seconds
-        }
+        limits.maxDuration = try arguments.number("--max-duration", in: RecordingLimits.maxDurationRange)
         if let text = arguments.value("--max-size") {
             guard let bytes = ByteCount.parse(text), bytes > 0 else {
                 throw UsageError("--max-size '\(text)' is not a size in bytes (e.g. 50M, 1.5G, 512Mi)")
@@ -67,7 +59,7 @@ struct RecordingOptions {
             }
             limits.minFreeDiskSpace = bytes
         }
-        let fragmentInterval = try RecordingOptions.fragmentInterval(arguments.value("--fragment-interval"))
+        let fragmentInterval = try RecordingOptions.fragmentInterval(arguments)
         var orientation = Orientation.landscapeRight
         if let text = arguments.value("--orientation") {
             guard let value = Orientation(rawValue: text) else {
@@ -75,7 +67,7 @@ struct RecordingOptions {
             }
             orientation = value
         }
-        let quality = try RecordingOptions.stillQuality(arguments.value("--still-quality"))
+        let quality = try RecordingOptions.stillQuality(arguments)
         let still = arguments.value("--still").map {
             StillRequest(path: $0, quality: quality, overwrite: arguments.has("--overwrite"))
         }
@@ -85,10 +77,7 @@ struct RecordingOptions {
             outputPath: outputPath, video: video, audio: audio, preset: preset, limits: limits,
             orientation: orientation, overwrite: arguments.has("--overwrite"), firstFrameStill: still,
             fragmentInterval: fragmentInterval)
-        if let text = arguments.value("--device-timeout") {
-            guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
-                throw UsageError("--device-timeout '\(text)' is not a number of seconds from 0 to 3600")
-            }
+        if let seconds = try arguments.number("--device-timeout", in: RecordingConfiguration.deviceTimeoutRange) {
             configuration.deviceTimeout = seconds
         }
         json = arguments.has("--json")
@@ -112,20 +101,14 @@ struct RecordingOptions {
         }
     }
 
-    static func fragmentInterval(_ text: String?) throws -> Double {
-        guard let text else { return RecordingConfiguration.defaultFragmentInterval }
-        guard let seconds = Double(text), seconds == 0 || (seconds >= RecordingConfiguration.shortestFragmentInterval && seconds <= 86_400) else {
-            throw UsageError("--fragment-interval '\(text)' is not 0 (off) or a number of seconds from \(RecordingConfiguration.shortestFragmentInterval)")
-        }
-        return seconds
+    static func fragmentInterval(_ arguments: ParsedArguments) throws -> Double {
+        if let text = arguments.value("--fragment-interval"), Double(text) == 0 { return 0 }
+        return try arguments.number("--fragment-interval", in: RecordingConfiguration.fragmentIntervalRange)
+            ?? RecordingConfiguration.defaultFragmentInterval
     }
 
-    static func stillQuality(_ text: String?) throws -> Int {
-        guard let text else { return StillRequest.defaultQuality }
-        guard let quality = Int(text), (1...100).contains(quality) else {
-            throw UsageError("--still-quality '\(text)' is not a whole number from 1 to 100")
-        }
-        return quality
+    static func stillQuality(_ arguments: ParsedArguments) throws -> Int {
+        try arguments.integer("--still-quality", in: StillRequest.qualityRange) ?? StillRequest.defaultQuality
     }
 
     private static func source(_ text: String?, default makeDefault: () -> DeviceSpec) throws -> DeviceSpec? {

@@ -22,14 +22,10 @@ enum SnapCommand {
             guard parsed.positionals.count == 1 else { throw UsageError("snap: expected one OUTPUT.jpg|png") }
             var preset = try PresetLibrary.preset(named: parsed.value("--preset") ?? PresetLibrary.defaultName)
             try RecordingOptions.applySize(parsed.value("--size"), to: &preset)
-            var skip: Int? = nil
-            if let text = parsed.value("--skip-frames") {
-                guard let value = Int(text), value >= 0 else { throw UsageError("--skip-frames '\(text)' is not a whole number ≥ 0") }
-                skip = value
-            }
+            let skip = try parsed.integer("--skip-frames", in: LiveSnapshot.skipFramesRange)
             let spec = try parsed.value("--video").map(DeviceSpec.init(parsing:)) ?? DeviceDiscovery.defaultVideo()
             let still = StillRequest(path: parsed.positionals[0],
-                                     quality: try RecordingOptions.stillQuality(parsed.value("--still-quality")),
+                                     quality: try RecordingOptions.stillQuality(parsed),
                                      overwrite: parsed.has("--overwrite"))
             try LiveSnapshot.take(from: spec, preset: preset, skipFrames: skip, to: still)
             return .success

@@ -34,6 +34,8 @@ public final class BatchRunner: Sendable {
     }
 
     /// One job at a time for each two cores: x264 already spreads one encode over several threads.
+    /// Jobs at once: each is a thread with its own encoders, so thousands would only exhaust memory.
+    public static let parallelismRange: ClosedRange<Int> = 1...256
     public static var defaultParallelism: Int { max(1, ProcessInfo.processInfo.activeProcessorCount / 2) }
 
     private let jobs: [BatchJob]
@@ -51,7 +53,9 @@ public final class BatchRunner: Sendable {
     }
 
     public init(jobs: [BatchJob], parallel: Int = BatchRunner.defaultParallelism, shard: Shard? = nil, force: Bool = false) throws {
-        guard parallel >= 1 else { throw ReelError.invalidInput("--parallel must be at least 1") }
+        guard BatchRunner.parallelismRange.contains(parallel) else {
+            throw ReelError.invalidInput("parallelism \(parallel) is out of range: use \(BatchRunner.parallelismRange.lowerBound) to \(BatchRunner.parallelismRange.upperBound) jobs at once")
+        }
         self.jobs = jobs
         self.parallel = parallel
         self.shard = shard
@@ -110,11 +114,17 @@ public final class BatchRunner: Sendable {
         progress(snapshot)
     }
 
+    /// Runs one job and reports it with the wall time it took.
     private func execute(_ job: BatchJob) -> BatchReport.Entry {
         let started = MonotonicClock.nanoseconds()
+        var entry = perform(job)
+        entry.elapsed = Double(MonotonicClock.nanoseconds() - started) / 1e9
+        return entry
+    }
+
+    private func perform(_ job: BatchJob) -> BatchReport.Entry {
         var entry = BatchReport.Entry(name: job.name, type: job.kind, status: .succeeded, output: job.output, result: nil,
                                       error: nil, elapsed: 0)
-        defer { entry.elapsed = Double(MonotonicClock.nanoseconds() - started) / 1e9 }
         if !force && BatchRunner.isComplete(job.output) {
             entry.status = .skipped
             return entry

@@ -110,19 +110,20 @@ public enum JobFile {
             throw fields.fail("output", "\(output) must end in .\(expectedExtensions.joined(separator: " or ."))")
         }
         var limits = RecordingLimits()
-        if fields.has("maxDuration") { limits.maxDuration = try fields.number("maxDuration", in: 0.001...1e7) }
+        if fields.has("maxDuration") { limits.maxDuration = try fields.number("maxDuration", in: RecordingLimits.maxDurationRange) }
         if fields.has("maxSize") {
             limits.maxFileSize = try fields.byteCount("maxSize", in: RecordingLimits.smallestMaxFileSize...Int64.max / 2)
         }
         if fields.has("minFree") { limits.minFreeDiskSpace = try fields.byteCount("minFree", in: 0...Int64.max / 2) }
         var fragmentInterval = RecordingConfiguration.defaultFragmentInterval
         if fields.has("fragmentInterval") {
-            fragmentInterval = try fields.number("fragmentInterval", in: 0...86_400)
-            if fragmentInterval > 0 && fragmentInterval < RecordingConfiguration.shortestFragmentInterval {
-                throw fields.fail("fragmentInterval", "use 0 (off) or at least \(RecordingConfiguration.shortestFragmentInterval) seconds")
+            let range = RecordingConfiguration.fragmentIntervalRange
+            fragmentInterval = try fields.number("fragmentInterval", in: 0...range.upperBound)
+            if fragmentInterval > 0 && !range.contains(fragmentInterval) {
+                throw fields.fail("fragmentInterval", "use 0 (off) or at least \(range.lowerBound) seconds")
             }
         }
-        let quality = try fields.optionalInteger("stillQuality", in: 1...100) ?? StillRequest.defaultQuality
+        let quality = try fields.optionalInteger("stillQuality", in: StillRequest.qualityRange) ?? StillRequest.defaultQuality
         var still: StillRequest? = nil
         if fields.has("still") {
             let path = try expand("still")
@@ -145,7 +146,8 @@ public enum JobFile {
                            preset: preset, limits: limits, still: still,
                            orientation: try fields.choice("orientation", default: Orientation.landscapeRight),
                            at: 0, quality: quality, fragmentInterval: fragmentInterval,
-                           deviceTimeout: fields.has("deviceTimeout") ? try fields.number("deviceTimeout", in: 0.1...3600) : 2)
+                           deviceTimeout: fields.has("deviceTimeout") ? try fields.number("deviceTimeout", in: RecordingConfiguration.deviceTimeoutRange)
+                                                                      : RecordingConfiguration.defaultDeviceTimeout)
         switch kind {
         case .record:
             job.video = fields.has("video") ? try source("video") : defaults.video
@@ -156,7 +158,7 @@ public enum JobFile {
             }
         case .transcode, .grab:
             job.input = resolve(try fields.string("input"), against: baseFolder)
-            if kind == .grab { job.at = try fields.has("at") ? fields.number("at", in: 0...1e9) : 0 }
+            if kind == .grab { job.at = try fields.has("at") ? fields.number("at", in: FrameGrabber.timeRange) : 0 }
         }
         return job
     }

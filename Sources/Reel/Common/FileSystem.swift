@@ -7,4 +7,32 @@ enum FileSystem {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
+
+    /// Whether two paths name the same file (after symbolic links, and for hard links too); false when
+    /// either does not exist.
+    static func isSameFile(_ first: String, _ second: String) -> Bool {
+        var a = stat(), b = stat()
+        return stat(first, &a) == 0 && stat(second, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino
+    }
+
+    /// Writes `bytes` to a new or truncated file; nil on success, else what failed (strerror's text).
+    static func write(_ bytes: [UInt8], to path: String) -> String? {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+        var problem: String? = nil
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else {
+                    problem = String(cString: strerror(written < 0 ? errno : EIO))
+                    return
+                }
+                offset += written
+            }
+        }
+        if close(descriptor) != 0 && problem == nil { problem = String(cString: strerror(errno)) }
+        return problem
+    }
 }

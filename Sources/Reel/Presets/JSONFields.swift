@@ -55,7 +55,7 @@ struct JSONFields {
             throw fail(key, "expected a number, got \(value.described)")
         }
         guard range.contains(number) else {
-            throw fail(key, "\(value.described) is out of range \(JSONFields.format(range.lowerBound))...\(JSONFields.format(range.upperBound))")
+            throw fail(key, "\(value.described) is out of range \(NumberText.plain(range.lowerBound))...\(NumberText.plain(range.upperBound))")
         }
         return number
     }
@@ -112,9 +112,5 @@ struct JSONFields {
         guard case DecodingError.dataCorrupted(let context) = error else { return "\(error)" }
         let underlying = context.underlyingError.map { " \($0)" } ?? ""
         return context.debugDescription + underlying
-    }
-
-    private static func format(_ value: Double) -> String {
-        value == value.rounded() ? String(Int64(value)) : String(value)
     }
 }

@@ -54,6 +54,12 @@ public struct Preset: Sendable, Equatable, Encodable {
 
 extension Preset {
     /// Parses "1280x720": both even (4:2:0 chroma) and within what x264 accepts.
+    /// The sampling rates AAC can signal (ISO 14496-3's table) from 8 kHz up, which FFmpeg's encoder accepts.
+    public static let aacSampleRates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000]
+
+    /// Frames per second a preset (or --fps) may ask for.
+    public static let frameRateRange: ClosedRange<Double> = 1...240
+
     public static func parseSize(_ text: String) -> (width: Int, height: Int)? { PresetParser.parseSize(text) }
 
     /// Parses and validates preset JSON; `source` names it in errors.

@@ -39,20 +39,29 @@ enum PresetParser {
         let bufferSize = try video.optionalByteCount("bufsize", in: 10_000...1_000_000_000).map { Int($0) }
         if maxRate != nil && bufferSize == nil { throw video.fail("bufsize", "required when maxrate is set") }
 
+        let bFrames = try video.optionalInteger("bFrames", in: 0...16)
+        // The profile is a ceiling: Baseline has no B-frames, and x264's own bframes setting would override it.
+        if profile == "baseline", let bFrames, bFrames > 0 {
+            throw video.fail("bFrames", "\(bFrames) B-frames exceed the baseline profile, which has none: use 0, or profile main or high")
+        }
         let channels = try audio.integer("channels", in: 1...2)
+        let sampleRate = try audio.integer("sampleRate", in: 8000...96000)
+        guard Preset.aacSampleRates.contains(sampleRate) else {
+            throw audio.fail("sampleRate", "\(sampleRate) Hz is not a rate AAC can carry: use one of \(Preset.aacSampleRates.map(String.init).joined(separator: ", "))")
+        }
         return Preset(
             name: try root.string("name"),
             description: try root.optionalString("description") ?? "",
             video: Preset.Video(
                 width: size.width, height: size.height,
                 sizePolicy: try video.choice("sizePolicy", default: Preset.SizePolicy.exact),
-                fps: try video.number("fps", in: 1...240),
+                fps: try video.number("fps", in: Preset.frameRateRange),
                 x264Preset: x264Preset, rateControl: rateControl, maxRate: maxRate, bufferSize: bufferSize,
                 profile: profile,
                 keyframeInterval: try video.integer("keyframeInterval", in: 1...1000),
-                bFrames: try video.optionalInteger("bFrames", in: 0...16)),
+                bFrames: bFrames),
             audio: Preset.Audio(
-                sampleRate: try audio.integer("sampleRate", in: 8000...96000),
+                sampleRate: sampleRate,
                 channels: channels,
                 bitRate: Int(try audio.byteCount("bitrate", in: 8000...512_000))))
     }

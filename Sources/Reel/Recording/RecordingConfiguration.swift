@@ -26,10 +26,15 @@ public struct RecordingConfiguration: Sendable {
     var fragmentMemoryLimit: Int64 = 4 * 1024 * 1024
     /// Shorter fragments would mostly be keyframes and headers.
     public static let shortestFragmentInterval: Double = 0.5
+    /// Fragment intervals other than 0 (off): half a second to a day.
+    public static let fragmentIntervalRange: ClosedRange<Double> = shortestFragmentInterval...86_400
+    /// Seconds a device may deliver nothing before it is lost: a millisecond to an hour.
+    public static let deviceTimeoutRange: ClosedRange<Double> = 0.001...3600
     /// A live device (camera, microphone, screen) that delivers nothing for this many seconds counts as lost:
     /// the recording ends with `deviceLost` and the file is finalized. Before its first frame a device gets
     /// at least 10 s, as cameras and audio servers can be slow to start.
-    public var deviceTimeout: Double = 2
+    public var deviceTimeout: Double = RecordingConfiguration.defaultDeviceTimeout
+    public static let defaultDeviceTimeout: Double = 2
     /// With fragments, write under `outputPath` from the start, so a crash leaves a playable file there.
     /// Otherwise (and always without fragments) the movie is written under a hidden temporary name and
     /// renamed when finalized. Transcodes and batch jobs use the temporary name: a re-run must never

@@ -221,11 +221,12 @@ final class RecordingEngine: @unchecked Sendable {
         videoFrames += 1
     }
 
-    /// The first frame slot at or past the duration limit.
+    /// The first frame slot not kept under the duration limit: every kept frame ends by the limit, so no
+    /// track runs past it (5 s at 30 fps: 150 frames; 1.01 s: 30 frames, 1.0 s). A limit shorter than one
+    /// frame still keeps the first picture: a movie needs one.
     private var videoSlotLimit: Int64? {
         guard let maxDuration = setup.limits.maxDuration else { return nil }
-        // Frames in slots below this end at or after the limit, within one frame (5 s at 30 fps: 150 frames).
-        return Int64((maxDuration * setup.preset.videoFrameRate.doubleValue - 1e-9).rounded(.up))
+        return max(1, Int64((maxDuration * setup.preset.videoFrameRate.doubleValue + 1e-9).rounded(.down)))
     }
 
     // MARK: audio

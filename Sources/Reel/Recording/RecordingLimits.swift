@@ -9,6 +9,9 @@ public struct RecordingLimits: Sendable, Equatable {
     public var minFreeDiskSpace: Int64
 
     public static let defaultMinFreeDiskSpace: Int64 = 64 * 1024 * 1024
+    /// Seconds a max duration may be: a millisecond to about 115 days. Past that, sample counts and
+    /// microsecond clocks would come close to overflowing (the CLI and job files read the range from here).
+    public static let maxDurationRange: ClosedRange<Double> = 0.001...10_000_000
     /// The smallest max-size that holds a header, an empty index and a first keyframe at a small tier.
     public static let smallestMaxFileSize: Int64 = 32 * 1024
 
@@ -21,8 +24,9 @@ public struct RecordingLimits: Sendable, Equatable {
 
     /// Rejects limits that cannot be met before anything is written (a usage error, not a stop reason).
     public func validate(freeBytes: Int64?, outputFolder: String) throws {
-        if let maxDuration, !(maxDuration > 0 && maxDuration.isFinite) {
-            throw ReelError.invalidInput("max duration must be a positive number of seconds, got \(maxDuration)")
+        if let maxDuration, !RecordingLimits.maxDurationRange.contains(maxDuration) {
+            throw ReelError.invalidInput(
+                "max duration \(maxDuration) is out of range: use \(NumberText.plain(RecordingLimits.maxDurationRange.lowerBound)) to \(NumberText.plain(RecordingLimits.maxDurationRange.upperBound)) seconds")
         }
         if let maxFileSize, maxFileSize < RecordingLimits.smallestMaxFileSize {
             throw ReelError.invalidInput(

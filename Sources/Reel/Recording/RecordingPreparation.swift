@@ -30,6 +30,15 @@ struct RecordingPreparation {
         guard access(folder, W_OK) == 0 else {
             throw ReelError.invalidInput("output folder \(folder) is not writable")
         }
+        if FileSystem.isFolder(output.path) {
+            throw ReelError.invalidInput("\(output.path) is a folder: give the movie a file name ending in .mov")
+        }
+        for input in [configuration.video, configuration.audio].compactMap({ $0 }) where input.kind == .file {
+            // By file identity, not name: a symbolic or hard link to the input is the input.
+            if FileSystem.isSameFile(input.target, output.path) {
+                throw ReelError.invalidInput("output \(output.path) is the input file \(input.target): choose another output name")
+            }
+        }
         if FileManager.default.fileExists(atPath: output.path) && !configuration.overwrite {
             throw ReelError.invalidInput("\(output.path) already exists: choose another name or pass --overwrite")
         }
@@ -39,11 +48,11 @@ struct RecordingPreparation {
         }
         for still in stills { try still.validate() }
         let interval = configuration.fragmentInterval
-        guard interval == 0 || (interval >= RecordingConfiguration.shortestFragmentInterval && interval.isFinite) else {
+        guard interval == 0 || RecordingConfiguration.fragmentIntervalRange.contains(interval) else {
             throw ReelError.invalidInput("fragment interval \(interval) s: use 0 (off) or at least \(RecordingConfiguration.shortestFragmentInterval) s")
         }
-        guard configuration.deviceTimeout > 0 && configuration.deviceTimeout.isFinite else {
-            throw ReelError.invalidInput("device timeout \(configuration.deviceTimeout) s: use a positive number of seconds")
+        guard RecordingConfiguration.deviceTimeoutRange.contains(configuration.deviceTimeout) else {
+            throw ReelError.invalidInput("device timeout \(configuration.deviceTimeout) s: use \(NumberText.plain(RecordingConfiguration.deviceTimeoutRange.lowerBound)) to \(NumberText.plain(RecordingConfiguration.deviceTimeoutRange.upperBound)) seconds")
         }
         try configuration.limits.validate(freeBytes: DiskSpace.availableBytes(atFolder: folder), outputFolder: folder)
 

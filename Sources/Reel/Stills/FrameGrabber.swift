@@ -6,10 +6,13 @@ import Glibc
 /// zero tolerance and appliesPreferredTrackTransform: seek to the keyframe before, decode forward to the
 /// frame whose display interval contains the time, and turn it upright.
 public enum FrameGrabber {
+    /// Times a grab may ask for, in seconds: beyond about 30 years, microsecond clocks come close to overflowing.
+    public static let timeRange: ClosedRange<Double> = 0...1e9
+
     /// Writes the frame shown at `seconds` (from the start of the movie) of `inputPath` to `still`.
     public static func grab(inputPath: String, at seconds: Double = 0, to still: StillRequest) throws {
-        guard seconds >= 0, seconds.isFinite else {
-            throw ReelError.invalidInput("--at \(seconds) must be zero or a positive number of seconds")
+        guard FrameGrabber.timeRange.contains(seconds) else {
+            throw ReelError.invalidInput("time \(seconds) is out of range: use 0 to \(NumberText.plain(FrameGrabber.timeRange.upperBound)) seconds")
         }
         try still.validate()
         let input: InputContext

@@ -8,10 +8,15 @@ public enum LiveSnapshot {
     /// Frames to skip by default: cameras' first frames are dark while auto-exposure settles.
     public static func defaultSkipFrames(for spec: DeviceSpec) -> Int { spec.kind == .v4l2 ? 15 : 0 }
 
+    /// Frames that may be skipped: at 30 fps, about five minutes.
+    public static let skipFramesRange: ClosedRange<Int> = 0...10_000
+
     public static func take(from spec: DeviceSpec, preset: Preset, skipFrames: Int? = nil, to still: StillRequest) throws {
         try still.validate()
         let skip = skipFrames ?? defaultSkipFrames(for: spec)
-        guard skip >= 0 else { throw ReelError.invalidInput("--skip-frames must be zero or more") }
+        guard LiveSnapshot.skipFramesRange.contains(skip) else {
+            throw ReelError.invalidInput("skipping \(skip) frames is out of range: use \(LiveSnapshot.skipFramesRange.lowerBound) to \(LiveSnapshot.skipFramesRange.upperBound)")
+        }
         let recipe = InputRecipe.make(for: spec, role: .video, preset: preset)
         let interrupt = InterruptFlag()
         let frames = try recipe.openSource(spec: spec, roles: [.video], interrupt: interrupt)

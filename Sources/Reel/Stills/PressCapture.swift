@@ -25,14 +25,18 @@ public final class PressCapture: Sendable {
     private let firstFrame: StillRequest
     private let firstFrameForHold: StillRequest?
 
+    /// Seconds a hold threshold may be.
+    public static let holdThresholdRange: ClosedRange<Double> = 0...3600
+    public static let defaultHoldThreshold: Double = 1
+
     public var photoPath: String { basename + ".jpg" }
     public var moviePath: String { basename + ".mov" }
 
     /// `configuration.outputPath` is replaced by BASENAME.mov; its `firstFrameStill`, if any, is the still
     /// kept beside a movie after a hold.
-    public init(basename: String, holdThreshold: Double = 1, configuration: RecordingConfiguration) throws {
-        guard holdThreshold >= 0, holdThreshold.isFinite else {
-            throw ReelError.invalidInput("hold threshold \(holdThreshold) must be zero or a positive number of seconds")
+    public init(basename: String, holdThreshold: Double = PressCapture.defaultHoldThreshold, configuration: RecordingConfiguration) throws {
+        guard PressCapture.holdThresholdRange.contains(holdThreshold) else {
+            throw ReelError.invalidInput("hold threshold \(holdThreshold) is out of range: use 0 to \(NumberText.plain(PressCapture.holdThresholdRange.upperBound)) seconds")
         }
         self.basename = basename
         self.holdThreshold = holdThreshold
@@ -97,6 +101,12 @@ public final class PressCapture: Sendable {
                 recording.error = "cannot move the photo into place at \(photoPath): \(String(cString: strerror(errno)))"
                 return CaptureOutcome(kind: .photo, photo: nil, movie: nil, recording: recording)
             }
+            // The movie is gone: the result describes the photo that exists instead.
+            var info = stat()
+            recording.output = photoPath
+            recording.bytes = stat(photoPath, &info) == 0 ? Int64(info.st_size) : 0
+            recording.fragments = nil
+            recording.finalizationBytes = nil
             return CaptureOutcome(kind: .photo, photo: photoPath, movie: nil, recording: recording)
         }
         if let keptStill, let holdPath, rename(holdPath, keptStill.path) == 0 { recording.still = keptStill.path }

@@ -10,6 +10,7 @@ public struct StillRequest: Sendable, Equatable {
     public var overwrite: Bool
 
     public static let defaultQuality = 95
+    public static let qualityRange: ClosedRange<Int> = 1...100
 
     public init(path: String, quality: Int = StillRequest.defaultQuality, overwrite: Bool = false) {
         self.path = path
@@ -30,12 +31,18 @@ public struct StillRequest: Sendable, Equatable {
         guard codec != nil else {
             throw ReelError.invalidInput("still \(path) must end in .jpg, .jpeg or .png (the extension picks the format)")
         }
-        guard (1...100).contains(quality) else {
+        guard StillRequest.qualityRange.contains(quality) else {
             throw ReelError.invalidInput("still quality \(quality) must be from 1 to 100")
         }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         guard FileSystem.isFolder(folder) else {
             throw ReelError.invalidInput("folder \(folder) for the still does not exist: create it first")
+        }
+        guard access(folder, W_OK) == 0 else {
+            throw ReelError.invalidInput("folder \(folder) for the still is not writable (\(String(cString: strerror(errno)))): choose another folder")
+        }
+        if FileSystem.isFolder(path) {
+            throw ReelError.invalidInput("\(path) is a folder: give the still a file name ending in .jpg or .png")
         }
         if !overwrite && FileManager.default.fileExists(atPath: path) {
             throw ReelError.invalidInput("\(path) already exists: choose another name or pass --overwrite")
@@ -79,11 +86,9 @@ enum StillImageWriter {
 
     static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
         let partial = CaptureSession.partialPath(for: path)
-        do {
-            try Data(bytes).write(to: URL(fileURLWithPath: partial))
-        } catch {
+        if let problem = FileSystem.write(bytes, to: partial) {
             unlink(partial)
-            throw ReelError.runtime("cannot write \(path): \(error)")
+            throw ReelError.runtime("cannot write the still \(path): \(problem); free space or choose another folder")
         }
         guard rename(partial, path) == 0 else {
             let reason = String(cString: strerror(errno))

@@ -1,0 +1,171 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// Issue 12: inputs and arguments real people give Reel, each row of the adversarial pass with its expected
+/// behaviour. Inputs are made with the ffmpeg CLI; outputs are checked by decoding them.
+@Suite struct RealWorldInputTests {
+    static let fast = ["--video", "lavfi:testsrc2?realtime=0", "--audio", "lavfi:sine?realtime=0", "--preset", "low"]
+
+    /// Runs reel in a fresh folder prepared by `setUp`; returns the folder (removed by the caller) and the result.
+    static func run(_ arguments: [String], setUp: (String) throws -> Void = { _ in }) throws -> (String, ProcessResult) {
+        let folder = try Scratch.folder()
+        try setUp(folder)
+        return (folder, try Processes.reel(arguments, currentDirectory: folder, timeout: 60))
+    }
+
+    static func expectUsageError(_ result: ProcessResult, mentions: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(result.status == 2, "exit \(result.status): \(result.standardError)", sourceLocation: sourceLocation)
+        #expect(result.standardError.split(separator: "\n").count == 1, "\(result.standardError)", sourceLocation: sourceLocation)
+        #expect(result.standardError.hasPrefix("reel: error: ") && result.standardError.contains(mentions),
+                "\(result.standardError)", sourceLocation: sourceLocation)
+    }
+
+    // Row 1: numbers past what the clocks can count are usage errors, not crashes.
+    @Test(arguments: [
+        (["record", "out.mov", "--max-duration", "9.3e12"] + fast, "--max-duration"),
+        (["record", "out.mov", "--max-duration", "1e400"] + fast, "--max-duration"),
+        (["transcode", "in.mov", "out.mov", "--max-duration", "1e15"], "--max-duration"),
+        (["grab", "in.mov", "out.jpg", "--at", "9.3e12"], "--at"),
+        (["capture", "c", "--hold-threshold", "1e300"] + fast, "--hold-threshold"),
+        (["snap", "s.jpg", "--skip-frames", "99999999999999999999"], "--skip-frames"),
+        (["record", "out.mov", "--fps", "1e300"] + fast, "--fps"),
+        (["record", "out.mov", "--device-timeout", "1e20"] + fast, "--device-timeout"),
+        (["record", "out.mov", "--fragment-interval", "1e30"] + fast, "--fragment-interval"),
+        (["batch", "jobs.json", "--parallel", "9223372036854775807"], "--parallel"),
+    ])
+    func hugeNumbersAreUsageErrors(_ arguments: [String], _ option: String) throws {
+        let (folder, result) = try Self.run(arguments) { folder in
+            try TestInputs.movie("\(folder)/in.mov", seconds: 0.5)
+            try #"{"jobs": [{"name": "g", "type": "grab", "input": "in.mov", "output": "g.jpg"}]}"#
+                .write(toFile: "\(folder)/jobs.json", atomically: true, encoding: .utf8)
+        }
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        Self.expectUsageError(result, mentions: option)
+        #expect(Scratch.files(in: folder) == ["in.mov", "jobs.json"])
+    }
+
+    @Test func hugeNumbersInJobFilesAreOutOfRange() throws {
+        let (folder, result) = try Self.run(["batch", "jobs.json"]) { folder in
+            try #"{"jobs": [{"name": "t", "type": "transcode", "input": "in.mov", "maxDuration": 1e15, "output": "t.mov"}]}"#
+                .write(toFile: "\(folder)/jobs.json", atomically: true, encoding: .utf8)
+        }
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        Self.expectUsageError(result, mentions: "jobs.t.maxDuration")
+        #expect(result.standardError.contains("out of range"))
+    }
+
+    // Row 8: the output may never replace its own input, by name, symbolic link or hard link.
+    @Test func transcodingAFileOntoItselfIsRefused() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try TestInputs.movie("\(folder)/same.mov", seconds: 0.5)
+        try FileManager.default.createSymbolicLink(atPath: "\(folder)/link.mov", withDestinationPath: "same.mov")
+        try FileManager.default.linkItem(atPath: "\(folder)/same.mov", toPath: "\(folder)/hard.mov")
+        let original = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/same.mov"))
+        for output in ["same.mov", "./same.mov", "link.mov", "hard.mov"] {
+            let result = try Processes.reel(["transcode", "same.mov", output, "--overwrite", "--preset", "low"], currentDirectory: folder)
+            Self.expectUsageError(result, mentions: "is the input file")
+        }
+        let record = try Processes.reel(["record", "link.mov", "--video", "file:same.mov", "--audio", "none", "--overwrite"],
+                                        currentDirectory: folder)
+        Self.expectUsageError(record, mentions: "is the input file")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: "\(folder)/same.mov")) == original)
+        #expect(Scratch.files(in: folder) == ["hard.mov", "link.mov", "same.mov"])
+    }
+
+    // Rows 9 and 18: preset values the encoders would refuse or silently ignore are errors naming file and field.
+    @Test(arguments: [
+        (#""profile": "baseline", "bFrames": 2"#, #""sampleRate": 48000"#, "video.bFrames"),
+        (#""profile": "high""#, #""sampleRate": 9000"#, "audio.sampleRate"),
+        (#""profile": "high""#, #""sampleRate": 11111"#, "audio.sampleRate"),
+    ])
+    func presetValuesTheEncoderCannotHonourAreRejected(_ video: String, _ audio: String, _ field: String) throws {
+        let (folder, result) = try Self.run(["record", "out.mov", "--preset", "odd.json", "--max-duration", "0.5",
+                                             "--video", "lavfi:testsrc2?realtime=0", "--audio", "lavfi:sine?realtime=0"]) { folder in
+            try """
+                {"name": "odd", "video": {"size": "320x240", "fps": 30, "x264Preset": "veryfast", "crf": 23,
+                 "keyframeInterval": 30, \(video)}, "audio": {"channels": 2, "bitrate": "96k", \(audio)}}
+                """.write(toFile: "\(folder)/odd.json", atomically: true, encoding: .utf8)
+        }
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        Self.expectUsageError(result, mentions: "odd.json: \(field)")
+        #expect(Scratch.files(in: folder) == ["odd.json"])
+    }
+
+    @Test func baselineWithoutBFramesRecordsBaseline() throws {
+        let (folder, result) = try Self.run(["record", "out.mov", "--preset", "low", "--max-duration", "1"] + Self.fast.prefix(4))
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(result.status == 0, "\(result.standardError)")
+        let video = try #require(try FFprobe.stream("\(folder)/out.mov", type: "video"))
+        #expect(video["profile"] as? String == "Constrained Baseline" && video["has_b_frames"] as? Int == 0, "\(video)")
+    }
+
+    // Row 16: every job's elapsed time is the time it really took.
+    @Test func batchReportsEachJobsElapsedTime() throws {
+        let (folder, result) = try Self.run(["batch", "jobs.json", "--json"]) { folder in
+            try """
+                {"jobs": [{"name": "r", "type": "record", "video": "lavfi:testsrc2?realtime=0", "audio": "none", "preset": "low",
+                           "maxDuration": 1, "output": "r.mov"},
+                          {"name": "paced", "type": "record", "video": "lavfi:testsrc2", "audio": "none", "preset": "low",
+                           "maxDuration": 0.5, "output": "p.mov"}]}
+                """.write(toFile: "\(folder)/jobs.json", atomically: true, encoding: .utf8)
+        }
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(result.status == 0, "\(result.standardError)")
+        let jobs = try #require(try TestInputs.json(result.standardOutput)["jobs"] as? [[String: Any]])
+        let elapsed = Dictionary(uniqueKeysWithValues: jobs.map { ($0["name"] as! String, $0["elapsed"] as? Double ?? 0) })
+        #expect(elapsed["r"]! > 0.01, "\(elapsed)")
+        // A paced source runs in real time: half a second of media takes at least that long.
+        #expect(elapsed["paced"]! >= 0.45, "\(elapsed)")
+    }
+
+    // Row 17: a capture that ends as a photo describes the photo, not the deleted movie.
+    @Test func aTapsResultDescribesThePhoto() throws {
+        let (folder, result) = try Self.run(["capture", "tap", "--max-duration", "0.3", "--json"] + Self.fast)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try TestInputs.json(result.standardOutput)
+        let size = try FileManager.default.attributesOfItem(atPath: "\(folder)/tap.jpg")[.size] as? Int
+        #expect(json["kind"] as? String == "photo")
+        #expect((json["output"] as? String)?.hasSuffix("tap.jpg") == true, "\(json)")
+        #expect(json["bytes"] as? Int == size && json["fragments"] == nil, "\(json)")
+        #expect(Scratch.files(in: folder) == ["tap.jpg"])
+    }
+
+    // Row 19: an existing folder as the output is refused up front, leaving nothing behind.
+    @Test func aFolderAsTheOutputIsRefusedUpFront() throws {
+        let (folder, result) = try Self.run(["transcode", "in.mov", "dir.mov", "--overwrite", "--preset", "low"]) { folder in
+            try TestInputs.movie("\(folder)/in.mov", seconds: 0.5)
+            try FileManager.default.createDirectory(atPath: "\(folder)/dir.mov", withIntermediateDirectories: false)
+        }
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        Self.expectUsageError(result, mentions: "is a folder")
+        #expect(Scratch.files(in: folder) == ["dir.mov", "in.mov"])
+        let grab = try Processes.reel(["grab", "in.mov", "dir.mov", "--overwrite"], currentDirectory: folder)
+        #expect(grab.status == 2)
+        try FileManager.default.createDirectory(atPath: "\(folder)/pic.jpg", withIntermediateDirectories: false)
+        Self.expectUsageError(try Processes.reel(["grab", "in.mov", "pic.jpg", "--overwrite"], currentDirectory: folder),
+                              mentions: "is a folder")
+    }
+
+    // Row 20: a still onto a read-only or a full filesystem gets one clear line.
+    @Test func grabOntoAReadOnlyOrFullFilesystemSaysSo() throws {
+        guard let small = try SmallFilesystem.mount(megabytes: 1, for: "grabOntoAReadOnlyOrFullFilesystemSaysSo") else { return }
+        defer { small.unmount() }
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try TestInputs.movie("\(folder)/in.mov", seconds: 0.5, size: "640x480")
+        // Full: fill every block, then grab a PNG that cannot fit.
+        _ = try Processes.shell("dd if=/dev/zero of=\(small.path)/fill bs=4k 2>/dev/null; sync")
+        let full = try Processes.reel(["grab", "\(folder)/in.mov", "\(small.path)/full.png"])
+        #expect(full.status == 1, "\(full.standardError)")
+        #expect(full.standardError.split(separator: "\n").count == 1 && full.standardError.contains("No space left on device"),
+                "\(full.standardError)")
+        #expect(!full.standardError.contains("CocoaError"))
+        #expect(Scratch.files(in: small.path) == ["fill"], "nothing half-written is left")
+        // Read-only: refused before decoding, as record and transcode refuse an unwritable folder.
+        #expect(try Processes.shell("mount -o remount,ro \(small.path)").status == 0)
+        Self.expectUsageError(try Processes.reel(["grab", "\(folder)/in.mov", "\(small.path)/ro.jpg"]), mentions: "not writable")
+    }
+}
