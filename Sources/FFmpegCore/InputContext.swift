@@ -69,6 +69,15 @@ public final class InputContext {
         return duration == Timestamp.noValue || duration <= 0 ? nil : Double(duration) / Double(AV_TIME_BASE)
     }
 
+    /// Where the earliest stream starts, in microseconds (AV_TIME_BASE), when the container says.
+    public var startTime: Timestamp? {
+        let start = formatContext.pointee.start_time
+        return start == Timestamp.noValue ? nil : Timestamp(value: start, timeBase: Rational(1, Int32(AV_TIME_BASE)))
+    }
+
+    /// Whether the format's timestamps may jump (MPEG-TS and PS: joined recordings, broadcast splices).
+    public var timestampsMayJump: Bool { formatContext.pointee.iformat.pointee.flags & AVFMT_TS_DISCONT != 0 }
+
     public var formatName: String { String(cString: formatContext.pointee.iformat.pointee.name) }
 
     /// Reads the next packet into `packet` (which is unreferenced first).

@@ -34,11 +34,12 @@ public struct Timestamp: Hashable, Sendable, CustomStringConvertible {
     }
 
     public static func + (lhs: Timestamp, rhs: Timestamp) -> Timestamp {
-        Timestamp(value: lhs.value + rhs.rescaled(to: lhs.timeBase).value, timeBase: lhs.timeBase)
+        // Wrapping, not trapping: a file's timestamps can be anything, and a wrong time is no reason to crash.
+        Timestamp(value: lhs.value &+ rhs.rescaled(to: lhs.timeBase).value, timeBase: lhs.timeBase)
     }
 
     public static func - (lhs: Timestamp, rhs: Timestamp) -> Timestamp {
-        Timestamp(value: lhs.value - rhs.rescaled(to: lhs.timeBase).value, timeBase: lhs.timeBase)
+        Timestamp(value: lhs.value &- rhs.rescaled(to: lhs.timeBase).value, timeBase: lhs.timeBase)
     }
 
     public var description: String { "\(value)@\(timeBase)" }

@@ -98,7 +98,7 @@ import Testing
         _ = try await FastRecording.record(FastRecording.configuration(audioOnly, limits: RecordingLimits(maxDuration: 1), video: nil))
         try Data("not a movie".utf8).write(to: URL(fileURLWithPath: "\(folder)/junk.mov"))
         let cases: [(String, Double, String, String)] = [
-            (movie, 5, "out.jpg", "past the end"), (movie, -1, "out.jpg", "--at"), (audioOnly, 0, "out.jpg", "no video stream"),
+            (movie, 5, "out.jpg", "past the end"), (movie, -1, "out.jpg", "out of range"), (audioOnly, 0, "out.jpg", "no video stream"),
             ("\(folder)/junk.mov", 0, "out.jpg", "cannot read"), ("\(folder)/none.mov", 0, "out.jpg", "cannot read"),
             (movie, 0, "out.gif", ".jpg, .jpeg or .png"), (movie, 0, "nofolder/out.jpg", "does not exist"),
         ]

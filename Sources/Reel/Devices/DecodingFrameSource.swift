@@ -27,6 +27,9 @@ final class DecodingFrameSource: FrameSource {
         }
     }
 
+    var startTime: Timestamp? { input.startTime }
+    var timestampsMayJump: Bool { input.timestampsMayJump }
+
     func nextFrame(into frame: Frame) throws -> FrameRead {
         while true {
             if let decoder = draining {

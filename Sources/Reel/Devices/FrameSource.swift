@@ -24,6 +24,10 @@ struct SourceStream {
 protocol FrameSource: AnyObject {
     var streams: [SourceStream] { get }
     func nextFrame(into frame: Frame) throws -> FrameRead
+    /// Where the input's timeline starts (its earliest stream), when a container says.
+    var startTime: Timestamp? { get }
+    /// Whether timestamps may jump (MPEG-TS and PS splices), so leaps forward are glued too.
+    var timestampsMayJump: Bool { get }
 }
 
 extension FrameSource {
@@ -43,6 +47,8 @@ extension FrameSource {
 
 extension FilterGraphSource: FrameSource {
     var streams: [SourceStream] { [SourceStream(index: 0, mediaType: mediaType, timeBase: timeBase)] }
+    var startTime: Timestamp? { nil }
+    var timestampsMayJump: Bool { false }
 
     func nextFrame(into frame: Frame) throws -> FrameRead {
         switch try read(into: frame) {

@@ -51,7 +51,11 @@ final class AudioFrameSink: FrameSink {
         }
         let deviceSample = time.rescaled(to: Rational(1, Int32(sampleRate))).value
         if firstSample == nil { firstSample = deviceSample }
-        if compensatesClockDrift { try compensateDrift(deviceSample: deviceSample, frameSamples: frame.sampleCount) }
+        if compensatesClockDrift {
+            try compensateDrift(deviceSample: deviceSample, frameSamples: frame.sampleCount)
+        } else {
+            try followTimestamps(deviceSample: deviceSample)
+        }
         try resampler.convert(frame, into: fifo)
         try queueBlocks(includingPartial: false)
     }
@@ -84,6 +88,20 @@ final class AudioFrameSink: FrameSink {
             compensating = false
         }
     }
+
+    /// A file's audio is placed by its timestamps: where they leave a hole (or step back) by more than
+    /// `placementTolerance`, what is queued goes out and the blocks that follow carry their own time; the
+    /// encoder fills the hole with silence (or skips the overlap), so every later sound stays in sync.
+    private func followTimestamps(deviceSample: Int64) throws {
+        let produced = firstSample! + samplesQueued + Int64(fifo.count)
+        guard abs(deviceSample - produced) > Int64(sampleRate) / AudioFrameSink.placementToleranceDivisor else { return }
+        try queueBlocks(includingPartial: true)
+        firstSample = deviceSample - samplesQueued
+    }
+
+    /// Timestamps of file audio are trusted past 1/50 s (20 ms): below, container rounding (MKV's
+    /// milliseconds) would make needless cuts.
+    private static let placementToleranceDivisor: Int64 = 50
 
     func finish() throws {
         guard firstSample != nil else { return }

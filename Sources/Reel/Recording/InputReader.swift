@@ -29,6 +29,7 @@ final class InputReader: @unchecked Sendable {
     private let endingState = Locked<Ending?>(nil)
     private var origin: (first: Timestamp, arrival: Timestamp)? = nil
     private var lastTimes: [Int: Timestamp] = [:]
+    private var continuity: [Int: TimestampContinuity] = [:]
     private var thread: WorkerThread?
 
     init(spec: DeviceSpec, source: FrameSource, routes: [Route], interrupt: InterruptFlag, buffer: CaptureBuffer,
@@ -120,10 +121,16 @@ final class InputReader: @unchecked Sendable {
         }
         let timestamp = Timestamp(value: raw, timeBase: stream.timeBase)
         lastTimes[stream.index] = timestamp
-        let micros = timestamp.rescaled(to: sessionTimeBase)
+        let duration = Timestamp(value: max(0, frame.duration), timeBase: stream.timeBase).rescaled(to: sessionTimeBase).value
+        var streamContinuity = continuity[stream.index] ?? TimestampContinuity(gluesForwardJumps: source.timestampsMayJump)
+        let micros = Timestamp(value: streamContinuity.continuous(timestamp.rescaled(to: sessionTimeBase).value, duration: duration),
+                               timeBase: sessionTimeBase)
+        continuity[stream.index] = streamContinuity
         if origin == nil {
+            // A file's timeline starts where its earliest stream starts (audio may lead the first picture).
+            let first = spec.isPaced ? micros : (source.startTime.map { min($0.rescaled(to: sessionTimeBase), micros) } ?? micros)
             let arrival = spec.isPaced ? MonotonicClock.nanoseconds() - sessionStart : 0
-            origin = (micros, Timestamp(value: arrival / 1000, timeBase: sessionTimeBase))
+            origin = (first, Timestamp(value: arrival / 1000, timeBase: sessionTimeBase))
         }
         return micros - origin!.first + origin!.arrival
     }

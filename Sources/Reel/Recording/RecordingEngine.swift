@@ -25,6 +25,9 @@ final class RecordingEngine: @unchecked Sendable {
         var hasAudio: Bool
         /// Unpaced inputs are encoded in strict time order; paced ones as they come.
         var ordered: Bool
+        /// Unpaced inputs (files, lavfi with realtime=0): the movie's timeline is the inputs' own from their
+        /// start (audio may lead the first picture). Live ones: the movie starts with the first picture.
+        var timelineFromInputStart: Bool
         var videoDevice: String?
         var audioDevice: String?
         var stills: [StillRequest]
@@ -47,7 +50,10 @@ final class RecordingEngine: @unchecked Sendable {
     private var videoStream = -1
     private var audioStream = -1
     private var origin: Timestamp? = nil
-    private var lastVideoSlot: Int64 = -1
+    private var cadence = VideoCadence()
+    /// The latest picture, shown once the next one says for how long (see VideoCadence).
+    private var heldPicture: CapturedItem? = nil
+    private var duplicatedFrames = 0
     private var nextForcedKeyframe: Double = 0
     private var videoFrames = 0
     private var audioFIFOStart: Int64? = nil  // session time of the FIFO's first sample, in samples
@@ -71,6 +77,7 @@ final class RecordingEngine: @unchecked Sendable {
         self.stopRequest = Atomic(false)
         self.events = events
         self.startedAt = MonotonicClock.nanoseconds()
+        if setup.timelineFromInputStart { origin = .zero(in: sessionTimeBase) }
     }
 
     func requestStop() { stopRequest.store(true, ordering: .releasing) }
@@ -151,8 +158,12 @@ final class RecordingEngine: @unchecked Sendable {
             case .allEnded:
                 stopReason = stopping ? .stopped : endingReason()
             case .item(let type, let item):
-                defer { buffer.recycle(type, item.frame) }
-                if type == .video { try encodeVideo(item) } else { try encodeAudio(item) }
+                if type == .video {
+                    try encodeVideo(item)
+                } else {
+                    defer { buffer.recycle(type, item.frame) }
+                    try encodeAudio(item)
+                }
                 if stopReason == nil, let maxDuration = setup.limits.maxDuration, maxDuration > 0,
                    (videoDone || !setup.hasVideo), (audioDone || !setup.hasAudio) {
                     stopReason = .maxDurationReached
@@ -189,36 +200,68 @@ final class RecordingEngine: @unchecked Sendable {
 
     // MARK: video
 
+    /// Takes a picture (and gives its frame back to the pool once shown): the held picture is shown in the
+    /// slots the cadence gives it, and this one is held in its place.
     private func encodeVideo(_ item: CapturedItem) throws {
-        guard let encoder = videoEncoder, !videoDone else { return }
-        if origin == nil { origin = item.time }
-        let slot = (item.time - origin!).rescaled(to: videoTimeBase).value
-        // Two pictures for one frame slot: the source runs faster than the preset's rate; keep the first.
-        guard slot > lastVideoSlot else { return }
-        if let limit = videoSlotLimit, slot >= limit {
-            videoDone = true
+        guard videoEncoder != nil, !videoDone else {
+            buffer.recycle(.video, item.frame)
             return
         }
-        let frame = item.frame
-        if videoFrames == 0 && !setup.stills.isEmpty {
-            // The photo comes from the raw first frame (sharper than decoding it back out of H.264).
-            for still in setup.stills { try StillImageWriter.write(frame, rotation: setup.rotation, to: still) }
+        if origin == nil { origin = item.time }
+        if stillWritten == nil && !setup.stills.isEmpty {
+            // The photo comes from the raw first picture (sharper than decoding it back out of H.264).
+            for still in setup.stills { try StillImageWriter.write(item.frame, rotation: setup.rotation, to: still) }
             stillWritten = setup.stills[0].path
         }
-        frame.pts = slot
-        // Each fragment starts with a keyframe, so one comes at every multiple of the fragment interval.
-        frame.forcesKeyframe = false
-        if setup.fragmentInterval > 0 {
-            let time = Double(slot) * videoTimeBase.doubleValue
-            if time >= nextForcedKeyframe - 1e-9 {
-                frame.forcesKeyframe = videoFrames > 0
-                nextForcedKeyframe = ((time + 1e-9) / setup.fragmentInterval).rounded(.down) * setup.fragmentInterval
-                    + setup.fragmentInterval
-            }
+        let slot = (item.time - origin!).rescaled(to: videoTimeBase).value
+        let slots = cadence.arrive(slot: slot)
+        let previous = heldPicture
+        heldPicture = item
+        if let previous {
+            defer { buffer.recycle(.video, previous.frame) }
+            try show(previous.frame, in: slots)
         }
-        try send(frame, to: encoder, stream: videoStream)
-        lastVideoSlot = slot
-        videoFrames += 1
+    }
+
+    /// Shows the held picture for as long as the cadence says (at the end of the input, or at a stop), then
+    /// gives its frame back.
+    private func showHeldPicture() throws {
+        guard let held = heldPicture else { return }
+        heldPicture = nil
+        defer { buffer.recycle(.video, held.frame) }
+        try show(held.frame, in: cadence.finish())
+    }
+
+    private func releaseHeldPicture() {
+        if let held = heldPicture { buffer.recycle(.video, held.frame) }
+        heldPicture = nil
+    }
+
+    /// Encodes one picture for each slot (a repeat after the first), up to the duration limit.
+    private func show(_ frame: Frame, in slots: Range<Int64>) throws {
+        guard let encoder = videoEncoder else { return }
+        for slot in slots {
+            if let limit = videoSlotLimit, slot >= limit {
+                videoDone = true
+                releaseHeldPicture()
+                return
+            }
+            frame.pts = slot
+            // Each fragment starts with a keyframe, so one comes at every multiple of the fragment interval.
+            frame.forcesKeyframe = false
+            if setup.fragmentInterval > 0 {
+                let time = Double(slot) * videoTimeBase.doubleValue
+                if time >= nextForcedKeyframe - 1e-9 {
+                    frame.forcesKeyframe = videoFrames > 0
+                    nextForcedKeyframe = ((time + 1e-9) / setup.fragmentInterval).rounded(.down) * setup.fragmentInterval
+                        + setup.fragmentInterval
+                }
+            }
+            try send(frame, to: encoder, stream: videoStream)
+            if slot > slots.lowerBound { duplicatedFrames += 1 }
+            videoFrames += 1
+            if stopReason != nil { return }
+        }
     }
 
     /// The first frame slot not kept under the duration limit: every kept frame ends by the limit, so no
@@ -234,14 +277,23 @@ final class RecordingEngine: @unchecked Sendable {
     private func encodeAudio(_ item: CapturedItem) throws {
         guard let fifo = audioFIFO, !audioDone else { return }
         let itemStart = item.time.rescaled(to: audioTimeBase).value
-        if audioFIFOStart == nil { audioFIFOStart = itemStart }
+        if audioFIFOStart == nil {
+            // On an input's own timeline, audio that starts after the movie does is preceded by silence.
+            let originSample = origin?.rescaled(to: audioTimeBase).value ?? itemStart
+            audioFIFOStart = setup.timelineFromInputStart ? min(itemStart, originSample) : itemStart
+        }
         let expected = audioFIFOStart! + Int64(fifo.count)
         let gap = itemStart - expected
-        if gap > 0 && gap < Int64(setup.preset.audio.sampleRate) * 5 {
-            // The device lost samples (or the reader dropped a block): fill with silence to stay in sync.
-            try fifo.appendSilence(Int(gap))
+        var overlap = 0
+        if gap > 0 && (setup.timelineFromInputStart || gap < Int64(setup.preset.audio.sampleRate) * 5) {
+            // A hole in a file's audio, or samples a device lost: silence keeps every later sound in place.
+            try appendSilence(gap)
+        } else if gap < 0 && setup.timelineFromInputStart {
+            // Audio that steps back over what is already queued: skip the part already there.
+            overlap = Int(min(-gap, Int64(item.frame.sampleCount)))
         }
-        try fifo.append(item.frame)
+        guard !audioDone else { return }
+        try fifo.append(item.frame, skipping: overlap)
         if origin == nil {
             guard !setup.hasVideo else {
                 // Audio from before the first picture: keep at most two seconds of it until the picture comes.
@@ -255,6 +307,19 @@ final class RecordingEngine: @unchecked Sendable {
             origin = Timestamp(value: audioFIFOStart!, timeBase: audioTimeBase)
         }
         try encodeQueuedAudio(final: false)
+    }
+
+    /// Queues `count` samples of silence, encoding as it goes once the timeline has its origin (so a long
+    /// hole in a file costs no memory).
+    private func appendSilence(_ count: Int64) throws {
+        guard let fifo = audioFIFO else { return }
+        var remaining = count
+        while remaining > 0 && !audioDone {
+            let chunk = Int(min(remaining, Int64(setup.preset.audio.sampleRate)))
+            try fifo.appendSilence(chunk)
+            remaining -= Int64(chunk)
+            if origin != nil { try encodeQueuedAudio(final: false) }
+        }
     }
 
     /// Encodes whole AAC frames from the FIFO (and with `final`, the last partial one), from the session
@@ -333,6 +398,7 @@ final class RecordingEngine: @unchecked Sendable {
                 if stopReason != .failed && !limitStopped {
                     try flushEncoders()
                 }
+                releaseHeldPicture()
                 stopAudioEncoder(flush: false)
                 try writer.finish()
                 finalized = true
@@ -382,11 +448,13 @@ final class RecordingEngine: @unchecked Sendable {
             audioSamples: recorded ? fileAudioSamples : 0, preset: setup.preset.name,
             elapsed: Double(MonotonicClock.nanoseconds() - startedAt) / 1e9,
             videoDevice: setup.videoDevice, audioDevice: setup.audioDevice, error: errorMessage, still: stillWritten,
-            stages: stages, fragments: writer?.fragmentCount ?? 0, finalizationBytes: recorded ? writer?.finalizationBytes : nil)
+            stages: stages, fragments: writer?.fragmentCount ?? 0, finalizationBytes: recorded ? writer?.finalizationBytes : nil,
+            duplicatedFrames: recorded ? duplicatedFrames : nil)
     }
 
     private func flushEncoders() throws {
         if let encoder = videoEncoder {
+            try showHeldPicture()
             try send(nil, to: encoder, stream: videoStream)
             _ = try writer?.endStream(videoStream)
         }
@@ -437,7 +505,7 @@ final class RecordingEngine: @unchecked Sendable {
         let interval = Double(now - lastProgress.time) / 1e9
         let fps = lastProgress.time == 0 ? 0 : Double(videoFrames - lastProgress.frames) / interval
         lastProgress = (now, videoFrames)
-        let media = max(lastVideoSlot >= 0 ? Double(lastVideoSlot + 1) * videoTimeBase.doubleValue : 0,
+        let media = max(Double(cadence.nextSlot) * videoTimeBase.doubleValue,
                         Double(audioSamplesEncoded) / Double(setup.preset.audio.sampleRate))
         events(.progress(RecordingProgress(
             elapsed: Double(now - startedAt) / 1e9, mediaDuration: media, bytes: writer?.projectedFileSize ?? 0,

@@ -13,8 +13,9 @@ struct RecordingPreparation {
     /// cannot wait, so it gets room for 0.2 s of pictures at 30 fps; an unpaced one (a file, lavfi with
     /// realtime=0) waits for a free frame, and three keep reader and encoder busy at once (at 1080p each
     /// picture is 3 MB).
-    static let pacedVideoPoolFrames = 6
-    static let unpacedVideoPoolFrames = 3
+    /// One more than the readers need each: the engine holds the latest picture (see VideoCadence).
+    static let pacedVideoPoolFrames = 7
+    static let unpacedVideoPoolFrames = 4
     static let audioPoolBlocks = 64
 
     init(_ configuration: RecordingConfiguration) throws {
@@ -97,7 +98,7 @@ struct RecordingPreparation {
             // Separate unpaced inputs are taken in strict time order; a single reader feeding both tracks is
             // taken as it comes (its file is already interleaved, and waiting on one of its streams while it
             // is blocked on the other would deadlock).
-            hasAudio: configuration.audio != nil, ordered: nonePaced && readers.count > 1,
+            hasAudio: configuration.audio != nil, ordered: nonePaced && readers.count > 1, timelineFromInputStart: nonePaced,
             videoDevice: configuration.video?.description, audioDevice: configuration.audio?.description,
             stills: stills)
         self.buffer = buffer

@@ -27,6 +27,9 @@ public struct RecordingResult: Sendable, Codable, Equatable {
     /// Bytes written to finalize the file: the trailer, or with fragments the last fragment, the complete
     /// index and the retired fragment headers.
     public var finalizationBytes: Int64? = nil
+    /// Pictures shown again to keep the track at the preset's constant rate: a source slower than the
+    /// preset (24 fps into 30 repeats one in four), or one that starts after the movie's timeline does.
+    public var duplicatedFrames: Int? = nil
 }
 
 /// Live figures while recording.

@@ -30,7 +30,8 @@ public enum FrameGrabber {
         } catch {
             throw ReelError.invalidInput("cannot decode the video of \(inputPath): \(error)")
         }
-        let start = stream.startTime ?? 0
+        // Times count on the movie's timeline, as players show it: from where its earliest stream starts.
+        let start = input.startTime?.rescaled(to: stream.timeBase).value ?? stream.startTime ?? 0
         let target = start + Timestamp(value: Int64((seconds * 1_000_000).rounded()), timeBase: Rational(1, 1_000_000))
             .rescaledDown(to: stream.timeBase).value
         let duration = input.durationSeconds ?? stream.durationSeconds
@@ -38,25 +39,46 @@ public enum FrameGrabber {
             throw ReelError.invalidInput(
                 "--at \(seconds) is past the end of \(inputPath), which lasts \(String(printf: "%.3f", duration)) s")
         }
-        if seconds > 0 { try frames.seek(streamIndex: stream.index, toKeyframeBefore: target) }
-        let shown = try frameShown(at: target, in: frames)
+        let shown = try seekAndDecode(to: target, from: start, in: frames, stream: stream)
         guard let shown else {
             throw ReelError.invalidInput("\(inputPath) has no picture at \(seconds) s (its video ends earlier)")
         }
         try StillImageWriter.write(shown, rotation: stream.rotationDegrees, to: still)
     }
 
-    /// The last decoded picture whose time is at or before `target`, provided the next one starts after it.
-    private static func frameShown(at target: Int64, in frames: DecodingFrameSource) throws -> Frame? {
+    /// Seeks to a keyframe before `target` and decodes forward. Where a container's index is coarse or
+    /// absent (MPEG-TS, PS), the seek can land past the keyframe the target needs, and the decoder then
+    /// starts at a later one: when the first picture decoded comes after the target, seek again further back
+    /// (1 s, 2 s, 4 s, ... before it), down to the start of the movie.
+    private static func seekAndDecode(to target: Int64, from start: Int64, in frames: DecodingFrameSource,
+                                      stream: StreamInfo) throws -> Frame? {
+        let second = Timestamp(value: 1, timeBase: Rational(1, 1)).rescaled(to: stream.timeBase).value
+        var backoff: Int64 = 0
+        while true {
+            let seekPoint = target - backoff
+            let fromStart = seekPoint <= start
+            if target > start { try frames.seek(streamIndex: stream.index, toKeyframeBefore: fromStart ? Int64.min / 2 : seekPoint) }
+            let (shown, firstTime) = try frameShown(at: target, in: frames)
+            // Nothing decoded at all: the seek landed after the last keyframe; go back too.
+            if fromStart || target <= start || (firstTime.map { $0 <= target } ?? false) { return shown }
+            backoff = max(second, backoff * 2)
+        }
+    }
+
+    /// The last decoded picture whose time is at or before `target`, provided the next one starts after it,
+    /// and the time of the first picture decoded.
+    private static func frameShown(at target: Int64, in frames: DecodingFrameSource) throws -> (Frame?, first: Int64?) {
+        var first: Int64? = nil
         var candidate: Frame? = nil
         var decoded = Frame()
         var lastStep: Int64 = 0
         while try frames.next(into: decoded) {
             let time = decoded.bestEffortTimestamp
+            if first == nil && time != Timestamp.noValue { first = time }
             if time != Timestamp.noValue, time > target {
                 // The first frame starting after the target ends the candidate's interval (or, with no
                 // candidate, the target fell before the first frame: show the first one).
-                return candidate ?? decoded
+                return (candidate ?? decoded, first)
             }
             if let previous = candidate?.bestEffortTimestamp, time != Timestamp.noValue { lastStep = time - previous }
             let spare = candidate ?? Frame()
@@ -64,9 +86,9 @@ public enum FrameGrabber {
             decoded = spare
         }
         // The end: the last frame holds the target if the target lies within its duration.
-        guard let candidate else { return nil }
+        guard let candidate else { return (nil, first) }
         let step = candidate.duration > 0 ? candidate.duration : lastStep
-        if step > 0 && candidate.bestEffortTimestamp + step <= target { return nil }
-        return candidate
+        if step > 0 && candidate.bestEffortTimestamp + step <= target { return (nil, first) }
+        return (candidate, first)
     }
 }

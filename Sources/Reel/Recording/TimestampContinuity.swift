@@ -1,0 +1,42 @@
+/// Keeps one stream's timestamps continuous across the jumps of joined or spliced recordings, as players
+/// and the ffmpeg CLI do: MPEG-TS segments put end to end (timestamps fall back from 101 s to 6 s, or leap
+/// ahead by minutes) play as one timeline. A jump is glued by an offset so the stream continues where it
+/// would have; the offset then applies to every later timestamp of the stream.
+///
+/// Backward jumps of more than half a second are glued in every format (a picture cannot be shown before
+/// the one it follows). Forward jumps are real gaps (a file with a hole plays its hole), except in formats
+/// that allow timestamp discontinuities (TS, PS), where a leap of more than ten seconds is a splice.
+struct TimestampContinuity {
+    /// Times in microseconds (the session time base).
+    static let backwardTolerance: Int64 = 500_000
+    static let forwardTolerance: Int64 = 10_000_000
+
+    let gluesForwardJumps: Bool
+    private var offset: Int64 = 0
+    private var expected: Int64? = nil
+    private var last: Int64? = nil
+    /// How many jumps were glued.
+    private(set) var jumps = 0
+
+    init(gluesForwardJumps: Bool) {
+        self.gluesForwardJumps = gluesForwardJumps
+    }
+
+    /// The continuous time of a frame whose timestamp is `raw` and which lasts `duration` (0 if unknown).
+    mutating func continuous(_ raw: Int64, duration: Int64) -> Int64 {
+        var time = raw &+ offset
+        if let expected {
+            let jump = time &- expected
+            if jump < -TimestampContinuity.backwardTolerance || (gluesForwardJumps && jump > TimestampContinuity.forwardTolerance) {
+                offset = offset &+ (expected &- time)
+                time = expected
+                jumps += 1
+            }
+        }
+        // Without a duration, the next frame is expected one step (the last interval) later.
+        let step = duration > 0 ? duration : max(0, last.map { time &- $0 } ?? 0)
+        last = time
+        expected = max(expected ?? time, time &+ step)
+        return time
+    }
+}
