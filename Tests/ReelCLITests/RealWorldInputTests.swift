@@ -168,4 +168,118 @@ import Testing
         #expect(try Processes.shell("mount -o remount,ro \(small.path)").status == 0)
         Self.expectUsageError(try Processes.reel(["grab", "\(folder)/in.mov", "\(small.path)/ro.jpg"]), mentions: "not writable")
     }
+
+    /// Mean absolute sample level (0...1) of a file's audio in a window, decoded by ffmpeg to mono float.
+    static func level(_ path: String, from start: Double, to end: Double) throws -> Double {
+        let raw = FileManager.default.temporaryDirectory.appendingPathComponent("reel-level-\(UUID().uuidString).f32").path
+        defer { try? FileManager.default.removeItem(atPath: raw) }
+        try TestInputs.ffmpeg(["-i", path, "-map", "0:a:0", "-af", "atrim=\(start):\(end)", "-ac", "1", "-ar", "8000",
+                               "-f", "f32le", raw])
+        let samples = try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        return samples.isEmpty ? 0 : samples.reduce(0) { $0 + Double(abs($1)) } / Double(samples.count)
+    }
+
+    /// Seconds at which the audio first gets loud after `after` (8 kHz resolution).
+    static func onset(_ path: String, after: Double) throws -> Double? {
+        let raw = FileManager.default.temporaryDirectory.appendingPathComponent("reel-onset-\(UUID().uuidString).f32").path
+        defer { try? FileManager.default.removeItem(atPath: raw) }
+        try TestInputs.ffmpeg(["-i", path, "-map", "0:a:0", "-ac", "1", "-ar", "8000", "-f", "f32le", raw])
+        let samples = try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let first = Int(after * 8000)
+        guard first < samples.count, let index = samples[first...].firstIndex(where: { abs($0) > 0.2 }) else { return nil }
+        return Double(index) / 8000
+    }
+
+    // Row 3: MPEG-TS segments joined end to end (timestamps fall back from 101 s to 6 s, or leap 600 s ahead)
+    // play as one timeline, pictures and sound still together after the join.
+    @Test(arguments: [5, 700])
+    func joinedTransportStreamsPlayAsOneTimeline(secondStart: Int) throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for (name, offset, pictures, tone) in [("a", 100, 0, 440), ("b", secondStart, 100, 1000)] {
+            try TestInputs.ffmpeg(["-f", "lavfi", "-i", TestInputs.numberedPictures(rate: "30", offset: pictures),
+                                   "-f", "lavfi", "-i", "sine=frequency=\(tone):sample_rate=48000", "-t", "1.5",
+                                   "-c:v", "libx264", "-preset", "ultrafast", "-crf", "10", "-c:a", "mp2",
+                                   "-output_ts_offset", String(offset), "\(folder)/\(name).ts"])
+        }
+        let joined = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/a.ts")) + Data(contentsOf: URL(fileURLWithPath: "\(folder)/b.ts"))
+        try joined.write(to: URL(fileURLWithPath: "\(folder)/joined.ts"))
+        let result = try Processes.reel(["transcode", "joined.ts", "out.mov", "--preset", "352x288", "--size", "64x64", "--json"],
+                                        currentDirectory: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let movie = try MediaInspection(path: "\(folder)/out.mov")
+        #expect(abs(movie.videoDuration - 3.0) < 0.1 && abs(movie.audioDuration - 3.0) < 0.1, "\(movie.videoDuration) \(movie.audioDuration)")
+        // Second segment's pictures (numbered from 100) and its 1000 Hz tone both begin at 1.5 s.
+        let numbers = try TestInputs.frameNumbers("\(folder)/out.mov")
+        #expect(numbers.prefix(45) == ArraySlice(0..<45), "\(numbers)")
+        #expect(numbers.dropFirst(45).prefix(44) == ArraySlice(100..<144), "\(numbers)")
+        let raw = FileManager.default.temporaryDirectory.appendingPathComponent("reel-tone-\(UUID().uuidString).f32").path
+        defer { try? FileManager.default.removeItem(atPath: raw) }
+        for (start, frequency) in [(0.5, 440.0), (2.0, 1000.0)] {
+            try TestInputs.ffmpeg(["-i", "\(folder)/out.mov", "-af", "atrim=\(start):\(start + 0.5)", "-ac", "1", "-f", "f32le", raw])
+            let samples = try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+            #expect(abs(ToneAnalysis.frequency(of: samples, sampleRate: 48000) - frequency) < 20, "tone at \(start) s")
+        }
+    }
+
+    // Row 4: a hole in a file's audio stays a hole: every later sound plays at its own time, with its picture.
+    @Test(arguments: [("mkv", "pcm_s16le"), ("ts", "mp2")])
+    func aHoleInAFilesAudioKeepsLaterSoundsInPlace(container: String, codec: String) throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let input = "\(folder)/gap.\(container)"
+        // A beep from 2.5 s to 2.7 s; the audio between 1.5 and 1.8 s is missing altogether (no packets).
+        try TestInputs.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30:duration=4",
+                               "-f", "lavfi", "-i", "aevalsrc='0.8*sin(2*PI*1000*t)*between(t,2.5,2.7)':sample_rate=48000:duration=4",
+                               "-af", "aselect='not(between(t,1.5,1.8))'", "-c:v", "libx264", "-preset", "ultrafast",
+                               "-c:a", codec, input])
+        let result = try Processes.reel(["transcode", input, "out.mov", "--preset", "low", "--json"], currentDirectory: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let onset = try #require(try Self.onset("\(folder)/out.mov", after: 0.1))
+        #expect(abs(onset - 2.5) < 0.03, "the beep plays at \(onset) s, not 2.5 s")
+        let movie = try MediaInspection(path: "\(folder)/out.mov")
+        #expect(abs(movie.audioDuration - 4.0) < 0.05, "audio \(movie.audioDuration) s")
+    }
+
+    // Row 5: grab returns the exact frame shown at the time, in MPEG-TS too (H.264 with 2 s GOPs, MPEG-2).
+    @Test(arguments: [("libx264", "60"), ("mpeg2video", "15")])
+    func grabInATransportStreamTakesTheFrameShownAtTheTime(codec: String, gop: String) throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try TestInputs.ffmpeg(["-f", "lavfi", "-i", TestInputs.numberedPictures(rate: "30"), "-t", "4", "-c:v", codec,
+                               "-g", gop, "-q:v", "2", "-crf", "10", "\(folder)/in.ts"])
+        for (time, frame) in [(0.5, 15), (1.0, 30), (1.95, 58), (3.9, 117), (3.99, 119), (0, 0)] {
+            let grab = try Processes.reel(["grab", "in.ts", "g.png", "--at", String(time), "--overwrite"], currentDirectory: folder)
+            #expect(grab.status == 0, "\(time): \(grab.standardError)")
+            #expect(try TestInputs.frameNumbers("\(folder)/g.png") == [frame], "--at \(time)")
+        }
+    }
+
+    // Rows 6 and 13: video that starts 2 s after the audio. A transcode keeps both tracks on the file's
+    // timeline (the first picture shown from 0), up to the limit; grab counts on that timeline.
+    @Test func videoThatStartsLateKeepsTheFilesTimeline() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try TestInputs.ffmpeg(["-f", "lavfi", "-i", TestInputs.numberedPictures(rate: "30"), "-f", "lavfi",
+                               "-i", "sine=frequency=440:sample_rate=48000:duration=4", "-filter_complex", "[0:v]trim=duration=2,setpts=PTS+2/TB[v]",
+                               "-map", "[v]", "-map", "1:a", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "10", "-c:a", "pcm_s16le",
+                               "\(folder)/late.mkv"])
+        for limit in [1.0, 1.5, 3.0] {
+            let result = try Processes.reel(["transcode", "late.mkv", "o.mov", "--preset", "352x288", "--size", "64x64",
+                                             "--max-duration", String(limit), "--overwrite", "--json"], currentDirectory: folder)
+            #expect(result.status == 0, "\(result.standardError)")
+            let json = try TestInputs.json(result.standardOutput)
+            #expect(json["stopReason"] as? String == "maxDurationReached", "\(json)")
+            let movie = try MediaInspection(path: "\(folder)/o.mov")
+            #expect(abs(movie.videoDuration - limit) < 0.034 && movie.videoDuration <= limit + 1e-6, "video \(movie.videoDuration)")
+            #expect(abs((json["audioSamples"] as? Double ?? 0) - limit * 48000) < 2, "\(json)")
+            let numbers = try TestInputs.frameNumbers("\(folder)/o.mov")
+            // Before 2 s the first picture is shown; at 3 s, picture 30.
+            #expect(numbers.prefix(60).allSatisfy { $0 == 0 })
+            if limit == 3.0 { #expect(Array(numbers.dropFirst(60).prefix(30)) == Array(0..<30), "\(numbers)") }
+        }
+        let grab = try Processes.reel(["grab", "late.mkv", "g.png", "--at", "3"], currentDirectory: folder)
+        #expect(grab.status == 0, "\(grab.standardError)")
+        #expect(try TestInputs.frameNumbers("\(folder)/g.png") == [30])
+    }
 }

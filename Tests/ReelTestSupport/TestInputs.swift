@@ -18,6 +18,43 @@ public enum TestInputs {
                     "-c:a", "aac", path])
     }
 
+    /// A lavfi graph of 64x64 pictures that carry their own frame number (plus `offset`): the left half's
+    /// brightness is the number's low four bits, the right half's the next four, 13 levels apart inside
+    /// video range (22...217), so they survive H.264 compression and a round trip through RGB (PNG stills).
+    /// `rate` is lavfi's (30, 24, 30000/1001).
+    public static func numberedPictures(rate: String, offset: Int = 0) -> String {
+        "color=gray:size=64x64:rate=\(rate),geq=lum='22+13*if(lt(X,W/2),mod(N+\(offset),16),mod(floor((N+\(offset))/16),16))':cb=128:cr=128"
+    }
+
+    /// The frame numbers of a video made of `numberedPictures` at 64x64, in presentation order.
+    public static func frameNumbers(_ path: String) throws -> [Int] {
+        let raw = FileManager.default.temporaryDirectory.appendingPathComponent("reel-numbers-\(UUID().uuidString).yuv").path
+        defer { try? FileManager.default.removeItem(atPath: raw) }
+        // Every decoded picture once, as stored (the rawvideo muxer would otherwise repeat pictures to a constant rate).
+        try ffmpeg(["-i", path, "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "64x64", raw])
+        return numbers(inYUV420: Array(try Data(contentsOf: URL(fileURLWithPath: raw))))
+    }
+
+    static func numbers(inYUV420 bytes: [UInt8]) -> [Int] {
+        let frameBytes = 64 * 64 * 3 / 2
+        return (0..<(bytes.count / frameBytes)).map { index in
+            let row = index * frameBytes + 32 * 64
+            let level = { (y: UInt8) in max(0, min(15, Int(((Double(y) - 22) / 13).rounded()))) }
+            return level(bytes[row + 16]) + 16 * level(bytes[row + 48])
+        }
+    }
+
+    /// Presentation times and durations of a file's video packets (ffprobe), in presentation order.
+    public static func videoPacketTimes(_ path: String) throws -> [(time: Double, duration: Double)] {
+        let probe = try Processes.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                          "packet=pts_time,duration_time", "-of", "csv=p=0", path])
+        return probe.standardOutput.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+            guard let time = fields.first ?? nil else { return nil }
+            return (time, fields.count > 1 ? fields[1] ?? 0 : 0)
+        }.sorted { $0.time < $1.time }
+    }
+
     /// The JSON object a command printed on stdout.
     public static func json(_ output: String) throws -> [String: Any] {
         guard let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] else {

@@ -213,8 +213,7 @@ final class RecordingEngine: @unchecked Sendable {
             for still in setup.stills { try StillImageWriter.write(item.frame, rotation: setup.rotation, to: still) }
             stillWritten = setup.stills[0].path
         }
-        let slot = (item.time - origin!).rescaled(to: videoTimeBase).value
-        let slots = cadence.arrive(slot: slot)
+        let slots = cadence.arrive(time: VideoCadence.frames(of: item.time - origin!, rate: setup.preset.videoFrameRate))
         let previous = heldPicture
         heldPicture = item
         if let previous {

@@ -15,6 +15,9 @@ struct TimestampContinuity {
     private var offset: Int64 = 0
     private var expected: Int64? = nil
     private var last: Int64? = nil
+    /// The interval between frames when they carry no duration: the last one under a second (a hole in
+    /// the stream is not its frame interval).
+    private var step: Int64 = 0
     /// How many jumps were glued.
     private(set) var jumps = 0
 
@@ -33,10 +36,9 @@ struct TimestampContinuity {
                 jumps += 1
             }
         }
-        // Without a duration, the next frame is expected one step (the last interval) later.
-        let step = duration > 0 ? duration : max(0, last.map { time &- $0 } ?? 0)
+        if let last, case let interval = time &- last, interval > 0, interval <= 1_000_000 { step = interval }
         last = time
-        expected = max(expected ?? time, time &+ step)
+        expected = max(expected ?? time, time &+ (duration > 0 ? duration : step))
         return time
     }
 }

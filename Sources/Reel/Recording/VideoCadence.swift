@@ -1,3 +1,5 @@
+import FFmpegCore
+
 /// Turns source pictures at any times into a constant-rate track at the preset's rate, as ffmpeg's fps
 /// filter does: output frame n (shown from n / rate) is the source picture on screen then, the last one
 /// whose time, rounded to the nearest output frame, is at or before n. A slower source has pictures shown
@@ -7,30 +9,47 @@
 /// Pure bookkeeping in slots (output frame numbers): the engine holds the latest picture and, when the next
 /// one arrives, shows the held one in the slots `arrive` returns.
 struct VideoCadence {
+    /// The output frame a picture at `time` (from the movie's start) falls to: the nearest, halves rounded up
+    /// as ffmpeg's fps filter does. Times reach here in microseconds, so a time meant to be exactly halfway
+    /// (a 60 fps picture between two 30 fps frames) can be a microsecond short: up to 1/10,000 of a frame
+    /// below a half still counts as the half.
+    static func slot(of time: Timestamp, rate: Rational) -> Int64 { slot(ofFrames: frames(of: time, rate: rate)) }
+
     /// The first output slot not yet given a picture.
     private(set) var nextSlot: Int64 = 0
-    private var heldSlot: Int64? = nil
-    /// Slots between the last two pictures: how long the last one is shown at the end.
-    private var lastStep: Int64 = 1
+    /// The held picture's slot and time (in output frames, unrounded).
+    private var held: (slot: Int64, time: Double)? = nil
+    /// Output frames between the last two pictures' times: how long the last one lasts at the end.
+    private var lastInterval: Double = 1
 
-    /// A picture falling to `slot` arrives. Returns the slots the previously held picture is shown in
-    /// (empty when it is left out, or when there was none); the new picture is held from now on.
-    mutating func arrive(slot: Int64) -> Range<Int64> {
-        defer { heldSlot = slot }
-        guard let held = heldSlot else { return nextSlot..<nextSlot }
-        if slot > held { lastStep = slot - held }
+    /// A picture at `time` output frames from the movie's start arrives. Returns the slots the previously
+    /// held picture is shown in (empty when it is left out, or when there was none); the new picture is
+    /// held from now on.
+    mutating func arrive(time: Double) -> Range<Int64> {
+        let slot = VideoCadence.slot(ofFrames: time)
+        defer { held = (slot, time) }
+        guard let previous = held else { return nextSlot..<nextSlot }
+        if time > previous.time { lastInterval = time - previous.time }
         let start = nextSlot
         nextSlot = max(nextSlot, slot)
         return start..<nextSlot
     }
 
-    /// The source ended: the slots the held picture is shown in, as long as the pictures before it lasted
-    /// (at least one slot).
+    /// The source ended: the slots the held picture is shown in, up to where it ends (it lasts as long as
+    /// the interval before it). A picture that ends before its slot is left out, as in ffmpeg's fps filter,
+    /// unless no picture has been shown at all.
     mutating func finish() -> Range<Int64> {
-        guard let held = heldSlot else { return nextSlot..<nextSlot }
-        heldSlot = nil
+        guard let last = held else { return nextSlot..<nextSlot }
+        held = nil
         let start = nextSlot
-        nextSlot = max(nextSlot + 1, held + lastStep)
+        let end = VideoCadence.slot(ofFrames: last.time + lastInterval)
+        nextSlot = max(nextSlot == 0 ? 1 : nextSlot, end)
         return start..<nextSlot
     }
+
+    /// The nearest output frame to a time in output frames, halves up (see `slot(of:rate:)`).
+    static func slot(ofFrames frames: Double) -> Int64 { Int64((frames + 0.5 + 1e-4).rounded(.down)) }
+
+    /// A time as output frames from the movie's start, at `rate`.
+    static func frames(of time: Timestamp, rate: Rational) -> Double { time.seconds * rate.doubleValue }
 }
