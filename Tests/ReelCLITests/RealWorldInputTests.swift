@@ -282,4 +282,49 @@ import Testing
         #expect(grab.status == 0, "\(grab.standardError)")
         #expect(try TestInputs.frameNumbers("\(folder)/g.png") == [30])
     }
+
+    // Rows 7 and 15: a size limit too small for the tier's keyframes is a usage error up front; a limit the
+    // tier accepts is used to at least 90 %, with every requested track in the file.
+    @Test(arguments: [("1080p", "32Ki"), ("1080p", "40K"), ("720p", "40K"), ("720p", "400K")])
+    func aSizeLimitBelowTheTiersKeyframesIsRefused(preset: String, limit: String) throws {
+        let (folder, result) = try Self.run(["transcode", "in.mov", "out.mov", "--preset", preset, "--max-size", limit]) { folder in
+            try TestInputs.movie("\(folder)/in.mov", seconds: 0.5)
+        }
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        Self.expectUsageError(result, mentions: "too small")
+        #expect(Scratch.files(in: folder) == ["in.mov"])
+        let record = try Processes.reel(["record", "r.mov", "--preset", preset, "--max-size", limit] + Self.fast.prefix(4),
+                                        currentDirectory: folder)
+        Self.expectUsageError(record, mentions: "use at least")
+    }
+
+    @Test(arguments: [("720p", "461K"), ("1080p", "1037K")])
+    func theSmallestAcceptedLimitIsMostlyUsedWithBothTracks(preset: String, limit: String) throws {
+        let (folder, result) = try Self.run(["transcode", "in.mov", "out.mov", "--preset", preset, "--max-size", limit, "--json"]) { folder in
+            try TestInputs.movie("\(folder)/in.mov", seconds: 4, size: "1280x720")
+        }
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try TestInputs.json(result.standardOutput)
+        let bytes = try #require(json["bytes"] as? Int)
+        let allowed = Int(limit.dropLast())! * 1000
+        #expect(json["stopReason"] as? String == "maxFileSizeReached" && bytes <= allowed && bytes >= allowed * 9 / 10, "\(json)")
+        let movie = try MediaInspection(path: "\(folder)/out.mov")
+        #expect(movie.videoFrames == json["videoFrames"] as? Int && movie.videoFrames > 0 && movie.audioSamples > 0)
+    }
+
+    @Test func aDiskTooFullForTheFirstPictureLeavesNothing() throws {
+        guard let small = try SmallFilesystem.mount(megabytes: 2, for: "aDiskTooFullForTheFirstPictureLeavesNothing") else { return }
+        defer { small.unmount() }
+        // One MiB free: less than a 1080p fragment needs.
+        _ = try Processes.shell("dd if=/dev/zero of=\(small.path)/fill bs=1k count=1024 2>/dev/null")
+        let result = try Processes.reel(["record", "\(small.path)/full.mov", "--preset", "1080p", "--min-free", "0",
+                                         "--max-duration", "5", "--json"] + Self.fast.prefix(4))
+        #expect(result.status == 1, "\(result.standardError)")
+        #expect(result.standardError.split(separator: "\n").count == 1 && result.standardError.contains("disk filled"),
+                "\(result.standardError)")
+        let json = try TestInputs.json(result.standardOutput)
+        #expect(json["recordedSuccessfully"] as? Bool == false && json["audioSamples"] as? Int == 0 && json["bytes"] as? Int == 0)
+        #expect(Scratch.files(in: small.path) == ["fill"], "nothing is left under the output name")
+    }
 }

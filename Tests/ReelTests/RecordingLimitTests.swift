@@ -25,7 +25,8 @@ import Testing
         #expect(abs(result.duration - max(movie.videoDuration, audioDuration)) < 1e-3, "\(result.duration)")
     }
 
-    @Test(arguments: [("352x288", Int64(40_000)), ("352x288", 150_000), ("720p", 400_000), ("720p", 2_000_000)])
+    // The smallest limits each tier accepts (ten estimated keyframes), and larger ones.
+    @Test(arguments: [("352x288", Int64(51_000)), ("352x288", 150_000), ("720p", 461_000), ("720p", 2_000_000), ("1080p", 1_037_000)])
     func maxSizeIsNeverExceededAndMostlyUsed(preset: String, limit: Int64) async throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

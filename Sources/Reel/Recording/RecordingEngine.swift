@@ -410,7 +410,26 @@ final class RecordingEngine: @unchecked Sendable {
         }
         stopAudioEncoder(flush: false)
         let stages = stageTimes()
-        let usable = finalized && (videoFrames > 0 || audioSamplesEncoded > 0) && stopReason != .failed
+        // Report what the file holds, which a size limit may have cut shorter than what was encoded.
+        let fileVideoFrames = videoStream >= 0 ? writer?.writtenPackets[videoStream] ?? 0 : 0
+        let videoSeconds = videoStream >= 0 ? writer?.writtenSeconds(videoStream) ?? 0 : 0
+        let audioEnd = audioStream >= 0 ? writer?.writtenEnd[audioStream] ?? 0 : 0
+        // AAC packets are stamped earlier by the encoder's priming delay; add it back to get the media end.
+        let cut = writer?.stopReason != nil
+        let priming = audioEncoder?.encoder.initialPadding ?? 0
+        let fileAudioSamples = cut ? min(audioSamplesEncoded, max(0, audioEnd + Int64(priming)))
+                                   : audioSamplesEncoded
+        // A limit that stops the recording before a requested track has anything in the file leaves no
+        // usable movie (a 1080p keyframe larger than the size limit, a disk that fills at once).
+        let limitStopped = [StopReason.maxFileSizeReached, .diskSpaceLimitReached, .diskFull].contains(stopReason)
+        let missingTrack = limitStopped && ((setup.hasVideo && fileVideoFrames == 0) || (setup.hasAudio && fileAudioSamples == 0))
+        if finalized && missingTrack {
+            let track = setup.hasVideo && fileVideoFrames == 0 ? "the first picture" : "the first audio"
+            errorMessage = stopReason == .maxFileSizeReached
+                ? "the size limit was reached before \(track) fit in the file: raise the max size or use a smaller preset"
+                : "the disk filled before \(track) fit in the file: free space on it or record elsewhere"
+        }
+        let usable = finalized && (fileVideoFrames > 0 || fileAudioSamples > 0) && !missingTrack && stopReason != .failed
         var bytes: Int64 = 0
         if usable {
             var info = stat()
@@ -430,15 +449,6 @@ final class RecordingEngine: @unchecked Sendable {
         if !recorded && stopReason != .failed && errorMessage == nil {
             errorMessage = "nothing was captured before the recording stopped"
         }
-        // Report what the file holds, which a size limit may have cut shorter than what was encoded.
-        let fileVideoFrames = videoStream >= 0 ? writer?.writtenPackets[videoStream] ?? 0 : 0
-        let videoSeconds = videoStream >= 0 ? writer?.writtenSeconds(videoStream) ?? 0 : 0
-        let audioEnd = audioStream >= 0 ? writer?.writtenEnd[audioStream] ?? 0 : 0
-        // AAC packets are stamped earlier by the encoder's priming delay; add it back to get the media end.
-        let cut = writer?.stopReason != nil
-        let priming = audioEncoder?.encoder.initialPadding ?? 0
-        let fileAudioSamples = cut ? min(audioSamplesEncoded, max(0, audioEnd + Int64(priming)))
-                                   : audioSamplesEncoded
         let audioSeconds = Double(fileAudioSamples) / Double(setup.preset.audio.sampleRate)
         return RecordingResult(
             output: setup.outputPath, stopReason: stopReason ?? .stopped, recordedSuccessfully: recorded,

@@ -55,7 +55,9 @@ struct RecordingPreparation {
         guard RecordingConfiguration.deviceTimeoutRange.contains(configuration.deviceTimeout) else {
             throw ReelError.invalidInput("device timeout \(configuration.deviceTimeout) s: use \(NumberText.plain(RecordingConfiguration.deviceTimeoutRange.lowerBound)) to \(NumberText.plain(RecordingConfiguration.deviceTimeoutRange.upperBound)) seconds")
         }
-        try configuration.limits.validate(freeBytes: DiskSpace.availableBytes(atFolder: folder), outputFolder: folder)
+        try configuration.limits.validate(
+            freeBytes: DiskSpace.availableBytes(atFolder: folder), outputFolder: folder,
+            pictureSize: configuration.video == nil ? nil : (configuration.preset.video.width, configuration.preset.video.height))
 
         let sources = [configuration.video, configuration.audio].compactMap { $0 }
         let allPaced = sources.allSatisfy(\.isPaced)
