@@ -56,12 +56,18 @@ public final class InputContext {
 
     func stream(at index: Int) -> UnsafeMutablePointer<AVStream> { formatContext.pointee.streams[index]! }
 
-    /// The first stream of a type, or the one FFmpeg considers best.
+    /// The stream of a type FFmpeg considers best. Attached pictures (cover art) are not video: a file
+    /// whose only picture is its cover art has no video stream.
     public func bestStream(of type: MediaType) -> StreamInfo? {
         let avType: AVMediaType = type == .video ? AVMEDIA_TYPE_VIDEO : AVMEDIA_TYPE_AUDIO
         let index = av_find_best_stream(formatContext, avType, -1, -1, nil, 0)
-        return index >= 0 ? streams[Int(index)] : nil
+        guard index >= 0 else { return nil }
+        if !streams[Int(index)].isAttachedPicture { return streams[Int(index)] }
+        return streams.first { $0.mediaType == type && !$0.isAttachedPicture }
     }
+
+    /// The first attached picture (cover art), if the file has one.
+    public var attachedPicture: StreamInfo? { streams.first { $0.isAttachedPicture } }
 
     /// Container duration in seconds, when known.
     public var durationSeconds: Double? {

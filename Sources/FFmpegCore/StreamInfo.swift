@@ -20,6 +20,8 @@ public struct StreamInfo: Sendable {
     public let frameCount: Int64
     /// Bytes of codec headers the container stores for the stream (avcC, AudioSpecificConfig).
     public let extradataSize: Int
+    /// A single picture attached to the file (an album's cover art), not a video track.
+    public let isAttachedPicture: Bool
 
     init(_ stream: UnsafeMutablePointer<AVStream>) {
         let parameters = stream.pointee.codecpar!.pointee
@@ -40,6 +42,7 @@ public struct StreamInfo: Sendable {
         duration = stream.pointee.duration == noValue || stream.pointee.duration <= 0 ? nil : stream.pointee.duration
         frameCount = stream.pointee.nb_frames
         extradataSize = Int(parameters.extradata_size)
+        isAttachedPicture = stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0
         var sideDataSize: Int = 0
         if let matrix = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &sideDataSize),
            sideDataSize >= 9 * MemoryLayout<Int32>.size {

@@ -327,4 +327,43 @@ import Testing
         #expect(json["recordedSuccessfully"] as? Bool == false && json["audioSamples"] as? Int == 0 && json["bytes"] as? Int == 0)
         #expect(Scratch.files(in: small.path) == ["fill"], "nothing is left under the output name")
     }
+
+    // Row 12: cover art is a picture, not a video track: an album track becomes an audio-only movie; grab
+    // shows the art, as players do.
+    @Test(arguments: [("mp3", "libmp3lame", "mjpeg"), ("m4a", "aac", "png")])
+    func coverArtIsNoVideoTrack(container: String, audio: String, picture: String) throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let input = "\(folder)/song.\(container)"
+        try TestInputs.ffmpeg(["-f", "lavfi", "-i", "sine=duration=2:sample_rate=44100", "-f", "lavfi", "-i", "testsrc2=size=300x300:duration=0.04",
+                               "-map", "0", "-map", "1", "-frames:v", "1", "-c:a", audio, "-c:v", picture,
+                               "-disposition:v", "attached_pic", input])
+        let result = try Processes.reel(["transcode", input, "out.mov", "--preset", "low", "--json"], currentDirectory: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try TestInputs.json(result.standardOutput)
+        #expect(json["videoFrames"] as? Int == 0 && abs((json["duration"] as? Double ?? 0) - 2) < 0.05, "\(json)")
+        let types = try FFprobe.streams("\(folder)/out.mov").compactMap { $0["codec_type"] as? String }
+        #expect(types == ["audio"])
+        let grab = try Processes.reel(["grab", input, "art.png"], currentDirectory: folder)
+        #expect(grab.status == 0, "\(grab.standardError)")
+        let art = try #require(try FFprobe.stream("\(folder)/art.png", type: "video"))
+        #expect(art["width"] as? Int == 300 && art["height"] as? Int == 300)
+    }
+
+    // Row 21: grab past the data of a cut-short file is a usage error that says so, not a decoder's words.
+    @Test func grabPastTheDataOfATruncatedFileSaysSo() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try TestInputs.ffmpeg(["-f", "lavfi", "-i", TestInputs.numberedPictures(rate: "30"), "-t", "4", "-c:v", "libx264",
+                               "-preset", "ultrafast", "-movflags", "+faststart", "\(folder)/whole.mp4"])
+        let whole = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/whole.mp4"))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: "\(folder)/cut.mp4"))
+        let early = try Processes.reel(["grab", "cut.mp4", "early.png", "--at", "0.5"], currentDirectory: folder)
+        #expect(early.status == 0, "\(early.standardError)")
+        #expect(try TestInputs.frameNumbers("\(folder)/early.png") == [15])
+        let late = try Processes.reel(["grab", "cut.mp4", "late.png", "--at", "3.5"], currentDirectory: folder)
+        Self.expectUsageError(late, mentions: "damaged or cut short")
+        #expect(!late.standardError.contains("avcodec"))
+        #expect(!FileManager.default.fileExists(atPath: "\(folder)/late.png"))
+    }
 }

@@ -14,6 +14,10 @@ final class DecodingFrameSource: FrameSource {
     private var packetRefused = false
     /// Once the input has ended: the decoders still to drain, last first.
     private var toFlush: [Decoder]?
+    /// Packets or frames skipped because they could not be decoded.
+    private(set) var damagedFrames = 0
+    private var failuresInARow = 0
+    private static let failuresBeforeGivingUp = 1000
 
     /// Opens a decoder for each of `streamIndexes`; throws FFmpeg's error for the first that cannot be opened.
     init(input: InputContext, streamIndexes: [Int]) throws {
@@ -33,7 +37,19 @@ final class DecodingFrameSource: FrameSource {
     func nextFrame(into frame: Frame) throws -> FrameRead {
         while true {
             if let decoder = draining {
-                if try decoder.receive(into: frame) == .received { return .frame(streamIndex: decoder.stream.index) }
+                do {
+                    if try decoder.receive(into: frame) == .received {
+                        failuresInARow = 0
+                        return .frame(streamIndex: decoder.stream.index)
+                    }
+                } catch let error as FFmpegError where !error.isEndOfFile {
+                    // A picture that cannot be decoded (damaged or cut-short data) is skipped, as players do;
+                    // the decoder goes on with the next (a decoder that only fails is given up on).
+                    damagedFrames += 1
+                    failuresInARow += 1
+                    if failuresInARow > DecodingFrameSource.failuresBeforeGivingUp { throw error }
+                    continue
+                }
                 draining = nil
                 if packetRefused {
                     packetRefused = false
@@ -66,6 +82,7 @@ final class DecodingFrameSource: FrameSource {
             packetRefused = try decoder.send(packet) == .outputFull
         } catch let error as FFmpegError where !error.isEndOfFile {
             // One damaged packet (a corrupt MJPEG frame, a truncated file) is skipped, not fatal.
+            damagedFrames += 1
         }
         draining = decoder
     }

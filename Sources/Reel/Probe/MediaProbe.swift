@@ -14,6 +14,8 @@ public struct MediaDescription: Sendable, Codable, Equatable {
         public var duration: Double?
         public var frames: Int64?
         public var rotation: Int?
+        /// Set for a picture attached to the file (cover art), which is no video track.
+        public var attachedPicture: Bool? = nil
     }
 
     public var path: String
@@ -38,7 +40,7 @@ public enum MediaProbe {
                 frameRate: isVideo ? stream.frameRate?.doubleValue : nil,
                 sampleRate: isAudio ? stream.sampleRate : nil, channels: isAudio ? stream.channelCount : nil,
                 duration: stream.durationSeconds, frames: stream.frameCount > 0 ? stream.frameCount : nil,
-                rotation: isVideo ? stream.rotationDegrees : nil)
+                rotation: isVideo ? stream.rotationDegrees : nil, attachedPicture: stream.isAttachedPicture ? true : nil)
         }
         return MediaDescription(path: path, format: input.formatName, duration: input.durationSeconds, streams: streams)
     }

@@ -21,7 +21,8 @@ public enum FrameGrabber {
         } catch let error as FFmpegError {
             throw ReelError.invalidInput("cannot read \(inputPath): \(error.inputProblem); check the path and that it is a movie")
         }
-        guard let stream = input.bestStream(of: .video) else {
+        // A file without video shows its cover art, as players do.
+        guard let stream = input.bestStream(of: .video) ?? input.attachedPicture else {
             throw ReelError.invalidInput("\(inputPath) has no video stream")
         }
         let frames: DecodingFrameSource
@@ -41,6 +42,10 @@ public enum FrameGrabber {
         }
         let shown = try seekAndDecode(to: target, from: start, in: frames, stream: stream)
         guard let shown else {
+            if frames.damagedFrames > 0 {
+                throw ReelError.invalidInput(
+                    "\(inputPath) has no readable picture at \(seconds) s: its data there is damaged or cut short; try an earlier time or a complete copy of the file")
+            }
             throw ReelError.invalidInput("\(inputPath) has no picture at \(seconds) s (its video ends earlier)")
         }
         try StillImageWriter.write(shown, rotation: stream.rotationDegrees, to: still)

@@ -30,13 +30,14 @@ public enum Transcoder {
     /// that the input can be read and has something to transcode.
     public static func configuration(for request: Request) throws -> (RecordingConfiguration, inputDuration: Double?) {
         let description = try MediaProbe.describe(path: request.inputPath)
-        let hasVideo = description.streams.contains { $0.type == "video" }
+        // Cover art is a picture, not a video track: an album track becomes an audio-only movie.
+        let hasVideo = description.streams.contains { $0.type == "video" && $0.attachedPicture != true }
         let hasAudio = description.streams.contains { $0.type == "audio" }
         guard hasVideo || hasAudio else {
             throw ReelError.invalidInput("\(request.inputPath) has neither video nor audio to transcode")
         }
         let source = DeviceSpec(kind: .file, target: request.inputPath)
-        let rotation = description.streams.first { $0.type == "video" }?.rotation ?? 0
+        let rotation = description.streams.first { $0.type == "video" && $0.attachedPicture != true }?.rotation ?? 0
         let orientation = Orientation.allCases.first { $0.clockwiseRotation == rotation } ?? .landscapeRight
         var configuration = RecordingConfiguration(
             outputPath: request.outputPath, video: hasVideo ? source : nil, audio: hasAudio ? source : nil,
