@@ -1,4 +1,5 @@
 import CFFmpeg
+import Glibc
 
 /// An opened input (a device, a lavfi graph or a file): the one owner of its AVFormatContext.
 public final class InputContext {
@@ -6,6 +7,8 @@ public final class InputContext {
     private let interrupt: InterruptFlag
     public let url: String
     public private(set) var streams: [StreamInfo] = []
+    /// A named pipe's descriptor, read through FFmpeg's pipe: protocol; closed after the format context.
+    private var pipeDescriptor: Int32 = -1
 
     public enum ReadResult: Equatable {
         case packet
@@ -36,8 +39,14 @@ public final class InputContext {
         allocated.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(interrupt).toOpaque()
         context = allocated
         let dictionary = OptionDictionary(options)
+        // A named pipe is opened once, here, without blocking (see NamedPipe); FFmpeg reads its descriptor.
+        var openURL = url
+        if formatName == nil, let descriptor = try NamedPipe.openForReading(url, interrupt: interrupt) {
+            pipeDescriptor = descriptor
+            openURL = "pipe:\(descriptor)"
+        }
         // On failure avformat_open_input frees the context and sets it to NULL.
-        try FFmpegError.check(avformat_open_input(&context, url, inputFormat, &dictionary.pointer),
+        try FFmpegError.check(avformat_open_input(&context, openURL, inputFormat, &dictionary.pointer),
                               "avformat_open_input(\(url))")
         let unused = dictionary.remainingKeys
         if !unused.isEmpty {
@@ -50,7 +59,10 @@ public final class InputContext {
         streams = (0..<Int(allocated.pointee.nb_streams)).map { StreamInfo(allocated.pointee.streams[$0]!) }
     }
 
-    deinit { avformat_close_input(&context) }
+    deinit {
+        avformat_close_input(&context)
+        if pipeDescriptor >= 0 { close(pipeDescriptor) }
+    }
 
     var formatContext: UnsafeMutablePointer<AVFormatContext> { context! }
 

@@ -7,11 +7,19 @@ import Glibc
 public final class InterruptFlag: Sendable {
     private let raised = Atomic<Bool>(false)
     private let deadlineNanoseconds = Atomic<Int64>(0)
+    private let parent: InterruptFlag?
+    private let follows = Atomic<Bool>(true)
 
-    public init() {}
+    /// A flag `following` another counts as raised while that one is, until `stopFollowing()` (a session's
+    /// stop interrupts the opening of its inputs, and no longer reaches them once they are open).
+    public init(following parent: InterruptFlag? = nil) { self.parent = parent }
+
+    public func stopFollowing() { follows.store(false, ordering: .releasing) }
 
     public func raise() { raised.store(true, ordering: .releasing) }
-    public var isRaised: Bool { raised.load(ordering: .acquiring) }
+    public var isRaised: Bool {
+        raised.load(ordering: .acquiring) || (parent?.isRaised == true && follows.load(ordering: .acquiring))
+    }
 
     /// Interrupts any blocking call still running `seconds` from now; `nil` clears the deadline.
     public func setDeadline(secondsFromNow seconds: Double?) {

@@ -46,12 +46,12 @@ enum RecordCommand {
     }
 
     /// Runs a session with signal handling and the status line; shared by the commands that record.
-    /// `inputDuration`, when known (transcoding), turns the status line into a progress line with an ETA.
     static func record(_ options: RecordingOptions) throws -> RecordingResult {
-        try record(options.configuration, quiet: options.quiet, inputDuration: nil)
+        try record(options.configuration, quiet: options.quiet)
     }
 
-    static func record(_ configuration: RecordingConfiguration, quiet: Bool, inputDuration: Double?) throws -> RecordingResult {
+    /// The input's duration, when a transcode knows it, turns the status line into a progress line with an ETA.
+    static func record(_ configuration: RecordingConfiguration, quiet: Bool) throws -> RecordingResult {
         let session = CaptureSession()
         let status = StatusLine(quiet: quiet)
         let limit = configuration.limits.maxDuration
@@ -72,7 +72,7 @@ enum RecordCommand {
         })
         try session.start(configuration) { event in
             guard case .progress(let progress) = event else { return }
-            if let inputDuration {
+            if let inputDuration = progress.inputDuration {
                 status.showProgress(progress, total: min(inputDuration, limit ?? .infinity))
             } else {
                 status.show(progress, limit: limit)

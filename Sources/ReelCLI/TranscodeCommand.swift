@@ -22,7 +22,6 @@ enum TranscodeCommand {
     static func run(_ arguments: [String]) -> ExitCode {
         let options: RecordingOptions
         var configuration: RecordingConfiguration
-        let inputDuration: Double?
         do {
             let parsed = try ParsedArguments(arguments, command: "transcode", specification: .init(
                 valueOptions: ["--preset", "--size", "--fps", "--max-duration", "--max-size", "--min-free", "--fragment-interval",
@@ -36,13 +35,13 @@ enum TranscodeCommand {
                 inputPath: parsed.positionals[0], outputPath: output, preset: options.configuration.preset,
                 limits: options.configuration.limits, overwrite: options.configuration.overwrite,
                 firstFrameStill: options.configuration.firstFrameStill)
-            (configuration, inputDuration) = try Transcoder.configuration(for: request)
+            configuration = Transcoder.configuration(for: request)
             configuration.fragmentInterval = options.configuration.fragmentInterval
         } catch {
             return .reporting(error)
         }
         do {
-            let result = try RecordCommand.record(configuration, quiet: options.quiet, inputDuration: inputDuration)
+            let result = try RecordCommand.record(configuration, quiet: options.quiet)
             return RecordCommand.report(result, json: options.json)
         } catch {
             return .reporting(error)

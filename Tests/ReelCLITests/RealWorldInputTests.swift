@@ -366,4 +366,47 @@ import Testing
         #expect(!late.standardError.contains("avcodec"))
         #expect(!FileManager.default.fileExists(atPath: "\(folder)/late.png"))
     }
+
+    // Row 2: a named pipe or a shell's <(...) is read once, as ffmpeg does; every wait on it ends on SIGTERM.
+    @Test func namedPipesAreReadOnceAndEveryWaitIsInterruptible() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try TestInputs.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=2", "-f", "lavfi", "-i",
+                               "sine=duration=2", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "\(folder)/x.mkv"])
+        #expect(mkfifo("\(folder)/pipe", 0o600) == 0)
+        let viaFIFO = try Processes.shell(
+            "cd \(folder) && (cat x.mkv > pipe &) && timeout -k 1 30 \(Processes.reelExecutable) transcode pipe fifo.mov --preset low --json",
+            timeout: 40)
+        #expect(viaFIFO.status == 0, "\(viaFIFO.standardError)")
+        let substituted = try Processes.run("/bin/bash", ["-c",
+            "cd \(folder) && timeout -k 1 30 \(Processes.reelExecutable) transcode <(cat x.mkv) sub.mov --preset low --json"], timeout: 40)
+        #expect(substituted.status == 0, "\(substituted.standardError)")
+        for movie in ["fifo.mov", "sub.mov"] {
+            let inspection = try MediaInspection(path: "\(folder)/\(movie)")
+            #expect(inspection.videoFrames == 30 && abs(inspection.audioDuration - 2) < 0.1, "\(movie)")
+        }
+
+        // Nobody writes: SIGTERM ends the wait at once, exit 1, nothing left.
+        let waiting = try Processes.start(Processes.reelExecutable, ["transcode", "pipe", "never.mov", "--preset", "low"],
+                                          currentDirectory: folder)
+        usleep(700_000)
+        let signalled = Date()
+        kill(waiting.process.processIdentifier, SIGTERM)
+        let stopped = Processes.finish(waiting, timeout: 10)
+        #expect(Date().timeIntervalSince(signalled) < 2, "SIGTERM took \(Date().timeIntervalSince(signalled)) s")
+        #expect(stopped.status == 1 && stopped.standardError.contains("stopped while opening"), "\(stopped.standardError)")
+        #expect(!Scratch.files(in: folder).contains { $0.contains("never") })
+
+        // A writer that stalls half-way: SIGTERM finalizes what came (exit 0), without waiting for more.
+        let stalling = try Processes.start("/bin/sh", ["-c", "(head -c 40000 x.mkv; sleep 30) > pipe"], currentDirectory: folder)
+        defer { stalling.process.terminate() }
+        let reading = try Processes.start(Processes.reelExecutable, ["transcode", "pipe", "part.mov", "--preset", "low"],
+                                          currentDirectory: folder)
+        usleep(1_500_000)
+        let cut = Date()
+        kill(reading.process.processIdentifier, SIGTERM)
+        let partial = Processes.finish(reading, timeout: 10)
+        #expect(Date().timeIntervalSince(cut) < 3 && partial.status == 0, "\(partial.standardError)")
+        #expect(try MediaInspection(path: "\(folder)/part.mov").videoFrames > 0)
+    }
 }

@@ -162,7 +162,7 @@ public final class BatchRunner: Sendable {
         if job.kind == .transcode {
             let request = Transcoder.Request(inputPath: job.input!, outputPath: job.output, preset: job.preset!,
                                              limits: job.limits, overwrite: true, firstFrameStill: still)
-            configuration = try Transcoder.configuration(for: request).0
+            configuration = Transcoder.configuration(for: request)
         } else {
             configuration = RecordingConfiguration(outputPath: job.output, video: job.video, audio: job.audio,
                                                    preset: job.preset!, limits: job.limits, orientation: job.orientation,

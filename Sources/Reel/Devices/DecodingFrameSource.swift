@@ -27,12 +27,14 @@ final class DecodingFrameSource: FrameSource {
         self.decoders = decoders
         streams = streamIndexes.map { index in
             let info = input.streams[index]
-            return SourceStream(index: index, mediaType: info.mediaType, timeBase: info.timeBase)
+            return SourceStream(index: index, mediaType: info.mediaType, timeBase: info.timeBase,
+                                rotationDegrees: info.rotationDegrees)
         }
     }
 
     var startTime: Timestamp? { input.startTime }
     var timestampsMayJump: Bool { input.timestampsMayJump }
+    var durationSeconds: Double? { input.durationSeconds }
 
     func nextFrame(into frame: Frame) throws -> FrameRead {
         while true {

@@ -16,6 +16,8 @@ struct SourceStream {
     let mediaType: MediaType
     /// Of the frames' timestamps.
     let timeBase: Rational
+    /// Clockwise degrees a player turns the pictures (a phone's portrait movie); 0 for sound.
+    var rotationDegrees = 0
 }
 
 /// The frames of one opened input, one at a time, on the calling thread: decoded from a demuxer's packets
@@ -28,6 +30,8 @@ protocol FrameSource: AnyObject {
     var startTime: Timestamp? { get }
     /// Whether timestamps may jump (MPEG-TS and PS splices), so leaps forward are glued too.
     var timestampsMayJump: Bool { get }
+    /// Seconds the input lasts, when a container says.
+    var durationSeconds: Double? { get }
 }
 
 extension FrameSource {
@@ -49,6 +53,7 @@ extension FilterGraphSource: FrameSource {
     var streams: [SourceStream] { [SourceStream(index: 0, mediaType: mediaType, timeBase: timeBase)] }
     var startTime: Timestamp? { nil }
     var timestampsMayJump: Bool { false }
+    var durationSeconds: Double? { nil }
 
     func nextFrame(into frame: Frame) throws -> FrameRead {
         switch try read(into: frame) {

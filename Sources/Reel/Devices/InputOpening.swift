@@ -77,8 +77,9 @@ struct InputRecipe: Equatable {
     }()
 
     /// Opens the input as a source of one stream per role (a lavfi graph is read directly, without
-    /// libavdevice); problems a user can fix come as `ReelError.invalidInput` saying what to check.
-    func openSource(spec: DeviceSpec, roles: [Role], interrupt: InterruptFlag) throws -> FrameSource {
+    /// libavdevice); problems a user can fix come as `ReelError.invalidInput` saying what to check. With
+    /// `missingRolesAllowed`, a role the input has no stream for is left out (a transcode of an audio file).
+    func openSource(spec: DeviceSpec, roles: [Role], interrupt: InterruptFlag, missingRolesAllowed: Bool = false) throws -> FrameSource {
         func missing(_ role: Role) -> ReelError {
             ReelError.invalidInput("\(spec) has no \(role == .video ? "video" : "audio") stream")
         }
@@ -94,9 +95,15 @@ struct InputRecipe: Equatable {
             return graph
         }
         let input = try open(spec: spec, interrupt: interrupt)
-        let indexes = try roles.map { role in
-            guard let stream = input.bestStream(of: role.mediaType) else { throw missing(role) }
+        let indexes = try roles.compactMap { role -> Int? in
+            guard let stream = input.bestStream(of: role.mediaType) else {
+                if missingRolesAllowed { return nil }
+                throw missing(role)
+            }
             return stream.index
+        }
+        guard !indexes.isEmpty else {
+            throw ReelError.invalidInput("\(spec.target) has neither video nor audio to transcode")
         }
         do {
             return try DecodingFrameSource(input: input, streamIndexes: indexes)
@@ -125,6 +132,9 @@ struct InputRecipe: Equatable {
             case .pulse: hint = "check that a PulseAudio server is running and the source exists"
             case .x11grab: hint = "check that the X display is running and DISPLAY access is allowed"
             case .lavfi: hint = "check the lavfi filter graph"
+            }
+            if spec.kind == .file {
+                throw ReelError.invalidInput("cannot read \(spec): \(error.inputProblem); \(hint)")
             }
             throw ReelError.invalidInput("cannot open \(spec): \(error.message) (\(error.call)); \(hint)")
         }

@@ -17,6 +17,9 @@ public final class CaptureSession: Sendable {
 
     private let state = Locked<State>(.ready)
     private let running = Locked<RecordingEngine?>(nil)
+    /// While `start` opens the inputs: raised by `stop`, it ends a wait for an input (a named pipe without a
+    /// writer) and stops the readers.
+    private let starting = Locked<InterruptFlag?>(nil)
     private let finishedSignal = Locked<[CheckedContinuation<RecordingResult, Never>]>([])
     private let finishCondition = Condition()
 
@@ -40,9 +43,14 @@ public final class CaptureSession: Sendable {
             }
             current = .recording
         }
+        let interrupt = InterruptFlag()
+        starting.withLock { $0 = interrupt }
+        defer { starting.withLock { $0 = nil } }
         do {
-            let engine = try RecordingPreparation(configuration).makeEngine(events: events)
+            let engine = try RecordingPreparation(configuration, interrupt: interrupt).makeEngine(events: events)
             running.withLock { $0 = engine }
+            // A stop that came while the inputs were opening is carried out now.
+            if interrupt.isRaised { engine.requestStop() }
             _ = WorkerThread(name: "reel.encoder") {
                 let result = engine.run()
                 self.didFinish(result)
@@ -57,7 +65,11 @@ public final class CaptureSession: Sendable {
     /// Asks the recording to stop; the file is then finalized. Returns at once; `waitUntilFinished()` or
     /// `finished()` give the result.
     public func stop() {
-        running.withLock { $0?.requestStop() }
+        if let engine = running.withLock({ $0 }) {
+            engine.requestStop()
+        } else {
+            starting.withLock { $0?.raise() }
+        }
     }
 
     /// Blocks the calling thread until the recording has finished (not for use on Swift's cooperative pool).

@@ -40,6 +40,10 @@ public struct RecordingConfiguration: Sendable {
     /// renamed when finalized. Transcodes and batch jobs use the temporary name: a re-run must never
     /// mistake an interrupted output for a finished one.
     public var writesUnderFinalName = true
+    /// A transcode: `video` and `audio` name the same file, each track is recorded where the file has one
+    /// (a missing one is left out, not an error), and the orientation follows the file's rotation. The file
+    /// is opened once, so a named pipe or a shell's `<(...)` works.
+    var takesTracksFromInput = false
     /// Further pictures of the first frame, kept aside by PressCapture to decide photo or movie afterwards.
     var hiddenFirstFrameStills: [StillRequest] = []
 

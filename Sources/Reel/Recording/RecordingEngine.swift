@@ -31,6 +31,8 @@ final class RecordingEngine: @unchecked Sendable {
         var videoDevice: String?
         var audioDevice: String?
         var stills: [StillRequest]
+        /// Seconds the input file lasts (a transcode), for progress.
+        var inputDuration: Double?
     }
 
     private let setup: Setup
@@ -518,6 +520,6 @@ final class RecordingEngine: @unchecked Sendable {
                         Double(audioSamplesEncoded) / Double(setup.preset.audio.sampleRate))
         events(.progress(RecordingProgress(
             elapsed: Double(now - startedAt) / 1e9, mediaDuration: media, bytes: writer?.projectedFileSize ?? 0,
-            videoFrames: videoFrames, droppedFrames: droppedFrames, framesPerSecond: fps)))
+            videoFrames: videoFrames, droppedFrames: droppedFrames, framesPerSecond: fps, inputDuration: setup.inputDuration)))
     }
 }

@@ -18,7 +18,9 @@ struct RecordingPreparation {
     static let unpacedVideoPoolFrames = 4
     static let audioPoolBlocks = 64
 
-    init(_ configuration: RecordingConfiguration) throws {
+    /// `interrupt`, raised by the session's stop, ends a wait for an input to open (a named pipe without a
+    /// writer, a slow device) and then every reader.
+    init(_ configuration: RecordingConfiguration, interrupt: InterruptFlag = InterruptFlag()) throws {
         FFmpegLibrary.ensureRegistered()
         guard configuration.video != nil || configuration.audio != nil else {
             throw ReelError.invalidInput("nothing to record: give a video or an audio source")
@@ -55,10 +57,6 @@ struct RecordingPreparation {
         guard RecordingConfiguration.deviceTimeoutRange.contains(configuration.deviceTimeout) else {
             throw ReelError.invalidInput("device timeout \(configuration.deviceTimeout) s: use \(NumberText.plain(RecordingConfiguration.deviceTimeoutRange.lowerBound)) to \(NumberText.plain(RecordingConfiguration.deviceTimeoutRange.upperBound)) seconds")
         }
-        try configuration.limits.validate(
-            freeBytes: DiskSpace.availableBytes(atFolder: folder), outputFolder: folder,
-            pictureSize: configuration.video == nil ? nil : (configuration.preset.video.width, configuration.preset.video.height))
-
         let sources = [configuration.video, configuration.audio].compactMap { $0 }
         let allPaced = sources.allSatisfy(\.isPaced)
         let nonePaced = sources.allSatisfy { !$0.isPaced }
@@ -67,42 +65,62 @@ struct RecordingPreparation {
                 "cannot mix a live source with an unpaced one (\(sources.map(\.description).joined(separator: " and "))): use realtime=0 on both lavfi sources, or neither")
         }
         let preset = configuration.preset
-        let mediaTypes: [MediaType] = (configuration.video != nil ? [.video] : []) + (configuration.audio != nil ? [.audio] : [])
-        let anyPaced = [configuration.video, configuration.audio].contains { $0?.isPaced == true }
-        let buffer = CaptureBuffer(videoFrames: anyPaced ? RecordingPreparation.pacedVideoPoolFrames
+        // Open every input first (each once): a transcode learns from its file which tracks there are.
+        var opened: [(spec: DeviceSpec, source: FrameSource, interrupt: InterruptFlag)] = []
+        func open(_ spec: DeviceSpec, _ roles: [InputRecipe.Role], missingRolesAllowed: Bool = false) throws {
+            let flag = InterruptFlag(following: interrupt)
+            do {
+                let source = try InputRecipe.make(for: spec, role: roles[0], preset: preset)
+                    .openSource(spec: spec, roles: roles, interrupt: flag, missingRolesAllowed: missingRolesAllowed)
+                opened.append((spec, source, flag))
+            } catch where interrupt.isRaised {
+                throw ReelError.runtime("stopped while opening \(spec), before anything was recorded")
+            }
+        }
+        if let video = configuration.video, let audio = configuration.audio, video == audio, video.kind == .file {
+            // One file for both tracks (a transcode): one reader demuxes it once and routes both streams.
+            try open(video, [.video, .audio], missingRolesAllowed: configuration.takesTracksFromInput)
+        } else {
+            if let video = configuration.video { try open(video, [.video]) }
+            if let audio = configuration.audio { try open(audio, [.audio]) }
+        }
+        // Open: from here a stop is the engine's to carry out (it waits for the first picture).
+        for input in opened { input.interrupt.stopFollowing() }
+        let videoStream = opened.lazy.compactMap { $0.source.stream(of: .video) }.first
+        let hasVideo = videoStream != nil, hasAudio = opened.contains { $0.source.stream(of: .audio) != nil }
+        if !stills.isEmpty && !hasVideo {
+            throw ReelError.invalidInput("a first-frame still needs a video source, and \(configuration.audio?.description ?? "the input") has none")
+        }
+        try configuration.limits.validate(
+            freeBytes: DiskSpace.availableBytes(atFolder: folder), outputFolder: folder,
+            pictureSize: hasVideo ? (preset.video.width, preset.video.height) : nil)
+
+        let mediaTypes: [MediaType] = (hasVideo ? [.video] : []) + (hasAudio ? [.audio] : [])
+        let buffer = CaptureBuffer(videoFrames: allPaced ? RecordingPreparation.pacedVideoPoolFrames
                                                          : RecordingPreparation.unpacedVideoPoolFrames,
                                    audioFrames: RecordingPreparation.audioPoolBlocks, streams: mediaTypes)
         let sessionStart = MonotonicClock.nanoseconds()
-        var readers: [InputReader] = []
-        if let video = configuration.video, let audio = configuration.audio, video == audio, video.kind == .file {
-            // One file for both tracks (a transcode): one reader demuxes it once and routes both streams.
-            readers.append(try RecordingPreparation.openReader(
-                video, roles: [.video, .audio], preset: preset, buffer: buffer, sessionStart: sessionStart,
-                maxDuration: configuration.limits.maxDuration))
-        } else {
-            if let video = configuration.video {
-                readers.append(try RecordingPreparation.openReader(
-                    video, roles: [.video], preset: preset, buffer: buffer, sessionStart: sessionStart,
-                    maxDuration: configuration.limits.maxDuration))
-            }
-            if let audio = configuration.audio {
-                readers.append(try RecordingPreparation.openReader(
-                    audio, roles: [.audio], preset: preset, buffer: buffer, sessionStart: sessionStart,
-                    maxDuration: configuration.limits.maxDuration))
-            }
+        let readers = opened.map { input in
+            RecordingPreparation.makeReader(input.spec, source: input.source, interrupt: input.interrupt, preset: preset,
+                                            buffer: buffer, sessionStart: sessionStart,
+                                            maxDuration: configuration.limits.maxDuration)
         }
+        // A transcode keeps the file's rotation (a phone's portrait movie stays portrait).
+        let rotation = configuration.takesTracksFromInput ? (videoStream?.rotationDegrees ?? 0)
+                                                          : configuration.orientation.clockwiseRotation
         setup = RecordingEngine.Setup(
             temporaryPath: configuration.writingPath, fragmentInterval: configuration.fragmentInterval,
             fragmentMemoryLimit: configuration.fragmentMemoryLimit,
             deviceTimeout: configuration.deviceTimeout,
             outputPath: output.path, folder: folder, preset: preset, limits: configuration.limits,
-            rotation: configuration.orientation.clockwiseRotation, hasVideo: configuration.video != nil,
+            rotation: rotation, hasVideo: hasVideo,
             // Separate unpaced inputs are taken in strict time order; a single reader feeding both tracks is
             // taken as it comes (its file is already interleaved, and waiting on one of its streams while it
             // is blocked on the other would deadlock).
-            hasAudio: configuration.audio != nil, ordered: nonePaced && readers.count > 1, timelineFromInputStart: nonePaced,
-            videoDevice: configuration.video?.description, audioDevice: configuration.audio?.description,
-            stills: stills)
+            hasAudio: hasAudio, ordered: nonePaced && readers.count > 1, timelineFromInputStart: nonePaced,
+            videoDevice: hasVideo ? configuration.video?.description : nil,
+            audioDevice: hasAudio ? configuration.audio?.description : nil,
+            stills: stills, inputDuration: configuration.takesTracksFromInput ? opened.first?.source.durationSeconds : nil)
         self.buffer = buffer
         self.readers = readers
     }
@@ -111,19 +129,16 @@ struct RecordingPreparation {
         RecordingEngine(setup: setup, buffer: buffer, readers: readers, events: events)
     }
 
-    private static func openReader(_ spec: DeviceSpec, roles: [InputRecipe.Role], preset: Preset, buffer: CaptureBuffer,
-                                   sessionStart: Int64, maxDuration: Double?) throws -> InputReader {
-        let interrupt = InterruptFlag()
-        let recipe = InputRecipe.make(for: spec, role: roles[0], preset: preset)
-        let source = try recipe.openSource(spec: spec, roles: roles, interrupt: interrupt)
+    private static func makeReader(_ spec: DeviceSpec, source: FrameSource, interrupt: InterruptFlag, preset: Preset,
+                                   buffer: CaptureBuffer, sessionStart: Int64, maxDuration: Double?) -> InputReader {
         let statistics = ReaderStatistics()
-        let routes = zip(roles, source.streams).map { role, stream -> InputReader.Route in
+        let routes = source.streams.map { stream -> InputReader.Route in
             let sink: FrameSink
-            switch role {
+            switch stream.mediaType {
             case .video:
                 sink = VideoFrameSink(buffer: buffer, width: preset.video.width, height: preset.video.height,
                                       waitsForEncoder: !spec.isPaced, statistics: statistics, maxDuration: maxDuration)
-            case .audio:
+            default:
                 sink = AudioFrameSink(buffer: buffer, sampleRate: preset.audio.sampleRate, channels: preset.audio.channels,
                                       blockSize: 1024, waitsForEncoder: !spec.isPaced, statistics: statistics,
                                       maxDuration: maxDuration, compensatesClockDrift: spec.isPaced && spec.isDevice)

@@ -41,6 +41,8 @@ public struct RecordingProgress: Sendable, Equatable {
     public var droppedFrames: Int
     /// Pictures encoded per wall-clock second over the last report interval.
     public var framesPerSecond: Double
+    /// Seconds the input file lasts, when a transcode knows it (for a percentage and an ETA).
+    public var inputDuration: Double? = nil
 }
 
 public enum RecordingEvent: Sendable {

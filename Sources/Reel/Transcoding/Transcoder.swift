@@ -26,38 +26,22 @@ public enum Transcoder {
         }
     }
 
-    /// The recording configuration for a request, and the input's duration (for progress), after checking
-    /// that the input can be read and has something to transcode.
-    public static func configuration(for request: Request) throws -> (RecordingConfiguration, inputDuration: Double?) {
-        let description = try MediaProbe.describe(path: request.inputPath)
-        // Cover art is a picture, not a video track: an album track becomes an audio-only movie.
-        let hasVideo = description.streams.contains { $0.type == "video" && $0.attachedPicture != true }
-        let hasAudio = description.streams.contains { $0.type == "audio" }
-        guard hasVideo || hasAudio else {
-            throw ReelError.invalidInput("\(request.inputPath) has neither video nor audio to transcode")
-        }
+    /// The recording configuration for a request. Nothing is read yet: the file is opened once, when the
+    /// recording starts, which then checks that it has something to transcode (so a named pipe works).
+    public static func configuration(for request: Request) -> RecordingConfiguration {
         let source = DeviceSpec(kind: .file, target: request.inputPath)
-        let rotation = description.streams.first { $0.type == "video" && $0.attachedPicture != true }?.rotation ?? 0
-        let orientation = Orientation.allCases.first { $0.clockwiseRotation == rotation } ?? .landscapeRight
         var configuration = RecordingConfiguration(
-            outputPath: request.outputPath, video: hasVideo ? source : nil, audio: hasAudio ? source : nil,
-            preset: request.preset, limits: request.limits, orientation: orientation, overwrite: request.overwrite,
-            firstFrameStill: request.firstFrameStill)
+            outputPath: request.outputPath, video: source, audio: source, preset: request.preset,
+            limits: request.limits, overwrite: request.overwrite, firstFrameStill: request.firstFrameStill)
+        configuration.takesTracksFromInput = true
         // A transcode can always be run again: its output appears only when complete.
         configuration.writesUnderFinalName = false
-        return (configuration, description.duration)
+        return configuration
     }
 
     /// Transcodes and returns the result (`inputEnded` when the whole input was converted).
     public static func transcode(_ request: Request, events: @escaping @Sendable (RecordingEvent) -> Void = { _ in })
         async throws -> RecordingResult {
-        // Probing the input reads the file: keep it off Swift's cooperative pool.
-        let configuration = try await withCheckedThrowingContinuation {
-            (continuation: CheckedContinuation<RecordingConfiguration, any Error>) in
-            _ = WorkerThread(name: "reel.probe") {
-                continuation.resume(with: Result { try Transcoder.configuration(for: request).0 })
-            }
-        }
-        return try await CaptureSession().record(configuration, events: events)
+        try await CaptureSession().record(configuration(for: request), events: events)
     }
 }
