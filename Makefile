@@ -84,7 +84,8 @@ long-test: release
 
 # libFuzzer on the parsers (preset JSON, job files, device specs, sizes) and the media readers (probe + grab
 # of arbitrary bytes). Fuzz/ is its own package because -sanitize=fuzzer supplies main. Seeds live in
-# Tests/FuzzCorpus/TARGET; what the fuzzer finds goes to .build-fuzz/ (crashing inputs: .build-fuzz/artifacts).
+# Tests/FuzzCorpus/TARGET; what the fuzzer finds goes to .build-fuzz/ (crashing inputs: .build-fuzz/artifacts;
+# Swift's own backtracer is off there, so a runtime trap reaches libFuzzer, which saves the input).
 FUZZ_SECONDS ?= 300
 FUZZ_TARGETS := preset jobs spec values media
 FUZZER := Fuzz/.build/debug/ReelFuzz
@@ -93,7 +94,7 @@ fuzz: deps
 	@mkdir -p .build-fuzz/artifacts
 	@for target in $(FUZZ_TARGETS); do \
 		mkdir -p .build-fuzz/corpus/$$target; \
-		REEL_FUZZ_TARGET=$$target $(FUZZER) -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+		SWIFT_BACKTRACE=enable=no REEL_FUZZ_TARGET=$$target $(FUZZER) -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 			-artifact_prefix=.build-fuzz/artifacts/$$target- -print_final_stats=1 \
 			.build-fuzz/corpus/$$target Tests/FuzzCorpus/$$target >.build-fuzz/$$target.log 2>&1 \
 			|| { tail -40 .build-fuzz/$$target.log; echo "fuzz $$target: FAILED (input in .build-fuzz/artifacts)"; exit 1; }; \

@@ -147,6 +147,10 @@ import Testing
         try FileManager.default.createDirectory(atPath: "\(folder)/pic.jpg", withIntermediateDirectories: false)
         Self.expectUsageError(try Processes.reel(["grab", "in.mov", "pic.jpg", "--overwrite"], currentDirectory: folder),
                               mentions: "is a folder")
+        // A named pipe as the output would block the writer until a reader came: refused the same way.
+        #expect(mkfifo("\(folder)/pipe.mov", 0o600) == 0)
+        Self.expectUsageError(try Processes.reel(["record", "pipe.mov", "--overwrite", "--max-duration", "0.2"] + Self.fast,
+                                                 currentDirectory: folder), mentions: "not a regular file")
     }
 
     // Row 20: a still onto a read-only or a full filesystem gets one clear line.

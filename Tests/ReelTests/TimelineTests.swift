@@ -72,6 +72,19 @@ import Testing
         }
     }
 
+    @Test func leapsOfMoreThanAnHourAreGluedInEveryFormat() {
+        var continuity = TimestampContinuity(gluesForwardJumps: false)
+        _ = continuity.continuous(0, duration: 40_000)
+        #expect(continuity.continuous(9_000_000_000_000, duration: 40_000) == 40_000)
+        #expect(continuity.continuous(Int64.max - 5, duration: 40_000) == 80_000, "no overflow at the edge")
+    }
+
+    @Test func slotsOfAbsurdTimesAreClamped() {
+        #expect(VideoCadence.slot(ofFrames: 1e300) == Int64(4e18))
+        #expect(VideoCadence.slot(ofFrames: -.infinity) == Int64(-4e18))
+        #expect(VideoCadence.slot(ofFrames: .nan) == 0)
+    }
+
     @Test func smallJitterIsLeftAlone() {
         var continuity = TimestampContinuity(gluesForwardJumps: true)
         _ = continuity.continuous(1_000_000, duration: 40_000)

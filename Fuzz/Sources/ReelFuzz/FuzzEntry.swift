@@ -14,6 +14,7 @@ public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
         FuzzTarget.strings(data) {
             _ = ByteCount.parse($0)
             _ = Preset.parseSize($0)
+            FuzzTarget.limits($0)
         }
     case .media: FuzzTarget.media(data)
     }
@@ -44,13 +45,32 @@ enum FuzzTarget: String, CaseIterable {
         body(String(decoding: data, as: UTF8.self))
     }
 
-    /// A media file: probe it, then grab its first frame, as `reel probe` and `reel grab` would.
+    /// A number as every limit and time a user can give: at the edges of Double and Int64 (1e400, 9.3e12,
+    /// -0, NaN's spellings) each must be accepted or refused with an error, never overflow.
+    static func limits(_ text: String) {
+        guard let value = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return }
+        let limits = RecordingLimits(maxDuration: value, maxFileSize: Int64(exactly: value.rounded()) ?? nil,
+                                     minFreeDiskSpace: 0)
+        _ = try? limits.validate(freeBytes: nil, outputFolder: scratch.path, pictureSize: (1920, 1080))
+        // A grab at that time of a real (tiny) movie: range check, seek arithmetic and the backward search.
+        let still = StillRequest(path: scratch.appendingPathComponent("time.jpg").path, overwrite: true)
+        try? FrameGrabber.grab(inputPath: timeFixture, at: value, to: still)
+    }
+
+    /// A one-second movie for the time checks, from the corpus (next to this package in the repository).
+    static let timeFixture: String = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../../Tests/FuzzCorpus/media/tiny.mov").standardizedFileURL.path
+
+    /// A media file: probe it, then grab a frame at the start and one further in (a seek, and the search
+    /// back from where a coarse index lands), as `reel probe` and `reel grab` would.
     static func media(_ data: Data) {
         let input = scratch.appendingPathComponent("input").path
         let still = scratch.appendingPathComponent("still.jpg").path
         guard FileManager.default.createFile(atPath: input, contents: data) else { return }
         _ = try? MediaProbe.describe(path: input)
-        try? FrameGrabber.grab(inputPath: input, at: 0, to: StillRequest(path: still, overwrite: true))
+        for time in [0, 0.7] {
+            try? FrameGrabber.grab(inputPath: input, at: time, to: StillRequest(path: still, overwrite: true))
+        }
     }
 }
 

@@ -8,6 +8,15 @@ enum FileSystem {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// Whether `path` exists and is something other than a regular file or folder (a named pipe, a device,
+    /// a socket): nothing to replace with a movie or a picture.
+    static func isSpecialFile(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        let type = info.st_mode & S_IFMT
+        return type != S_IFREG && type != S_IFDIR
+    }
+
     /// Whether two paths name the same file (after symbolic links, and for hard links too); false when
     /// either does not exist.
     static func isSameFile(_ first: String, _ second: String) -> Bool {

@@ -93,10 +93,11 @@ final class AudioFrameSink: FrameSink {
     /// `placementTolerance`, what is queued goes out and the blocks that follow carry their own time; the
     /// encoder fills the hole with silence (or skips the overlap), so every later sound stays in sync.
     private func followTimestamps(deviceSample: Int64) throws {
-        let produced = firstSample! + samplesQueued + Int64(fifo.count)
-        guard abs(deviceSample - produced) > Int64(sampleRate) / AudioFrameSink.placementToleranceDivisor else { return }
+        // Wrapping arithmetic: a file's timestamps can be anything, and a wrong time is no reason to crash.
+        let produced = firstSample! &+ samplesQueued &+ Int64(fifo.count)
+        guard (deviceSample &- produced).magnitude > UInt64(sampleRate) / UInt64(AudioFrameSink.placementToleranceDivisor) else { return }
         try queueBlocks(includingPartial: true)
-        firstSample = deviceSample - samplesQueued
+        firstSample = deviceSample &- samplesQueued
     }
 
     /// Timestamps of file audio are trusted past 1/50 s (20 ms): below, container rounding (MKV's

@@ -283,8 +283,8 @@ final class RecordingEngine: @unchecked Sendable {
             let originSample = origin?.rescaled(to: audioTimeBase).value ?? itemStart
             audioFIFOStart = setup.timelineFromInputStart ? min(itemStart, originSample) : itemStart
         }
-        let expected = audioFIFOStart! + Int64(fifo.count)
-        let gap = itemStart - expected
+        let expected = audioFIFOStart! &+ Int64(fifo.count)
+        let gap = itemStart &- expected
         var overlap = 0
         if gap > 0 && (setup.timelineFromInputStart || gap < Int64(setup.preset.audio.sampleRate) * 5) {
             // A hole in a file's audio, or samples a device lost: silence keeps every later sound in place.

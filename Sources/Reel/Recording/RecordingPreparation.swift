@@ -36,6 +36,9 @@ struct RecordingPreparation {
         if FileSystem.isFolder(output.path) {
             throw ReelError.invalidInput("\(output.path) is a folder: give the movie a file name ending in .mov")
         }
+        if FileSystem.isSpecialFile(output.path) {
+            throw ReelError.invalidInput("\(output.path) is not a regular file (a pipe or a device): give the movie a file name")
+        }
         for input in [configuration.video, configuration.audio].compactMap({ $0 }) where input.kind == .file {
             // By file identity, not name: a symbolic or hard link to the input is the input.
             if FileSystem.isSameFile(input.target, output.path) {

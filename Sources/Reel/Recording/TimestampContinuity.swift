@@ -5,11 +5,14 @@
 ///
 /// Backward jumps of more than half a second are glued in every format (a picture cannot be shown before
 /// the one it follows). Forward jumps are real gaps (a file with a hole plays its hole), except in formats
-/// that allow timestamp discontinuities (TS, PS), where a leap of more than ten seconds is a splice.
+/// that allow timestamp discontinuities (TS, PS), where a leap of more than ten seconds is a splice, and
+/// leaps of more than an hour, which are glued in every format (a damaged timestamp, not an hour of
+/// silence and a frozen picture to encode).
 struct TimestampContinuity {
     /// Times in microseconds (the session time base).
     static let backwardTolerance: Int64 = 500_000
     static let forwardTolerance: Int64 = 10_000_000
+    static let forwardToleranceAnyFormat: Int64 = 3_600_000_000
 
     let gluesForwardJumps: Bool
     private var offset: Int64 = 0
@@ -30,7 +33,8 @@ struct TimestampContinuity {
         var time = raw &+ offset
         if let expected {
             let jump = time &- expected
-            if jump < -TimestampContinuity.backwardTolerance || (gluesForwardJumps && jump > TimestampContinuity.forwardTolerance) {
+            let forwardLimit = gluesForwardJumps ? TimestampContinuity.forwardTolerance : TimestampContinuity.forwardToleranceAnyFormat
+            if jump < -TimestampContinuity.backwardTolerance || jump > forwardLimit {
                 offset = offset &+ (expected &- time)
                 time = expected
                 jumps += 1

@@ -48,7 +48,11 @@ struct VideoCadence {
     }
 
     /// The nearest output frame to a time in output frames, halves up (see `slot(of:rate:)`).
-    static func slot(ofFrames frames: Double) -> Int64 { Int64((frames + 0.5 + 1e-4).rounded(.down)) }
+    static func slot(ofFrames frames: Double) -> Int64 {
+        // Clamped: times come from files, and no time is worth a crash.
+        guard !frames.isNaN else { return 0 }
+        return Int64(max(-4e18, min(4e18, (frames + 0.5 + 1e-4).rounded(.down))))
+    }
 
     /// A time as output frames from the movie's start, at `rate`.
     static func frames(of time: Timestamp, rate: Rational) -> Double { time.seconds * rate.doubleValue }

@@ -33,7 +33,8 @@ public enum FrameGrabber {
         }
         // Times count on the movie's timeline, as players show it: from where its earliest stream starts.
         let start = input.startTime?.rescaled(to: stream.timeBase).value ?? stream.startTime ?? 0
-        let target = start + Timestamp(value: Int64((seconds * 1_000_000).rounded()), timeBase: Rational(1, 1_000_000))
+        // Wrapping arithmetic on a file's times here and below: a damaged file's timestamps can be anything.
+        let target = start &+ Timestamp(value: Int64((seconds * 1_000_000).rounded()), timeBase: Rational(1, 1_000_000))
             .rescaledDown(to: stream.timeBase).value
         let duration = input.durationSeconds ?? stream.durationSeconds
         if let duration, seconds >= duration {
@@ -57,17 +58,19 @@ public enum FrameGrabber {
     /// (1 s, 2 s, 4 s, ... before it), down to the start of the movie.
     private static func seekAndDecode(to target: Int64, from start: Int64, in frames: DecodingFrameSource,
                                       stream: StreamInfo) throws -> Frame? {
-        let second = Timestamp(value: 1, timeBase: Rational(1, 1)).rescaled(to: stream.timeBase).value
+        let second = max(1, Timestamp(value: 1, timeBase: Rational(1, 1)).rescaled(to: stream.timeBase).value)
         var backoff: Int64 = 0
-        while true {
-            let seekPoint = target - backoff
-            let fromStart = seekPoint <= start
+        // Doubling reaches any start within 64 tries; the last try decodes from the start whatever the times say.
+        for attempt in 0..<64 {
+            let seekPoint = target &- backoff
+            let fromStart = seekPoint <= start || attempt == 63
             if target > start { try frames.seek(streamIndex: stream.index, toKeyframeBefore: fromStart ? Int64.min / 2 : seekPoint) }
             let (shown, firstTime) = try frameShown(at: target, in: frames)
             // Nothing decoded at all: the seek landed after the last keyframe; go back too.
             if fromStart || target <= start || (firstTime.map { $0 <= target } ?? false) { return shown }
-            backoff = max(second, backoff * 2)
+            backoff = max(second, backoff.multipliedReportingOverflow(by: 2).overflow ? Int64.max / 2 : backoff * 2)
         }
+        return nil
     }
 
     /// The last decoded picture whose time is at or before `target`, provided the next one starts after it,
@@ -85,7 +88,7 @@ public enum FrameGrabber {
                 // candidate, the target fell before the first frame: show the first one).
                 return (candidate ?? decoded, first)
             }
-            if let previous = candidate?.bestEffortTimestamp, time != Timestamp.noValue { lastStep = time - previous }
+            if let previous = candidate?.bestEffortTimestamp, time != Timestamp.noValue { lastStep = time &- previous }
             let spare = candidate ?? Frame()
             candidate = decoded
             decoded = spare
@@ -93,7 +96,7 @@ public enum FrameGrabber {
         // The end: the last frame holds the target if the target lies within its duration.
         guard let candidate else { return (nil, first) }
         let step = candidate.duration > 0 ? candidate.duration : lastStep
-        if step > 0 && candidate.bestEffortTimestamp + step <= target { return (nil, first) }
+        if step > 0 && candidate.bestEffortTimestamp &+ step <= target { return (nil, first) }
         return (candidate, first)
     }
 }

@@ -41,8 +41,8 @@ public struct StillRequest: Sendable, Equatable {
         guard access(folder, W_OK) == 0 else {
             throw ReelError.invalidInput("folder \(folder) for the still is not writable (\(String(cString: strerror(errno)))): choose another folder")
         }
-        if FileSystem.isFolder(path) {
-            throw ReelError.invalidInput("\(path) is a folder: give the still a file name ending in .jpg or .png")
+        if FileSystem.isFolder(path) || FileSystem.isSpecialFile(path) {
+            throw ReelError.invalidInput("\(path) is a folder or a special file: give the still a file name ending in .jpg or .png")
         }
         if !overwrite && FileManager.default.fileExists(atPath: path) {
             throw ReelError.invalidInput("\(path) already exists: choose another name or pass --overwrite")
