@@ -6,6 +6,7 @@
 // Types only: libavfilter is not linked but loaded on first use (see FilterLibrary.swift).
 #include <libavfilter/avfilter.h>
 #include <libavfilter/buffersink.h>
+#include <libavfilter/buffersrc.h>
 #include <libavcodec/avcodec.h>
 #include <libavutil/avutil.h>
 #include <libavutil/audio_fifo.h>

@@ -35,7 +35,11 @@ public final class Decoder {
     public func receive(into frame: Frame) throws -> ReceiveResult {
         frame.unref()
         let result = avcodec_receive_frame(context, frame.pointer)
-        if result >= 0 { return .received }
+        if result >= 0 {
+            // As players (av_guess_sample_aspect_ratio): the container's pixel aspect wins over the codec's.
+            if let containerAspect = stream.containerSampleAspectRatio { frame.sampleAspectRatio = containerAspect }
+            return .received
+        }
         if result == reel_averror_eagain() { return .needsInput }
         if result == reel_averror_eof() { return .endOfStream }
         throw FFmpegError(code: result, call: "avcodec_receive_frame(\(stream.codecName))")

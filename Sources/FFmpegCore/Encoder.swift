@@ -17,6 +17,10 @@ public final class Encoder {
         context.pointee.time_base = settings.timeBase.av
         context.pointee.framerate = settings.frameRate.av
         context.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+        context.pointee.color_primaries = settings.colour.primaries.rawValue
+        context.pointee.color_trc = settings.colour.transfer.rawValue
+        context.pointee.colorspace = settings.colour.matrix.rawValue
+        context.pointee.color_range = settings.colour.range.rawValue
         context.pointee.gop_size = Int32(settings.keyframeInterval)
         context.pointee.thread_count = Int32(settings.threads)
         if let bitRate = settings.bitRate { context.pointee.bit_rate = Int64(bitRate) }

@@ -5,6 +5,8 @@ public struct VideoEncoderSettings: Sendable, Equatable {
     public var width: Int
     public var height: Int
     public var pixelFormat: PixelFormat = .yuv420p
+    /// The colour tags written into the stream (H.264 VUI, QuickTime colr); the frames must match them.
+    public var colour: ColourDescription = .unspecified
     public var frameRate: Rational
     /// Ticks of the encoder's clock; defaults to one tick per frame.
     public var timeBase: Rational

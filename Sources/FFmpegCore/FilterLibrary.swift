@@ -22,6 +22,7 @@ struct FilterLibrary: @unchecked Sendable {
     let padType: @convention(c) (OpaquePointer?, Int32) -> AVMediaType
     let sinkGetFrame: @convention(c) (Context?, UnsafeMutablePointer<AVFrame>?) -> Int32
     let sinkTimeBase: @convention(c) (UnsafePointer<AVFilterContext>?) -> AVRational
+    let sourceAddFrame: @convention(c) (Context?, UnsafeMutablePointer<AVFrame>?, Int32) -> Int32
 
     /// nil when the library or one of the functions is missing.
     static let shared: FilterLibrary? = {
@@ -40,10 +41,12 @@ struct FilterLibrary: @unchecked Sendable {
               let inOutFree = symbol("avfilter_inout_free", as: (@convention(c) (UnsafeMutablePointer<InOut?>?) -> Void).self),
               let padType = symbol("avfilter_pad_get_type", as: (@convention(c) (OpaquePointer?, Int32) -> AVMediaType).self),
               let sinkGetFrame = symbol("av_buffersink_get_frame", as: (@convention(c) (Context?, UnsafeMutablePointer<AVFrame>?) -> Int32).self),
-              let sinkTimeBase = symbol("av_buffersink_get_time_base", as: (@convention(c) (UnsafePointer<AVFilterContext>?) -> AVRational).self)
+              let sinkTimeBase = symbol("av_buffersink_get_time_base", as: (@convention(c) (UnsafePointer<AVFilterContext>?) -> AVRational).self),
+              let sourceAddFrame = symbol("av_buffersrc_add_frame_flags", as: (@convention(c) (Context?, UnsafeMutablePointer<AVFrame>?, Int32) -> Int32).self)
         else { return nil }
         return FilterLibrary(graphAlloc: graphAlloc, graphFree: graphFree, graphParse: graphParse, graphConfig: graphConfig,
                              graphCreateFilter: graphCreateFilter, filterByName: filterByName, link: link,
-                             inOutFree: inOutFree, padType: padType, sinkGetFrame: sinkGetFrame, sinkTimeBase: sinkTimeBase)
+                             inOutFree: inOutFree, padType: padType, sinkGetFrame: sinkGetFrame, sinkTimeBase: sinkTimeBase,
+                             sourceAddFrame: sourceAddFrame)
     }()
 }

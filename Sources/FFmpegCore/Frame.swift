@@ -76,6 +76,35 @@ public final class Frame: @unchecked Sendable {
         set { pointer.pointee.quality = newValue }
     }
 
+    /// The picture's colour tags as the decoder or filter set them (often unspecified: see `resolvedColour`).
+    public var colour: ColourDescription {
+        get {
+            ColourDescription(primaries: ColourPrimaries(pointer.pointee.color_primaries),
+                              transfer: TransferCurve(pointer.pointee.color_trc),
+                              matrix: ColourMatrix(pointer.pointee.colorspace), range: ColourRange(pointer.pointee.color_range))
+        }
+        set {
+            pointer.pointee.color_primaries = newValue.primaries.rawValue
+            pointer.pointee.color_trc = newValue.transfer.rawValue
+            pointer.pointee.colorspace = newValue.matrix.rawValue
+            pointer.pointee.color_range = newValue.range.rawValue
+        }
+    }
+
+    /// What the picture's numbers mean, with untagged parts filled in as players assume for its format and size.
+    public var resolvedColour: ColourDescription { colour.resolved(for: pixelFormat, width: width, height: height) }
+
+    /// The shape of one stored pixel as shown (64:45 for 16:9 PAL DV); 0/1 or 1/1 for square pixels.
+    public var sampleAspectRatio: Rational {
+        get { Rational(pointer.pointee.sample_aspect_ratio) }
+        set { pointer.pointee.sample_aspect_ratio = newValue.av }
+    }
+
+    /// Takes `other`'s metadata (timestamps, colour, pixel aspect, side data), not its pixels.
+    public func copyProperties(from other: Frame) throws {
+        try FFmpegError.check(av_frame_copy_props(pointer, other.pointer), "av_frame_copy_props")
+    }
+
     /// Marks the frame as a forced keyframe (or lets the encoder decide).
     public var forcesKeyframe: Bool {
         get { pointer.pointee.pict_type == AV_PICTURE_TYPE_I }

@@ -26,7 +26,7 @@ public enum FrameRotation {
                 }
             }
         }
-        output.pts = source.pts
+        try output.copyProperties(from: source)
         return output
     }
 }

@@ -17,6 +17,30 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
         guard let name = av_get_pix_fmt_name(rawValue) else { return "none" }
         return String(cString: name)
     }
+
+    /// Stored as RGB (packed or planar), not YUV or grey.
+    public var isRGB: Bool {
+        guard let descriptor = av_pix_fmt_desc_get(rawValue) else { return false }
+        return descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0
+    }
+
+    /// JPEG's full-range YUV layouts (yuvj420p...), which carry their range in the format itself.
+    public var isFullRangeYUV: Bool {
+        [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUVJ440P, AV_PIX_FMT_YUVJ411P]
+            .contains(rawValue)
+    }
+
+    /// How much chroma is subsampled, as log2 of the horizontal and vertical factors (4:2:0 is (1, 1)).
+    public var chromaSubsampling: (horizontal: Int, vertical: Int) {
+        guard let descriptor = av_pix_fmt_desc_get(rawValue) else { return (0, 0) }
+        return (Int(descriptor.pointee.log2_chroma_w), Int(descriptor.pointee.log2_chroma_h))
+    }
+
+    /// Bits per sample of the first component (8 for yuv420p, 10 for yuv420p10le); 0 when unknown.
+    public var bitsPerComponent: Int {
+        guard let descriptor = av_pix_fmt_desc_get(rawValue), descriptor.pointee.nb_components > 0 else { return 0 }
+        return Int(descriptor.pointee.comp.0.depth)
+    }
 }
 
 /// A sample layout, named as FFmpeg names it ("fltp").

@@ -22,6 +22,11 @@ public struct StreamInfo: Sendable {
     public let extradataSize: Int
     /// A single picture attached to the file (an album's cover art), not a video track.
     public let isAttachedPicture: Bool
+    /// The colour tags of the stream (from the container's colr atom or the codec's headers).
+    public let colour: ColourDescription
+    /// The pixel aspect the container states (QuickTime's pasp), which players prefer over the codec's; nil
+    /// when it states none.
+    public let containerSampleAspectRatio: Rational?
 
     init(_ stream: UnsafeMutablePointer<AVStream>) {
         let parameters = stream.pointee.codecpar!.pointee
@@ -43,6 +48,11 @@ public struct StreamInfo: Sendable {
         frameCount = stream.pointee.nb_frames
         extradataSize = Int(parameters.extradata_size)
         isAttachedPicture = stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0
+        colour = ColourDescription(primaries: ColourPrimaries(parameters.color_primaries),
+                                   transfer: TransferCurve(parameters.color_trc), matrix: ColourMatrix(parameters.color_space),
+                                   range: ColourRange(parameters.color_range))
+        let container = Rational(stream.pointee.sample_aspect_ratio)
+        containerSampleAspectRatio = container.isValid ? container : nil
         var sideDataSize: Int = 0
         if let matrix = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &sideDataSize),
            sideDataSize >= 9 * MemoryLayout<Int32>.size {

@@ -15,6 +15,23 @@ public enum PictureComparison {
         return [UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))
     }
 
+    /// The stored yuv420p planes of frame 0 (Y, then U, then V), as the decoder gives them: no conversion, so
+    /// luma is the code value written (16–235 in limited range). The file's pictures must be yuv420p.
+    public static func yuv420p(_ path: String) throws -> [UInt8] {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("reel-yuv-\(UUID().uuidString).yuv").path
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let result = try Processes.run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-frames:v", "1", "-f", "rawvideo",
+                                                           "-pix_fmt", "yuv420p", output])
+        guard result.status == 0 else { throw SetupFailure(result.standardError) }
+        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))
+    }
+
+    /// The RGB of pixel (x, y) in `pixels` from `rgb(_:)` of a picture `width` wide.
+    public static func pixel(_ pixels: [UInt8], width: Int, x: Int, y: Int) -> (red: Int, green: Int, blue: Int) {
+        let offset = (y * width + x) * 3
+        return (Int(pixels[offset]), Int(pixels[offset + 1]), Int(pixels[offset + 2]))
+    }
+
     public static func meanAbsoluteDifference(_ a: [UInt8], _ b: [UInt8]) -> Double {
         guard a.count == b.count, !a.isEmpty else { return .infinity }
         var total = 0
@@ -22,13 +39,15 @@ public enum PictureComparison {
         return Double(total) / Double(a.count)
     }
 
-    /// PSNR (dB) of `picture` against `reference` over all planes in yuv420p, by ffmpeg's psnr filter.
-    public static func psnr(_ picture: String, against reference: String) throws -> Double {
+    /// PSNR (dB) of `picture` against `reference` over all planes in `format` (yuv420p, or rgb24 to compare
+    /// pictures of different colour matrices as they are shown), by ffmpeg's psnr filter.
+    public static func psnr(_ picture: String, against reference: String, format: String = "yuv420p") throws -> Double {
         let result = try Processes.run("/usr/bin/ffmpeg", [
             "-v", "info", "-i", picture, "-i", reference, "-lavfi",
-            "[0:v]format=yuv420p[a];[1:v]format=yuv420p[b];[a][b]psnr", "-f", "null", "-"])
+            "[0:v]format=\(format)[a];[1:v]format=\(format)[b];[a][b]psnr", "-f", "null", "-"])
         guard let range = result.standardError.range(of: "average:") else { throw SetupFailure(result.standardError) }
-        let number = result.standardError[range.upperBound...].prefix { $0.isNumber || $0 == "." }
+        // "inf" for identical pictures.
+        let number = result.standardError[range.upperBound...].prefix { !$0.isWhitespace }
         return Double(number) ?? 0
     }
 

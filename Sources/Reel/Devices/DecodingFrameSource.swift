@@ -28,7 +28,8 @@ final class DecodingFrameSource: FrameSource {
         streams = streamIndexes.map { index in
             let info = input.streams[index]
             return SourceStream(index: index, mediaType: info.mediaType, timeBase: info.timeBase,
-                                rotationDegrees: info.rotationDegrees)
+                                rotationDegrees: info.rotationDegrees, colour: info.colour,
+                                bitsPerComponent: info.pixelFormat.bitsPerComponent)
         }
     }
 

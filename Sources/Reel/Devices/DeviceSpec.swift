@@ -69,6 +69,9 @@ public struct DeviceSpec: Sendable, Equatable, CustomStringConvertible {
     /// Whether the input is a physical or server device whose end means it was lost.
     public var isDevice: Bool { kind != .file && kind != .lavfi }
 
+    /// How messages name the input: a file by its path, anything else by its spec.
+    var name: String { kind == .file ? target : description }
+
     public var description: String {
         let query = options.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
         return "\(kind.rawValue):\(target)" + (query.isEmpty ? "" : "?\(query)")

@@ -18,6 +18,10 @@ struct SourceStream {
     let timeBase: Rational
     /// Clockwise degrees a player turns the pictures (a phone's portrait movie); 0 for sound.
     var rotationDegrees = 0
+    /// What the stream says of its pictures' colour (unspecified for lavfi graphs and most devices).
+    var colour: ColourDescription = .unspecified
+    /// Bits per sample of its pictures (10 for most HDR video).
+    var bitsPerComponent = 8
 }
 
 /// The frames of one opened input, one at a time, on the calling thread: decoded from a demuxer's packets

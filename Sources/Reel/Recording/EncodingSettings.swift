@@ -4,9 +4,11 @@ import FFmpegCore
 extension Preset {
     var videoFrameRate: Rational { Rational(approximating: video.fps, maxTerm: 1001 * 240) }
 
-    func videoEncoderSettings() -> VideoEncoderSettings {
+    /// `colour`: what the pictures are and the stream is tagged with (a ColourPlan's output).
+    func videoEncoderSettings(colour: ColourDescription) -> VideoEncoderSettings {
         var settings = VideoEncoderSettings(width: video.width, height: video.height, frameRate: videoFrameRate,
                                             keyframeInterval: video.keyframeInterval)
+        settings.colour = colour
         settings.maxRate = video.maxRate
         settings.bufferSize = video.bufferSize
         settings.privateOptions = [PrivateOption("preset", video.x264Preset), PrivateOption("profile", video.profile)]

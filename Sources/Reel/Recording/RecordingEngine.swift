@@ -22,6 +22,8 @@ final class RecordingEngine: @unchecked Sendable {
         var limits: RecordingLimits
         var rotation: Int
         var hasVideo: Bool
+        /// What the video is tagged with (the video source's ColourPlan output).
+        var videoColour: ColourDescription
         var hasAudio: Bool
         /// Unpaced inputs are encoded in strict time order; paced ones as they come.
         var ordered: Bool
@@ -111,7 +113,7 @@ final class RecordingEngine: @unchecked Sendable {
     private func openOutput() throws {
         var encoders: [Encoder] = []
         if setup.hasVideo {
-            let encoder = try Encoder(video: setup.preset.videoEncoderSettings(), globalHeader: MovieWriter.needsGlobalHeader)
+            let encoder = try Encoder(video: setup.preset.videoEncoderSettings(colour: setup.videoColour), globalHeader: MovieWriter.needsGlobalHeader)
             videoStream = encoders.count
             encoders.append(encoder)
             videoEncoder = encoder

@@ -91,6 +91,13 @@ struct RecordingPreparation {
         for input in opened { input.interrupt.stopFollowing() }
         let videoStream = opened.lazy.compactMap { $0.source.stream(of: .video) }.first
         let hasVideo = videoStream != nil, hasAudio = opened.contains { $0.source.stream(of: .audio) != nil }
+        // What the H.264 stream is tagged with and the pictures are converted into; an HDR input this FFmpeg
+        // cannot tone-map is refused here, before anything is written.
+        let colour = try opened.lazy.compactMap { input in input.source.stream(of: .video).map { (input.spec, $0) } }.first
+            .map { spec, stream in
+                try ColourPlan(for: stream, outputWidth: preset.video.width, outputHeight: preset.video.height,
+                               sourceName: spec.name)
+            }
         if !stills.isEmpty && !hasVideo {
             throw ReelError.invalidInput("a first-frame still needs a video source, and \(configuration.audio?.description ?? "the input") has none")
         }
@@ -103,10 +110,10 @@ struct RecordingPreparation {
                                                          : RecordingPreparation.unpacedVideoPoolFrames,
                                    audioFrames: RecordingPreparation.audioPoolBlocks, streams: mediaTypes)
         let sessionStart = MonotonicClock.nanoseconds()
-        let readers = opened.map { input in
-            RecordingPreparation.makeReader(input.spec, source: input.source, interrupt: input.interrupt, preset: preset,
-                                            buffer: buffer, sessionStart: sessionStart,
-                                            maxDuration: configuration.limits.maxDuration)
+        let readers = try opened.map { input in
+            try RecordingPreparation.makeReader(input.spec, source: input.source, interrupt: input.interrupt, preset: preset,
+                                                colour: colour, buffer: buffer, sessionStart: sessionStart,
+                                                maxDuration: configuration.limits.maxDuration)
         }
         // A transcode keeps the file's rotation (a phone's portrait movie stays portrait).
         let rotation = configuration.takesTracksFromInput ? (videoStream?.rotationDegrees ?? 0)
@@ -116,7 +123,7 @@ struct RecordingPreparation {
             fragmentMemoryLimit: configuration.fragmentMemoryLimit,
             deviceTimeout: configuration.deviceTimeout,
             outputPath: output.path, folder: folder, preset: preset, limits: configuration.limits,
-            rotation: rotation, hasVideo: hasVideo,
+            rotation: rotation, hasVideo: hasVideo, videoColour: colour?.output ?? .unspecified,
             // Separate unpaced inputs are taken in strict time order; a single reader feeding both tracks is
             // taken as it comes (its file is already interleaved, and waiting on one of its streams while it
             // is blocked on the other would deadlock).
@@ -132,15 +139,20 @@ struct RecordingPreparation {
         RecordingEngine(setup: setup, buffer: buffer, readers: readers, events: events)
     }
 
+    /// `colour`: the video's ColourPlan (there is one video stream in a recording).
     private static func makeReader(_ spec: DeviceSpec, source: FrameSource, interrupt: InterruptFlag, preset: Preset,
-                                   buffer: CaptureBuffer, sessionStart: Int64, maxDuration: Double?) -> InputReader {
+                                   colour: ColourPlan?, buffer: CaptureBuffer, sessionStart: Int64,
+                                   maxDuration: Double?) throws -> InputReader {
         let statistics = ReaderStatistics()
-        let routes = source.streams.map { stream -> InputReader.Route in
+        let routes = try source.streams.map { stream -> InputReader.Route in
             let sink: FrameSink
             switch stream.mediaType {
             case .video:
-                sink = VideoFrameSink(buffer: buffer, width: preset.video.width, height: preset.video.height,
-                                      waitsForEncoder: !spec.isPaced, statistics: statistics, maxDuration: maxDuration)
+                let colour = try colour ?? ColourPlan(for: stream, outputWidth: preset.video.width,
+                                                      outputHeight: preset.video.height, sourceName: spec.name)
+                sink = try VideoFrameSink(buffer: buffer, width: preset.video.width, height: preset.video.height,
+                                          colour: colour, waitsForEncoder: !spec.isPaced, statistics: statistics,
+                                          maxDuration: maxDuration)
             default:
                 sink = AudioFrameSink(buffer: buffer, sampleRate: preset.audio.sampleRate, channels: preset.audio.channels,
                                       blockSize: 1024, waitsForEncoder: !spec.isPaced, statistics: statistics,

@@ -1,20 +1,23 @@
 import FFmpegCore
 
-/// Scales decoded pictures to the preset size and pixel format into pooled frames and queues them.
+/// Scales decoded pictures to the preset size, pixel format and the output's colour (tone-mapping HDR first,
+/// when the ColourPlan says so) into pooled frames and queues them.
 final class VideoFrameSink: FrameSink {
     let mediaType = MediaType.video
     private let buffer: CaptureBuffer
     private let scaler: Scaler
+    private let toneMapper: ToneMapper?
     private let waitsForEncoder: Bool
     private let statistics: ReaderStatistics
     private var timeLimit: ReaderTimeLimit
     private(set) var isSatisfied = false
 
-    init(buffer: CaptureBuffer, width: Int, height: Int, waitsForEncoder: Bool, statistics: ReaderStatistics,
-         maxDuration: Double? = nil) {
+    init(buffer: CaptureBuffer, width: Int, height: Int, colour: ColourPlan, waitsForEncoder: Bool,
+         statistics: ReaderStatistics, maxDuration: Double? = nil) throws {
         self.buffer = buffer
         self.timeLimit = ReaderTimeLimit(maxDuration: maxDuration)
-        self.scaler = Scaler(outputWidth: width, outputHeight: height)
+        self.scaler = Scaler(outputWidth: width, outputHeight: height, outputColour: colour.output)
+        self.toneMapper = try colour.makeToneMapper()
         self.waitsForEncoder = waitsForEncoder
         self.statistics = statistics
     }
@@ -34,15 +37,17 @@ final class VideoFrameSink: FrameSink {
             return
         }
         do {
-            if scaler.isPassThrough(for: frame) {
-                try target.reference(frame)
+            let picture = try toneMapper?.convert(frame) ?? frame
+            if scaler.isPassThrough(for: picture) {
+                try target.reference(picture)
+                target.colour = scaler.outputColour
             } else {
                 if !target.hasBuffers || target.width != scaler.outputWidth || target.height != scaler.outputHeight
                     || target.pixelFormat != scaler.outputFormat {
                     try target.allocateVideo(width: scaler.outputWidth, height: scaler.outputHeight,
                                              pixelFormat: scaler.outputFormat)
                 }
-                try scaler.scale(frame, into: target)
+                try scaler.scale(picture, into: target)
             }
         } catch {
             buffer.giveBack(.video, target)

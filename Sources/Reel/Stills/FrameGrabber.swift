@@ -25,6 +25,9 @@ public enum FrameGrabber {
         guard let stream = input.bestStream(of: .video) ?? input.attachedPicture else {
             throw ReelError.invalidInput("\(inputPath) has no video stream")
         }
+        // An HDR movie is tone-mapped to SDR like a transcode of it (or refused when this FFmpeg cannot).
+        let colour = try ColourPlan(source: stream.colour, bitsPerComponent: stream.pixelFormat.bitsPerComponent,
+                                    outputWidth: stream.width, outputHeight: stream.height, sourceName: inputPath)
         let frames: DecodingFrameSource
         do {
             frames = try DecodingFrameSource(input: input, streamIndexes: [stream.index])
@@ -49,7 +52,8 @@ public enum FrameGrabber {
             }
             throw ReelError.invalidInput("\(inputPath) has no picture at \(seconds) s (its video ends earlier)")
         }
-        try StillImageWriter.write(shown, rotation: stream.rotationDegrees, to: still)
+        let picture = try colour.makeToneMapper()?.convert(shown) ?? shown
+        try StillImageWriter.write(picture, rotation: stream.rotationDegrees, to: still)
     }
 
     /// Seeks to a keyframe before `target` and decodes forward. Where a container's index is coarse or

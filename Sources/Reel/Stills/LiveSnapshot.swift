@@ -20,6 +20,10 @@ public enum LiveSnapshot {
         let recipe = InputRecipe.make(for: spec, role: .video, preset: preset)
         let interrupt = InterruptFlag()
         let frames = try recipe.openSource(spec: spec, roles: [.video], interrupt: interrupt)
+        let colour = try frames.stream(of: .video).map {
+            try ColourPlan(for: $0, outputWidth: preset.video.width, outputHeight: preset.video.height,
+                           sourceName: spec.name)
+        }
         let frame = Frame()
         // A device that stops delivering must not hang the command.
         interrupt.setDeadline(secondsFromNow: 10 + Double(skip) / max(preset.video.fps, 1))
@@ -34,10 +38,11 @@ public enum LiveSnapshot {
                 throw ReelError.runtime("\(spec) ended after \(index) frames, before the picture (--skip-frames \(skip))")
             }
         }
-        let scaler = Scaler(outputWidth: preset.video.width, outputHeight: preset.video.height)
+        let scaler = Scaler(outputWidth: preset.video.width, outputHeight: preset.video.height,
+                            outputColour: colour?.output ?? .unspecified)
         let picture = Frame()
         try picture.allocateVideo(width: preset.video.width, height: preset.video.height, pixelFormat: .yuv420p)
-        try scaler.scale(frame, into: picture)
+        try scaler.scale(try colour?.makeToneMapper()?.convert(frame) ?? frame, into: picture)
         try StillImageWriter.write(picture, rotation: 0, to: still)
     }
 }

@@ -50,19 +50,25 @@ public struct StillRequest: Sendable, Equatable {
     }
 }
 
-/// Encodes one picture as JPEG or PNG, turned upright, and writes it under a temporary name that is renamed
-/// into place only when complete.
+/// Encodes one picture as JPEG or PNG, as players show it: square pixels at its display aspect (a 720x576
+/// picture with 64:45 pixels becomes 1024x576, the width scaled as ffmpeg's `scale=iw*sar:ih`), colours
+/// converted from the picture's own matrix and range (JPEG is full-range BT.601, PNG RGB), turned upright;
+/// written under a temporary name that is renamed into place only when complete.
 enum StillImageWriter {
     static func write(_ frame: Frame, rotation: Int, to request: StillRequest) throws {
         guard let codec = request.codec else { try request.validate(); return }
-        // Rotation works on planar 4:2:0; bring the picture there first unless it already is.
+        // Rotation works on planar 4:2:0: bring the picture there (as JPEG's full-range 4:2:0) at its display
+        // size first, unless it already is.
         var picture = frame
-        if frame.pixelFormat != .yuv420p && frame.pixelFormat != .yuvj420p {
-            picture = try convert(frame, to: .yuv420p)
+        let display = displaySize(of: frame)
+        if (frame.pixelFormat != .yuv420p && frame.pixelFormat != .yuvj420p)
+            || (display.width, display.height) != (frame.width, frame.height) {
+            picture = try convert(frame, to: .yuvj420p, width: display.width, height: display.height)
         }
         picture = try FrameRotation.rotated(picture, clockwiseDegrees: rotation)
-        if picture.pixelFormat != codec.pixelFormat {
-            picture = try convert(picture, to: codec.pixelFormat)
+        let final = Scaler(outputWidth: picture.width, outputHeight: picture.height, outputFormat: codec.pixelFormat)
+        if !final.isPassThrough(for: picture) {
+            picture = try convert(picture, with: final)
         }
         let encoder = try Encoder(image: codec, width: picture.width, height: picture.height, jpegQuality: request.quality)
         picture.pts = 0
@@ -76,10 +82,21 @@ enum StillImageWriter {
         try writeAtomically(bytes, to: request.path)
     }
 
-    private static func convert(_ frame: Frame, to format: PixelFormat) throws -> Frame {
-        let scaler = Scaler(outputWidth: frame.width, outputHeight: frame.height, outputFormat: format)
+    /// The size with square pixels: the width scaled by the pixel aspect (to an even number), the height kept.
+    static func displaySize(of frame: Frame) -> (width: Int, height: Int) {
+        let aspect = frame.sampleAspectRatio
+        guard aspect.isValid, aspect.numerator != aspect.denominator else { return (frame.width, frame.height) }
+        let width = Int((Double(frame.width) * aspect.doubleValue).rounded()) & ~1
+        return (max(width, 2), frame.height)
+    }
+
+    private static func convert(_ frame: Frame, to format: PixelFormat, width: Int, height: Int) throws -> Frame {
+        try convert(frame, with: Scaler(outputWidth: width, outputHeight: height, outputFormat: format))
+    }
+
+    private static func convert(_ frame: Frame, with scaler: Scaler) throws -> Frame {
         let output = Frame()
-        try output.allocateVideo(width: frame.width, height: frame.height, pixelFormat: format)
+        try output.allocateVideo(width: scaler.outputWidth, height: scaler.outputHeight, pixelFormat: scaler.outputFormat)
         try scaler.scale(frame, into: output)
         return output
     }
