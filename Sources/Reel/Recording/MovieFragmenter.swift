@@ -9,10 +9,13 @@ import Glibc
 /// interrupted by a crash, a kill or a power cut plays up to its last fragment.
 ///
 /// A clean stop turns the file into an ordinary movie in place (as hybrid MP4 does): the complete moov from
-/// MovieIndexBuilder is appended, then the fragmented moov and every moof are renamed `free`, so players
-/// see one regular sample table pointing into the fragments' mdat boxes. Nothing is rewritten or moved.
-/// The switch is one 4-byte write (the first moov's type); before it the file is a valid fragmented movie,
-/// after it a valid regular one.
+/// MovieIndexBuilder is appended and synced (readers take the first moov, so the file is still the same
+/// fragmented movie), then one write turns the fragmented moov's header into a `skip` box that spans
+/// everything up to the new moov: the old moov, every moof and every mdat. Players then see `ftyp`, `skip`,
+/// `moov`, whose sample table points into the fragments' data inside the skipped span. Nothing is moved.
+/// The switch is that single write of 8 bytes (16 past 4 GiB) in the file's first sector, which a disk
+/// writes whole: before it the file is a valid fragmented movie, after it a valid regular one, with no
+/// state in between. (`skip`, not `free`: VLC looks for a hidden moov inside `free` boxes and warns.)
 final class MovieFragmenter {
     /// The mov muxer options for fragments the writer cuts itself, without the mfra index at the end.
     static let muxerOptions: [(key: String, value: String)] = [("movflags", "frag_custom+empty_moov+skip_trailer")]
@@ -187,14 +190,12 @@ final class MovieFragmenter {
             ftruncate(descriptor, off_t(completeEnd))
             throw error
         }
-        // The switch to a regular movie: the fragmented moov becomes free space. Then the moofs, which
-        // players reading the regular moov ignore anyway but strict ones may not.
-        try retire(at: fragmentedMoovOffset)
-        for offset in fragmentOffsets { try retire(at: offset) }
-        // Past the switch the file is a regular movie either way; a failed sync only means the renamed moof
-        // headers may not be on disk yet, and players reading the complete moov ignore moofs.
+        // The switch to a regular movie, in one write: everything before the new moov becomes one skip box.
+        let switchBytes = try retireFragments(upTo: completeEnd)
+        // Past the switch the file is a regular movie; a failed sync only means the switch may not be on
+        // disk yet, and the file is then the (valid) fragmented movie with an unused index at its end.
         _ = fdatasync(descriptor)
-        return completeEnd - before + Int64(moov.count) + Int64(4 * (fragmentOffsets.count + 1))
+        return completeEnd - before + Int64(moov.count) + Int64(switchBytes)
     }
 
     var fragmentCount: Int { fragmentOffsets.count }
@@ -226,11 +227,14 @@ final class MovieFragmenter {
         _ = reel_reserve_file_space(descriptor, completeEnd, reserve)
     }
 
-    private func retire(at offset: Int64) throws {
-        let free: [UInt8] = Array("free".utf8)
-        guard free.withUnsafeBytes({ pwrite(descriptor, $0.baseAddress, 4, off_t(offset + 4)) }) == 4 else {
-            throw posixError("rewrite a box header in")
+    /// Rewrites the fragmented moov's header as a `skip` box reaching to `end` (where the complete moov
+    /// starts). Returns the bytes written.
+    private func retireFragments(upTo end: Int64) throws -> Int {
+        let header = BoxWriter.skipHeader(spanning: end - fragmentedMoovOffset)
+        guard header.withUnsafeBytes({ pwrite(descriptor, $0.baseAddress, header.count, off_t(fragmentedMoovOffset)) }) == header.count else {
+            throw posixError("rewrite the movie header in")
         }
+        return header.count
     }
 
     private func posixError(_ action: String) -> ReelError {

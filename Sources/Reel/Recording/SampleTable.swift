@@ -173,6 +173,21 @@ enum BoxWriter {
         }
     }
 
+    /// The header of a `skip` box of `size` bytes (header included): 8 bytes, or 16 with a 64-bit size
+    /// when it does not fit 32 bits. The finalization switch (see MovieFragmenter).
+    static func skipHeader(spanning size: Int64) -> [UInt8] {
+        var header: [UInt8] = []
+        if size <= Int64(UInt32.max) {
+            u32(UInt32(size), &header)
+            header.append(contentsOf: "skip".utf8)
+        } else {
+            u32(1, &header)
+            header.append(contentsOf: "skip".utf8)
+            u64(UInt64(size), &header)
+        }
+        return header
+    }
+
     /// A box around what `body` appends to the same buffer (its size is filled in afterwards: no copies).
     static func box(_ type: String, into out: inout [UInt8], _ body: (inout [UInt8]) throws -> Void) rethrows {
         let start = out.count

@@ -1,0 +1,64 @@
+import Foundation
+
+/// Readers nobody here wrote, as oracles beside ffprobe: GStreamer's qtdemux (discoverer for the duration, a
+/// full decode to fakesink for the frames) and MediaInfo. `make test` installs them (see the Makefile).
+public enum IndependentReaders {
+    public struct Reading: Sendable, CustomStringConvertible {
+        public var videoFrames: Int
+        /// Seconds, as the reader reports the movie's (or its longest track's) duration.
+        public var duration: Double
+        /// Error lines the reader printed.
+        public var problems: String
+        public var description: String { "\(videoFrames) frames, \(duration) s\(problems.isEmpty ? "" : ", problems: \(problems)")" }
+    }
+
+    /// GStreamer: qtdemux decodes every video frame (avdec_h264) to a counting fakesink; discoverer gives the
+    /// duration. Errors on the way are problems.
+    public static func gstreamer(_ path: String) throws -> Reading {
+        let hasVideo = try FFprobe.stream(path, type: "video") != nil
+        let pipeline = hasVideo
+            ? "filesrc location=\(quoted(path)) ! qtdemux name=d d.video_0 ! queue ! avdec_h264 ! fakesink silent=false"
+            : "filesrc location=\(quoted(path)) ! qtdemux name=d d.audio_0 ! queue ! avdec_aac ! fakesink"
+        let decode = try Processes.shell("gst-launch-1.0 -v \(pipeline) 2>&1", timeout: 60)
+        let lines = decode.standardOutput.split(separator: "\n")
+        let frames = hasVideo ? lines.filter { $0.contains("fakesink0: last-message = chain") }.count : 0
+        var problems = lines.filter { $0.contains("ERROR") || $0.contains("WARNING") }.joined(separator: " | ")
+        if decode.status != 0 && problems.isEmpty { problems = "gst-launch exit \(decode.status)" }
+        let discover = try Processes.shell("gst-discoverer-1.0 \(quoted(path)) 2>&1", timeout: 60)
+        let durationLine = discover.standardOutput.split(separator: "\n").first { $0.contains("Duration:") }
+        return Reading(videoFrames: frames, duration: durationLine.map { clock(String($0)) } ?? -1, problems: problems)
+    }
+
+    /// MediaInfo: the video track's frame count, and the general duration.
+    public static func mediainfo(_ path: String) throws -> Reading {
+        let frames = try Processes.run("/usr/bin/mediainfo", ["--Inform=Video;%FrameCount%", path])
+        let duration = try Processes.run("/usr/bin/mediainfo", ["--Inform=General;%Duration%", path])
+        let text = { (result: ProcessResult) in result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let status = frames.status == 0 && duration.status == 0
+        return Reading(videoFrames: Int(text(frames)) ?? 0, duration: (Double(text(duration)) ?? -1000) / 1000,
+                       problems: status ? "" : "mediainfo failed: \(frames.standardError) \(duration.standardError)")
+    }
+
+    /// ffprobe's view (the reference the others are compared with): decoded video frames and the format duration.
+    public static func ffprobe(_ path: String) throws -> Reading {
+        let result = try Processes.run("/usr/bin/ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0",
+                                                             "-show_entries", "stream=nb_read_frames:format=duration",
+                                                             "-of", "default=nw=1", path])
+        let values = Dictionary(result.standardOutput.split(separator: "\n").compactMap { line -> (String, String)? in
+            let pair = line.split(separator: "=", maxSplits: 1)
+            return pair.count == 2 ? (String(pair[0]), String(pair[1])) : nil
+        }, uniquingKeysWith: { first, _ in first })
+        return Reading(videoFrames: Int(values["nb_read_frames"] ?? "") ?? 0, duration: Double(values["duration"] ?? "") ?? -1,
+                       problems: result.status == 0 ? result.standardError : "ffprobe exit \(result.status): \(result.standardError)")
+    }
+
+    static func quoted(_ path: String) -> String { "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+
+    /// "0:00:05.000000000" → 5.0
+    static func clock(_ line: String) -> Double {
+        guard let text = line.split(separator: " ").last else { return -1 }
+        let parts = text.split(separator: ":").compactMap { Double($0) }
+        guard parts.count == 3 else { return -1 }
+        return parts[0] * 3600 + parts[1] * 60 + parts[2]
+    }
+}
