@@ -131,8 +131,8 @@ final class MovieFragmenter {
     /// Bytes the fragment being collected will add to the file once written and indexed, with `adding`
     /// more payload bytes in one more sample: its moof and mdat header, the payload, and what its samples
     /// add to the final moov (at most an entry in each table, and a chunk per track per MiB).
-    func pendingBound(adding size: Int) -> Int64 {
-        let samples = Int64(pendingSamples + 1)
+    func pendingBound(adding size: Int, samples added: Int = 1) -> Int64 {
+        let samples = Int64(pendingSamples + added)
         let payload = pendingPayload + Int64(size)
         let moof: Int64 = 24 + Int64(trackCount) * 88 + 16 * samples
         let mdatHeader: Int64 = 16

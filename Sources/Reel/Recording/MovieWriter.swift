@@ -42,6 +42,12 @@ final class MovieWriter {
     private(set) var finalizationProblem: String?
     /// Whether the muxer's output failed (the disk filled): its buffered fragment is lost.
     private var muxerBroken = false
+    /// Video packets held back until, with them, every picture earlier in display order is in the file: with
+    /// B-frames a P-frame comes before the pictures shown ahead of it, and a size limit that fell between
+    /// them would leave holes (see `writeVideoGroup`).
+    private var videoGroup: [Packet] = []
+    /// Display-order bookkeeping of the video written and held: the first pts, how many, the largest.
+    private var videoOrder: (first: Int64, count: Int64, last: Int64)? = nil
 
     /// Per stream: packets in the file and where the last of them ends (in the encoder's time base).
     var writtenPackets: [Int] { fragmenter?.placedSamples ?? handedPackets }
@@ -159,17 +165,83 @@ final class MovieWriter {
     private func drain(force: Bool) throws -> Outcome {
         while let index = nextStreamToWrite(force: force) {
             let packet = queues[index].removeFirst()
-            defer {
-                packet.unref()
-                spare.append(packet)
+            let reason: StopReason?
+            if isVideoStream[index] && packet.size > 0 {
+                reason = try holdVideo(packet)
+            } else {
+                defer { recycle(packet) }
+                reason = try write(packet)
             }
-            if let reason = try write(packet) {
+            if let reason {
                 stopReason = reason
                 discardQueued()
                 return .limitReached(reason)
             }
         }
+        // At the end nothing more will complete display order: what is held goes out as it is.
+        if force && !videoGroup.isEmpty, let reason = try writeVideoGroup() {
+            stopReason = reason
+            discardQueued()
+            return .limitReached(reason)
+        }
         return .accepted
+    }
+
+    private func recycle(_ packet: Packet) {
+        packet.unref()
+        spare.append(packet)
+    }
+
+    /// Holds a video packet; once the held ones complete display order (their pts and those written before
+    /// are one run without gaps), they are written together, or not at all when together they would cross
+    /// a limit. So a size limit always ends the track at a picture with every earlier one written.
+    private func holdVideo(_ packet: Packet) throws -> StopReason? {
+        videoGroup.append(packet)
+        var order = videoOrder ?? (first: packet.pts, count: 0, last: packet.pts)
+        order.first = min(order.first, packet.pts)
+        order.last = max(order.last, packet.pts)
+        order.count += 1
+        videoOrder = order
+        let complete = order.count == order.last &- order.first &+ 1
+        return complete ? try writeVideoGroup() : nil
+    }
+
+    private func writeVideoGroup() throws -> StopReason? {
+        let group = videoGroup
+        videoGroup.removeAll(keepingCapacity: true)
+        defer { for packet in group { recycle(packet) } }
+        if let reason = groupCrossesALimit(group) { return reason }
+        for packet in group {
+            if let reason = try write(packet) { return reason }
+        }
+        return nil
+    }
+
+    /// Whether writing all of `group` would cross the size limit or the free-space floor.
+    private func groupCrossesALimit(_ group: [Packet]) -> StopReason? {
+        guard limits.maxFileSize != nil || limits.minFreeDiskSpace > 0 else { return nil }
+        let growth = MovieWriter.startCodeGrowthAllowance
+        let payload = group.reduce(0) { $0 + $1.size + growth }
+        let offset = output.bytesWritten
+        let projected: Int64
+        if let fragmenter {
+            projected = offset + fragmenter.pendingBound(adding: payload, samples: group.count) + Int64(estimator.bound)
+        } else {
+            var trailer = estimator
+            var position = offset
+            for packet in group {
+                trailer.record(TrailerSizeEstimator.Sample(
+                    track: packet.streamIndex, fileOffset: position, storedSize: packet.size + growth, decodeTime: packet.dts,
+                    presentationOffset: packet.pts - packet.dts, isKeyframe: packet.isKeyframe))
+                position += Int64(packet.size + growth)
+            }
+            projected = position + Int64(trailer.bound)
+        }
+        if let maxFileSize = limits.maxFileSize, projected > maxFileSize { return .maxFileSizeReached }
+        if limits.minFreeDiskSpace > 0 && freeSpaceEstimate() - (projected - output.bytesFlushed) < limits.minFreeDiskSpace {
+            return .diskSpaceLimitReached
+        }
+        return nil
     }
 
     /// The stream whose head packet comes first in decode time, once every stream that may still deliver
@@ -256,6 +328,8 @@ final class MovieWriter {
     }
 
     private func discardQueued() {
+        for packet in videoGroup { recycle(packet) }
+        videoGroup.removeAll()
         for index in queues.indices {
             for packet in queues[index] {
                 packet.unref()

@@ -418,11 +418,10 @@ final class RecordingEngine: @unchecked Sendable {
         let fileVideoFrames = videoStream >= 0 ? writer?.writtenPackets[videoStream] ?? 0 : 0
         let videoSeconds = videoStream >= 0 ? writer?.writtenSeconds(videoStream) ?? 0 : 0
         let audioEnd = audioStream >= 0 ? writer?.writtenEnd[audioStream] ?? 0 : 0
-        // AAC packets are stamped earlier by the encoder's priming delay; add it back to get the media end.
+        // AAC packets are stamped earlier by the encoder's priming delay, which the file's edit list trims: the
+        // last written packet's end is the media the track plays.
         let cut = writer?.stopReason != nil
-        let priming = audioEncoder?.encoder.initialPadding ?? 0
-        let fileAudioSamples = cut ? min(audioSamplesEncoded, max(0, audioEnd + Int64(priming)))
-                                   : audioSamplesEncoded
+        let fileAudioSamples = cut ? min(audioSamplesEncoded, max(0, audioEnd)) : audioSamplesEncoded
         // A limit that stops the recording before a requested track has anything in the file leaves no
         // usable movie (a 1080p keyframe larger than the size limit, a disk that fills at once).
         let limitStopped = [StopReason.maxFileSizeReached, .diskSpaceLimitReached, .diskFull].contains(stopReason)
