@@ -113,6 +113,14 @@ public final class OutputContext {
         try FFmpegError.check(result, "av_write_frame(\(path))")
     }
 
+    /// Writes bytes of the caller's own (a box the muxer does not write) at the current position, after the
+    /// header and before any packet.
+    public func writeRaw(_ bytes: [UInt8]) throws {
+        guard isOpen else { return }
+        bytes.withUnsafeBufferPointer { avio_write(formatContext.pointee.pb, $0.baseAddress, Int32($0.count)) }
+        try FFmpegError.check(formatContext.pointee.pb.pointee.error, "avio_write(\(path))")
+    }
+
     /// Forces buffered bytes to the file now (the muxer's I/O layer otherwise writes in 32 KiB blocks).
     public func flush() {
         guard isOpen else { return }

@@ -127,6 +127,9 @@ struct MovieFragmentScanner {
         return nil
     }
 
+    /// The whole bytes of a top-level box.
+    func bytes(of box: TopLevelBox) throws -> [UInt8] { try read(at: box.offset, count: Int(box.size)) }
+
     private func read(at offset: Int64, count: Int) throws -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(offset)) }

@@ -31,7 +31,8 @@ final class MovieFragmenter {
     private let trackCount: Int
     private var leadOrigin: Int64? = nil
     private var nextCut: Double
-    private var fragmentedMoovOffset: Int64
+    private var fragmentedMoov: MovieFragmentScanner.TopLevelBox
+    private var fragmentedMoovOffset: Int64 { fragmentedMoov.offset }
     private var fragmentOffsets: [Int64] = []
     /// End of the last fragment known to be complete on disk.
     private(set) var completeEnd: Int64
@@ -40,6 +41,20 @@ final class MovieFragmenter {
     /// Per stream: samples in complete fragments on disk, and where the last of them ends.
     private(set) var placedSamples: [Int]
     private(set) var placedEnd: [Int64]
+
+    /// A `free` box written right after the muxer's moov: the space the completed header (an edit list per
+    /// track, a mehd) takes from at the first cut.
+    static let headerReserve: [UInt8] = {
+        var box: [UInt8] = []
+        BoxWriter.box("free", into: &box) { $0 += [UInt8](repeating: 0, count: 120) }
+        return box
+    }()
+    /// Set once the first cut completed the header: where mehd's duration is in the file, and its time scale.
+    private var durationField: (offset: Int64, timescale: UInt32)?
+    private var headerCompleted = false
+    private let encoderTimeBases: [Rational]
+    /// Per stream: the first packet's decode time (encoder time base), whose negation is the start delay.
+    private var firstDecodeTimes: [Int64?]
 
     /// Disk blocks kept allocated past the last complete fragment, so a disk that fills mid-fragment still
     /// leaves room for the index (on filesystems with fallocate).
@@ -55,6 +70,8 @@ final class MovieFragmenter {
         leadStream = videoStream ?? 0
         leadTimeBase = encoders[leadStream].timeBase
         trackCount = encoders.count
+        encoderTimeBases = encoders.map(\.timeBase)
+        firstDecodeTimes = Array(repeating: nil, count: encoders.count)
         placedSamples = Array(repeating: 0, count: encoders.count)
         placedEnd = Array(repeating: 0, count: encoders.count)
         nextCut = interval
@@ -72,7 +89,7 @@ final class MovieFragmenter {
             close(descriptor)  // deinit does not run for an object that failed before it was complete
             throw error
         }
-        fragmentedMoovOffset = header.moov.offset
+        fragmentedMoov = header.moov
         let storedHeaders = header.storedHeaders
         index = MovieIndexBuilder(encoders: encoders, rotationDegrees: rotationDegrees, videoStream: videoStream,
                                   storedHeaders: storedHeaders, trackTimeBases: encoders.indices.map(output.streamTimeBase))
@@ -123,6 +140,7 @@ final class MovieFragmenter {
 
     /// Notes a packet just handed to the muxer (timestamps in its encoder's time base).
     func noteWritten(stream: Int, pts: Int64, dts: Int64, duration: Int64, size: Int, isKeyframe: Bool) {
+        if firstDecodeTimes[stream] == nil { firstDecodeTimes[stream] = dts }
         index.notePending(stream: stream, pts: pts, dts: dts, duration: duration, size: size, isKeyframe: isKeyframe)
         pendingPayload += Int64(size)
         pendingSamples += 1
@@ -142,8 +160,10 @@ final class MovieFragmenter {
 
     /// Ends the fragment: writes it, then finds its samples on disk and indexes them.
     func cut(into estimator: inout TrailerSizeEstimator) throws {
+        if !headerCompleted { completeHeader() }
         try output.writeFragmentBoundary()
         try indexFragments(upTo: output.bytesWritten, into: &estimator)
+        updateTotalDuration()
         let descriptor = self.descriptor
         let failure = backgroundSyncFailure
         syncQueue.async {
@@ -152,6 +172,42 @@ final class MovieFragmenter {
                 failure.withLock { if $0 == 0 { $0 = code } }
             }
         }
+    }
+
+    /// Writes the fragments' total duration to mehd (8 bytes, in the first sector): it reaches the disk with
+    /// the fragment at the sync that follows, so after a kill it is exact, after a power cut at most a
+    /// fragment off.
+    private func updateTotalDuration() {
+        guard let field = durationField else { return }
+        // The longest track as it is presented (after its edit list): what a finalized movie would last.
+        let seconds = placedEnd.indices.map { Double(placedEnd[$0]) * encoderTimeBases[$0].doubleValue }.max() ?? 0
+        var bytes: [UInt8] = []
+        BoxWriter.u64(UInt64(max(0, (seconds * Double(field.timescale)).rounded(.up))), &bytes)
+        // Best effort: a stale total misreports the length to some readers, it does not hide any media.
+        _ = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, bytes.count, off_t(field.offset)) }
+    }
+
+    /// Before the first fragment: rewrites the muxer's moov and the reserve after it as the completed header
+    /// (FragmentedHeader) and what is left of the reserve. Best effort: a header that cannot be completed
+    /// stays as the muxer wrote it (a valid fragmented movie, without edit lists).
+    private func completeHeader() {
+        headerCompleted = true
+        guard let moovBytes = try? scanner.bytes(of: fragmentedMoov) else { return }
+        var delays: [UInt32: Int64] = [:]
+        for (stream, first) in firstDecodeTimes.enumerated() {
+            guard let first, first < 0 else { continue }
+            // FFmpeg numbers tracks from 1 in stream order.
+            delays[UInt32(stream + 1)] = Timestamp(value: -first, timeBase: encoderTimeBases[stream])
+                .rescaled(to: output.streamTimeBase(stream)).value
+        }
+        guard let completed = try? FragmentedHeader.completing(moovBytes, startDelays: delays) else { return }
+        let space = Int(fragmentedMoov.size) + MovieFragmenter.headerReserve.count
+        guard completed.moov.count + 8 <= space else { return }
+        var region = completed.moov
+        BoxWriter.box("free", into: &region) { $0 += [UInt8](repeating: 0, count: space - completed.moov.count - 8) }
+        let written = region.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, region.count, off_t(fragmentedMoov.offset)) }
+        guard written == region.count else { return }
+        durationField = (fragmentedMoov.offset + Int64(completed.durationOffset), completed.timescale)
     }
 
     /// Finishes the file. With a working muxer the last fragment is written first; after a write failure
@@ -172,6 +228,7 @@ final class MovieFragmenter {
             var info = stat()
             guard fstat(descriptor, &info) == 0 else { throw posixError("stat") }
             try indexFragments(upTo: Int64(info.st_size), into: &estimator)
+            updateTotalDuration()
         } else {
             output.abandon()
         }

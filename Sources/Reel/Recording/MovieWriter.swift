@@ -95,6 +95,8 @@ final class MovieWriter {
     func start() throws {
         if fragmentInterval > 0 {
             try output.writeHeader(options: MovieFragmenter.muxerOptions)
+            // Room after the fragmented moov for what the first fragment completes it with (FragmentedHeader).
+            try output.writeRaw(MovieFragmenter.headerReserve)
             fragmenter = try MovieFragmenter(output: output, path: path, encoders: encoders,
                                              rotationDegrees: rotationDegrees, interval: fragmentInterval,
                                              memoryLimit: fragmentMemoryLimit)
