@@ -62,7 +62,7 @@ enum RecordCommand {
             status.clear()
             if keepsFragments {
                 // The file is a valid fragmented movie, or already a regular one: finalization's switch is a
-                // single 4-byte write. Leave it as it is.
+                // single 8-byte write in the first sector. Leave it as it is.
                 Terminal.printError("aborted by a second interrupt; \(writing) holds the fragments written so far")
             } else {
                 unlink(writing)

@@ -212,7 +212,7 @@ final class MovieFragmenter {
 
     /// Finishes the file. With a working muxer the last fragment is written first; after a write failure
     /// (the disk filled) the torn fragment is cut off. Then the complete index is appended and the
-    /// fragment headers are retired. Returns the bytes written at finalization. When the index cannot be
+    /// fragment headers are retired in one write. Returns the bytes written at finalization. When the index cannot be
     /// written, the file is left as a valid fragmented movie and the error says so.
     func finish(muxerUsable: Bool, into estimator: inout TrailerSizeEstimator) throws -> Int64 {
         let before = completeEnd

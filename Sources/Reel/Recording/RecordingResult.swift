@@ -25,7 +25,7 @@ public struct RecordingResult: Sendable, Codable, Equatable {
     /// Movie fragments the file was written in (0 without fragments).
     public var fragments: Int? = nil
     /// Bytes written to finalize the file: the trailer, or with fragments the last fragment, the complete
-    /// index and the retired fragment headers.
+    /// index and the 8-byte switch that retires the fragment headers.
     public var finalizationBytes: Int64? = nil
     /// Pictures shown again to keep the track at the preset's constant rate: a source slower than the
     /// preset (24 fps into 30 repeats one in four), or one that starts after the movie's timeline does.
