@@ -29,7 +29,8 @@ final class DecodingFrameSource: FrameSource {
             let info = input.streams[index]
             return SourceStream(index: index, mediaType: info.mediaType, timeBase: info.timeBase,
                                 rotationDegrees: info.rotationDegrees, colour: info.colour,
-                                bitsPerComponent: info.pixelFormat.bitsPerComponent)
+                                bitsPerComponent: info.pixelFormat.bitsPerComponent, pictureFormat: info.pixelFormat,
+                                width: info.width, height: info.height)
         }
     }
 

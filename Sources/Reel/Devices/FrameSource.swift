@@ -22,6 +22,10 @@ struct SourceStream {
     var colour: ColourDescription = .unspecified
     /// Bits per sample of its pictures (10 for most HDR video).
     var bitsPerComponent = 8
+    /// Its pictures' format and size, when the container says (zero and .none for lavfi graphs).
+    var pictureFormat: PixelFormat = .none
+    var width = 0
+    var height = 0
 }
 
 /// The frames of one opened input, one at a time, on the calling thread: decoded from a demuxer's packets

@@ -2,8 +2,10 @@ import FFmpegCore
 
 /// How a video source's colour reaches the H.264 output (and its stills), as ffmpeg and AVFoundation users
 /// expect. Every output is tagged: primaries, transfer, matrix and limited range. An SDR source tagged BT.601
-/// (525 or 625 lines) or BT.709 keeps its tags; an untagged one (or one tagged otherwise, such as RGB) gets
-/// what players assume for the output's size, BT.709 from 1280x720 up and BT.601 (SMPTE 170M) below. The
+/// (525 or 625 lines) or BT.709 keeps its tags; so does an untagged YUV source, taken as what players assume
+/// for its own size (BT.709 from 1280x720 up, BT.601 below), so scaling it needs no matrix conversion (a
+/// 1080p camera file into a 352x288 tier stays BT.709, tagged); an RGB source (a screen) gets what players
+/// assume for the output's size. The
 /// Scaler converts each picture from its own matrix and range (or what players assume for its size) into the
 /// output's. HDR sources (PQ, HLG) and BT.2020 ones are turned into BT.709 SDR by a ToneMapper first, or
 /// refused before anything is written when this FFmpeg cannot tone-map.
@@ -37,7 +39,12 @@ struct ColourPlan: Sendable, Equatable {
 
     /// The plan for a stream of an opened source.
     init(for stream: SourceStream, outputWidth: Int, outputHeight: Int, sourceName: String) throws {
-        try self.init(source: stream.colour, bitsPerComponent: stream.bitsPerComponent, outputWidth: outputWidth,
+        var source = stream.colour
+        if stream.width > 0, stream.pictureFormat != .none, !stream.pictureFormat.isRGB,
+           !source.isHighDynamicRange, !source.isWideGamut {
+            source = source.resolved(for: stream.pictureFormat, width: stream.width, height: stream.height)
+        }
+        try self.init(source: source, bitsPerComponent: stream.bitsPerComponent, outputWidth: outputWidth,
                       outputHeight: outputHeight, sourceName: sourceName)
     }
 
