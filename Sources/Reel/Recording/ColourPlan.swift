@@ -22,14 +22,15 @@ struct ColourPlan: Sendable, Equatable {
 
     /// `sourceName` names the source in the refusal message.
     init(source: ColourDescription, bitsPerComponent: Int, outputWidth: Int, outputHeight: Int, sourceName: String,
-         toneMappingAvailable: Bool = ToneMapper.isAvailable) throws {
+         toneMappingAvailable: @autoclosure () -> Bool = ToneMapper.isAvailable) throws {
+        // Asked only for HDR sources: answering loads libavfilter, which an SDR recording never needs.
         guard source.isHighDynamicRange || source.isWideGamut else {
             output = ColourPlan.sdrOutput(for: source, outputWidth: outputWidth, outputHeight: outputHeight)
             toneMappedSource = nil
             return
         }
         let resolved = ColourPlan.resolvedWideSource(source)
-        guard toneMappingAvailable else {
+        guard toneMappingAvailable() else {
             throw ReelError.invalidInput(ColourPlan.refusal(sourceName: sourceName, colour: resolved,
                                                             bitsPerComponent: bitsPerComponent))
         }
