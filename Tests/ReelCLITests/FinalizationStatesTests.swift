@@ -7,78 +7,22 @@ import Testing
 /// test replays the log and checks every state a kill or a power cut could leave: cut after each write, and
 /// with any subset of the writes no sync had yet made durable. ffmpeg, GStreamer and MediaInfo read each one.
 @Suite struct FinalizationStatesTests {
-    enum Operation {
-        case write(offset: Int, bytes: [UInt8])
-        case truncate(length: Int)
-        case sync
-    }
-
-    static func parse(_ log: [UInt8]) -> [Operation] {
-        var operations: [Operation] = []
-        var index = 0
-        func u64(_ at: Int) -> Int { (0..<8).reduce(0) { $0 | Int(log[at + $1]) << (8 * $1) } }
-        while index + 17 <= log.count {
-            let (op, offset, length) = (log[index], u64(index + 1), u64(index + 9))
-            switch op {
-            case UInt8(ascii: "W"):
-                operations.append(.write(offset: offset, bytes: Array(log[index + 17 ..< index + 17 + length])))
-                index += 17 + length
-            case UInt8(ascii: "T"):
-                operations.append(.truncate(length: offset))
-                index += 17
-            default:
-                operations.append(.sync)
-                index += 17
-            }
-        }
-        return operations
-    }
-
-    static func apply(_ operations: [Operation]) -> [UInt8] {
-        var file: [UInt8] = []
-        for operation in operations {
-            switch operation {
-            case .write(let offset, let bytes):
-                if file.count < offset + bytes.count { file += Array(repeating: 0, count: offset + bytes.count - file.count) }
-                file.replaceSubrange(offset ..< offset + bytes.count, with: bytes)
-            case .truncate(let length):
-                if length < file.count { file.removeSubrange(length...) } else { file += Array(repeating: 0, count: length - file.count) }
-            case .sync:
-                break
-            }
-        }
-        return file
-    }
-
-    /// Builds the shim with the C compiler `make test` installs.
-    static func buildShim(in folder: String) throws -> String {
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../WriteLog/writelog.c").standardizedFileURL.path
-        let library = "\(folder)/writelog.so"
-        let build = try Processes.run("/usr/bin/cc", ["-shared", "-fPIC", "-O1", "-o", library, source, "-ldl"])
-        guard build.status == 0 else { throw PictureComparison.SetupFailure("cc: \(build.standardError)") }
-        return library
-    }
-
     @Test func everyStateOfAFinalizationPlaysInEveryReader() throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let shim = try Self.buildShim(in: folder)
-        let movie = "\(folder)/take.mov", log = "\(folder)/writes.log"
-        let result = try Processes.run(Processes.reelExecutable, [
+        let movie = "\(folder)/take.mov"
+        let (result, operations) = try WriteLog.reel([
             "record", movie, "--video", "lavfi:testsrc2?realtime=0", "--audio", "lavfi:sine?realtime=0", "--preset", "low",
-            "--max-duration", "2", "--fragment-interval", "0.5", "--quiet"],
-            environment: ["LD_PRELOAD": shim, "REEL_WRITE_LOG": log, "REEL_WRITE_LOG_TARGET": movie])
+            "--max-duration", "2", "--fragment-interval", "0.5", "--quiet"], writing: movie, in: folder)
         #expect(result.status == 0, "\(result.standardError)")
-        let operations = Self.parse(Array(try Data(contentsOf: URL(fileURLWithPath: log))))
-        #expect(Self.apply(operations) == Array(try Data(contentsOf: URL(fileURLWithPath: movie))), "the log replays the file")
+        #expect(WriteLog.apply(operations) == Array(try Data(contentsOf: URL(fileURLWithPath: movie))), "the log replays the file")
         let total = try IndependentReaders.ffprobe(movie).videoFrames
         #expect(total == 30)
 
         // Finalization starts after the last sync before its truncation of torn data.
-        let truncation = try #require(operations.lastIndex { if case .truncate = $0 { return true } else { return false } })
-        let windowStart = operations[..<truncation].lastIndex { if case .sync = $0 { return true } else { return false } } ?? 0
-        let beforeFinalization = Self.apply(Array(operations[...windowStart]))
+        let truncation = try #require(operations.lastIndex { $0.isTruncate })
+        let windowStart = operations[..<truncation].lastIndex { $0.isSync } ?? 0
+        let beforeFinalization = WriteLog.apply(Array(operations[...windowStart]))
         let fragmented = try Self.read(beforeFinalization, in: folder).videoFrames
         #expect(fragmented > 0 && fragmented < total, "the fragments on disk when the stop came: \(fragmented)")
 
@@ -86,13 +30,13 @@ import Testing
         var seen = Set<[UInt8]>()
         var checked = 0
         for end in windowStart ..< operations.count {
-            let lastSync = operations[...end].lastIndex { if case .sync = $0 { return true } else { return false } } ?? 0
+            let lastSync = operations[...end].lastIndex { $0.isSync } ?? 0
             let durable = Array(operations[...lastSync])
-            let pending = Array(operations[(lastSync + 1) ..< (end + 1)]).filter { if case .sync = $0 { return false } else { return true } }
+            let pending = Array(operations[(lastSync + 1) ..< (end + 1)]).filter { !$0.isSync }
             try #require(pending.count <= 8, "too many unsynced writes to enumerate: \(pending.count)")
             for mask in 0 ..< (1 << pending.count) {
                 let kept = pending.indices.filter { mask & (1 << $0) != 0 }.map { pending[$0] }
-                let state = Self.apply(durable + kept)
+                let state = WriteLog.apply(durable + kept)
                 guard seen.insert(state).inserted else { continue }
                 checked += 1
                 let reading = try Self.read(state, in: folder)

@@ -62,20 +62,17 @@ import Testing
     @Test func killedAndHalfFinalizedFiles() throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let shim = try FinalizationStatesTests.buildShim(in: folder)
-        let movie = "\(folder)/take.mov", log = "\(folder)/writes.log"
-        let result = try Processes.run(Processes.reelExecutable, [
+        let movie = "\(folder)/take.mov"
+        let (result, operations) = try WriteLog.reel([
             "record", movie, "--preset", "352x288", "--max-duration", "3", "--fragment-interval", "1", "--quiet"] + Self.fast,
-            environment: ["LD_PRELOAD": shim, "REEL_WRITE_LOG": log, "REEL_WRITE_LOG_TARGET": movie])
+            writing: movie, in: folder)
         #expect(result.status == 0, "\(result.standardError)")
-        let operations = FinalizationStatesTests.parse(Array(try Data(contentsOf: URL(fileURLWithPath: log))))
-        let isSync = { (operation: FinalizationStatesTests.Operation) -> Bool in if case .sync = operation { return true } else { return false } }
-        let syncs = operations.indices.filter { isSync(operations[$0]) }
+        let syncs = operations.indices.filter { operations[$0].isSync }
         try #require(syncs.count >= 3)
         // Killed: everything up to the sync before finalization; half-finalized: up to the index's sync.
         for (name, end) in [("killed.mov", syncs[syncs.count - 3]), ("half.mov", syncs[syncs.count - 2])] {
             let path = "\(folder)/\(name)"
-            try Data(FinalizationStatesTests.apply(Array(operations[...end]))).write(to: URL(fileURLWithPath: path))
+            try Data(WriteLog.apply(Array(operations[...end]))).write(to: URL(fileURLWithPath: path))
             // ffprobe and MediaInfo do not apply a fragmented file's audio edit list: they count AAC's priming
             // and the encoder's padding of its last frame (two frames of 1024 samples at most) into its length,
             // which GStreamer (from mehd) and a finalized movie do not.
