@@ -3,11 +3,11 @@
 #   make test  installs what is missing and runs the whole test suite
 SWIFT ?= swift
 # FFmpeg's libraries and CLI (the CLI serves tests as an independent oracle), pkg-config for the build,
-# Xvfb and xsetroot for the screen-capture tests, python3 for the benchmark harness, GStreamer and MediaInfo
-# as second and third readers of every kind of file Reel writes, and a C compiler for the write-log shim.
+# Xvfb and xsetroot for the screen-capture tests, python3 for the benchmark harness, GStreamer, MediaInfo and
+# Chromium (headless <video>) as readers of every kind of file Reel writes, and a C compiler for the write-log shim.
 PACKAGES := libavdevice-dev libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev \
             libavutil-dev pkg-config ffmpeg xvfb x11-xserver-utils python3 \
-            gstreamer1.0-tools gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-good gstreamer1.0-libav mediainfo \
+            gstreamer1.0-tools gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-good gstreamer1.0-libav mediainfo chromium \
             gcc libc6-dev
 REEL := .build/debug/reel
 

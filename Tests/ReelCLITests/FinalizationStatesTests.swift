@@ -5,7 +5,8 @@ import Testing
 /// Issue 11: a finalization whose every on-disk state opens and plays. A real recording is run under an
 /// LD_PRELOAD shim (Tests/WriteLog/writelog.c) that logs each write, truncation and sync to the movie; the
 /// test replays the log and checks every state a kill or a power cut could leave: cut after each write, and
-/// with any subset of the writes no sync had yet made durable. ffmpeg, GStreamer and MediaInfo read each one.
+/// with any subset of the writes no sync had yet made durable. ffmpeg, GStreamer, MediaInfo and Chromium read
+/// each one.
 @Suite struct FinalizationStatesTests {
     @Test func everyStateOfAFinalizationPlaysInEveryReader() throws {
         let folder = try Scratch.folder()
@@ -61,6 +62,8 @@ import Testing
         #expect(gstreamer.problems.isEmpty && abs(gstreamer.videoFrames - ffprobe.videoFrames) <= 1,
                 "GStreamer \(gstreamer) against ffprobe \(ffprobe)")
         #expect(abs(mediainfo.videoFrames - ffprobe.videoFrames) <= 1, "MediaInfo \(mediainfo) against ffprobe \(ffprobe)")
+        let chromium = try IndependentReaders.chromium(path)
+        #expect(chromium.problems.isEmpty, "\(chromium.problems)")
         return ffprobe
     }
 }

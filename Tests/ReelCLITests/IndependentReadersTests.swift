@@ -4,7 +4,7 @@ import Testing
 
 /// Issue 11: every kind of file Reel leaves is read alike by readers nobody here wrote. GStreamer (qtdemux,
 /// a full decode) and MediaInfo must agree with ffprobe on the video frames and the duration, within one
-/// frame, and print no error.
+/// frame, and print no error; Chromium must open it and agree on the duration.
 @Suite struct IndependentReadersTests {
     static let fast = ["--video", "lavfi:testsrc2?realtime=0", "--audio", "lavfi:sine?realtime=0"]
     static let frame = 1.0 / 30
@@ -94,5 +94,9 @@ import Testing
             #expect(abs(reading.duration - reference.duration) <= frame + 0.002 + durationAllowance,
                     "\(reader) \(reading) against ffprobe \(reference)", sourceLocation: sourceLocation)
         }
+        let chromium = try IndependentReaders.chromium(path)
+        #expect(chromium.problems.isEmpty, "\(chromium.problems)", sourceLocation: sourceLocation)
+        #expect(abs(chromium.duration - reference.duration) <= frame + 0.002 + durationAllowance,
+                "Chromium \(chromium) against ffprobe \(reference)", sourceLocation: sourceLocation)
     }
 }

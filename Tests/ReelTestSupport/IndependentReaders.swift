@@ -1,7 +1,8 @@
 import Foundation
 
 /// Readers nobody here wrote, as oracles beside ffprobe: GStreamer's qtdemux (discoverer for the duration, a
-/// full decode to fakesink for the frames) and MediaInfo. `make test` installs them (see the Makefile).
+/// full decode to fakesink for the frames), MediaInfo, and Chromium's `<video>` (headless: whether it opens
+/// the file, and the duration it reports). `make test` installs them (see the Makefile).
 public enum IndependentReaders {
     public struct Reading: Sendable, CustomStringConvertible {
         public var videoFrames: Int
@@ -60,5 +61,39 @@ public enum IndependentReaders {
         let parts = text.split(separator: ":").compactMap { Double($0) }
         guard parts.count == 3 else { return -1 }
         return parts[0] * 3600 + parts[1] * 60 + parts[2]
+    }
+}
+
+extension IndependentReaders {
+    /// Chromium, headless, loading the file into a `<video>` element: the duration from its metadata, or the
+    /// media error (DEMUXER_ERROR_COULD_NOT_OPEN for a file its FFmpeg-based demuxer refuses) as a problem.
+    /// It does not count frames (-1).
+    public static func chromium(_ path: String) throws -> Reading {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let page = "\(folder)/reel-video-probe.html"
+        let script = [
+            "<html><body><pre id=\"out\">pending</pre><script>",
+            "const v = document.createElement('video'); const out = document.getElementById('out');",
+            "v.muted = true; v.preload = 'metadata';",
+            "v.onerror = () => { out.textContent = 'error ' + (v.error ? v.error.code + ' ' + v.error.message : ''); };",
+            "v.onloadedmetadata = () => { out.textContent = 'duration ' + v.duration; };",
+            "v.src = new URLSearchParams(location.search).get('src'); document.body.appendChild(v);",
+            "</script></body></html>",
+        ].joined(separator: "\n")
+        try script.write(toFile: page, atomically: true, encoding: .utf8)
+        defer {
+            try? FileManager.default.removeItem(atPath: page)
+            try? FileManager.default.removeItem(atPath: "\(folder)/chromium-profile")
+        }
+        let result = try Processes.run("/usr/bin/chromium", [
+            "--headless=new", "--no-sandbox", "--disable-gpu", "--allow-file-access-from-files",
+            "--user-data-dir=\(folder)/chromium-profile", "--virtual-time-budget=5000", "--dump-dom",
+            "file://\(page)?src=file://\(path)"], timeout: 60)
+        let text = result.standardOutput.components(separatedBy: "<pre id=\"out\">").dropFirst().first?
+            .components(separatedBy: "<").first ?? "no answer (exit \(result.status))"
+        guard text.hasPrefix("duration "), let duration = Double(text.dropFirst("duration ".count)) else {
+            return Reading(videoFrames: -1, duration: -1, problems: "Chromium: \(text)")
+        }
+        return Reading(videoFrames: -1, duration: duration, problems: "")
     }
 }
