@@ -7,9 +7,11 @@ enum GrabCommand {
     static let help = """
         usage: reel grab INPUT OUTPUT.jpg|png [--at SECONDS] [--still-quality N] [--overwrite]
 
-        Writes the picture shown at SECONDS (default 0, the first frame) of any movie FFmpeg can read: exact
-        (decoded forward from the keyframe before), turned upright by the movie's rotation. The extension
-        picks JPEG or PNG.
+        Writes the picture shown at SECONDS (default 0, the first frame) of any movie FFmpeg can read, as
+        players show it: SECONDS count from the start of the movie's timeline; exact in every container
+        (decoded forward from a keyframe before, seeking further back where an MPEG-TS index is coarse);
+        turned upright by the movie's rotation, non-square pixels made square, colours converted from the
+        picture's own matrix. An audio file with cover art gives the art. The extension picks JPEG or PNG.
 
         exit codes: 0 written, 1 runtime failure, 2 bad input (unreadable input, no video, time past the end);
         no file is written on error.

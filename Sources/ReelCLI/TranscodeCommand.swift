@@ -17,6 +17,10 @@ enum TranscodeCommand {
         stops being readable (a usable partial movie); an input that cannot be opened at all is exit 2.
         The output is written under a hidden .NAME.partial and renamed when finalized; with fragments (default
         every 10 s, --fragment-interval 0 for none) even that temporary file plays up to its last fragment.
+        The movie keeps the file's timeline at the preset's constant frame rate, as ffmpeg's fps filter: each
+        frame is the picture on screen at its time (a slower source's pictures repeat, counted in
+        duplicatedFrames), video that starts late shows its first picture from 0, holes in the audio stay
+        silent, and joined MPEG-TS segments play as one. Cover art is not video. A named pipe or <(...) works.
         """
 
     static func run(_ arguments: [String]) -> ExitCode {
