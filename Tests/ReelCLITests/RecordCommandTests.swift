@@ -99,9 +99,13 @@ import Testing
         case 0: #expect(try MediaInspection(path: "\(folder)/twice.mov").videoFrames > 0)
         case 130:
             // Recordings are written under their final name with fragments (the default): before the first
-            // fragment the file holds the header only (and the space reserved for completing it), kept as it is.
+            // fragment the file holds the header only (and the space reserved for completing it), kept as it is;
+            // on a slow machine (a sanitizer) the second signal can come later, when fragments or the finished
+            // movie are there: whatever it is, it plays.
             #expect(Scratch.files(in: folder) == ["twice.mov"], "left: \(Scratch.files(in: folder))")
-            #expect(Atoms.topLevel(path: "\(folder)/twice.mov").map(\.type) == ["ftyp", "moov", "free"])
+            let atoms = Atoms.topLevel(path: "\(folder)/twice.mov").map(\.type)
+            let headerOnly = atoms == ["ftyp", "moov", "free"]
+            #expect(try headerOnly || CleanDecode.problems(in: "\(folder)/twice.mov").isEmpty, "\(atoms)")
             #expect(result.standardError.contains("aborted"))
         default: Issue.record("exit \(result.status): \(result.standardError)")
         }
