@@ -738,28 +738,32 @@ static int get_ext(camera *cam, struct v4l2_ext_controls *e, int mode /* 0 get, 
     }
     if (e->count == 0) return 0;
     if (e->count > 64) return E2BIG;
-    int32_t values[64];
+    // TRY and SET check each control against the state left by the ones before it in the same call (so
+    // "autofocus off, focus 100" works in one call), then keep (SET) or roll back (TRY, or any failure).
+    int32_t saved[CONTROLS];
+    for (int k = 0; k < CONTROLS; k++) saved[k] = cam->controls[k].value;
     for (uint32_t i = 0; i < e->count; i++) {
         struct v4l2_ext_control *x = &e->controls[i];
         control *c = find_control(cam, x->id);
         int err = 0;
+        int32_t value = 0;
         if (!c) err = EINVAL;
         else if (which != V4L2_CTRL_WHICH_CUR_VAL && which != V4L2_CTRL_WHICH_DEF_VAL && V4L2_CTRL_ID2WHICH(x->id) != which)
             err = EINVAL;
         else if (c->type == V4L2_CTRL_TYPE_CTRL_CLASS) err = EACCES;
         else if (mode) {
-            values[i] = x->value;
-            err = control_check(cam, c, &values[i]);
+            value = x->value;
+            err = control_check(cam, c, &value);
         }
-        if (err) { e->error_idx = mode == 2 ? e->count : i; return err; }
-    }
-    for (uint32_t i = 0; i < e->count; i++) {
-        struct v4l2_ext_control *x = &e->controls[i];
-        control *c = find_control(cam, x->id);
+        if (err) {
+            for (int k = 0; k < CONTROLS; k++) cam->controls[k].value = saved[k];
+            e->error_idx = mode == 2 ? e->count : i;  // as the kernel: for SET, "failed before anything was written"
+            return err;
+        }
         if (mode == 0) x->value = which == V4L2_CTRL_WHICH_DEF_VAL ? c->def : c->value;
-        else x->value = values[i];
-        if (mode == 2) c->value = values[i];
+        else { x->value = value; c->value = value; }
     }
+    if (mode == 1) for (int k = 0; k < CONTROLS; k++) cam->controls[k].value = saved[k];
     if (mode == 2) write_state();
     return 0;
 }
