@@ -118,7 +118,19 @@ check("busy: open fails with EBUSY", code != 0 and "Device or resource busy" in 
 code, _, err, _, _ = run(["ffmpeg", "-hide_banner", "-f", "v4l2", "-i", "/dev/video0", "-t", "1", "-f", "null", "-"], config("meta", capture=False), stats=False)
 check("capture:false: not a video capture device", code != 0 and "Not a video capture device" in err, err.strip().splitlines()[-1] if err.strip() else "")
 
-# 5. v4l2-ctl: enumeration, controls, streaming through select().
+# 5. Reel's own C enumeration (video4linux.c) and a readdir of /dev.
+probe = os.path.join(work, "reel_probe")
+root = os.getcwd()
+built = subprocess.run(["gcc", "-O1", "-I", "Sources/CLinuxCapture/include", "-o", probe, "Tests/FakeCamera/reel_probe.c",
+                        "Sources/CLinuxCapture/video4linux.c"], capture_output=True, text=True)
+if built.returncode == 0:
+    code, out, err, _, _ = run([probe], cfg, stats=False)
+    check("Reel's enumeration: /dev/video0 listed, capture, 4 modes",
+          code == 0 and "listed /dev/video0" in out and "card=Fake UVC Camera" in out and out.count("mode ") == 4, out.strip().replace("\n", "; "))
+else:
+    check("Reel's enumeration probe builds", False, built.stderr[-500:])
+
+# 6. v4l2-ctl: enumeration, controls, streaming through select().
 if shutil.which("v4l2-ctl"):
     code, out, err, _, _ = run(["v4l2-ctl", "--list-devices"], cfg, stats=False)
     check("v4l2-ctl --list-devices finds the camera", "Fake UVC Camera" in out and "/dev/video0" in out, (out + err).strip()[:200])
