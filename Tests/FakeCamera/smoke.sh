@@ -120,7 +120,6 @@ check("capture:false: not a video capture device", code != 0 and "Not a video ca
 
 # 5. Reel's own C enumeration (video4linux.c) and a readdir of /dev.
 probe = os.path.join(work, "reel_probe")
-root = os.getcwd()
 built = subprocess.run(["gcc", "-O1", "-I", "Sources/CLinuxCapture/include", "-o", probe, "Tests/FakeCamera/reel_probe.c",
                         "Sources/CLinuxCapture/video4linux.c"], capture_output=True, text=True)
 if built.returncode == 0:
