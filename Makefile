@@ -11,7 +11,8 @@ PACKAGES := libavdevice-dev libavformat-dev libavcodec-dev libavfilter-dev libsw
             gcc libc6-dev
 REEL := .build/debug/reel
 
-.PHONY: deps build run test clean release function-order bench bench-quick check-tsan check-leaks fuzz fuzz-quick long-test
+.PHONY: deps build run test clean release function-order bench bench-quick check-tsan check-leaks fuzz fuzz-quick long-test \
+        fake-camera
 
 deps:
 	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
@@ -103,6 +104,18 @@ fuzz: deps
 			|| { tail -40 .build-fuzz/$$target.log; echo "fuzz $$target: FAILED (input in .build-fuzz/artifacts)"; exit 1; }; \
 		echo "fuzz $$target: $$(grep -o 'stat::number_of_executed_units: [0-9]*' .build-fuzz/$$target.log | cut -d' ' -f2) inputs in $(FUZZ_SECONDS) s, no crash, no hang"; \
 	done
+
+# An emulated V4L2 camera (Tests/FakeCamera, issue 13): an LD_PRELOAD library that answers libavdevice's (and
+# Reel's) open/ioctl/mmap/poll/stat/readdir calls on the /dev/videoN paths named in $$FAKE_V4L2_CONFIG, so
+# the real v4l2 capture path runs on a machine with no camera. Tests/FakeCamera/smoke.sh proves it with ffmpeg.
+FAKE_CAMERA := .build/fake-camera/libfakev4l2.so
+fake-camera: $(FAKE_CAMERA)
+$(FAKE_CAMERA): Tests/FakeCamera/fakev4l2.c Tests/FakeCamera/json.c Tests/FakeCamera/json.h
+	@missing=$$(for p in gcc libc6-dev libavcodec-dev libavutil-dev pkg-config; do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
+	[ -z "$$missing" ] || $(MAKE) deps
+	@mkdir -p $(dir $@)
+	gcc -shared -fPIC -O2 -Wall -Wextra -o $@ Tests/FakeCamera/fakev4l2.c Tests/FakeCamera/json.c \
+		$$(pkg-config --cflags libavcodec libavutil) -ldl -lpthread $$(pkg-config --libs libavcodec libavutil)
 
 # The short pass CI runs.
 fuzz-quick:
