@@ -31,11 +31,12 @@ FFMPEG = shutil.which("ffmpeg") or "/usr/bin/ffmpeg"
 
 # ---------------------------------------------------------------- measuring one process
 
-def measure(command, cwd):
+def measure(command, cwd, env=None):
     """Runs a command to completion; returns wall seconds, CPU seconds (user+sys of it and the children it
-    waited for), peak RSS in MB, exit code and stdout."""
+    waited for), peak RSS in MB, exit code and stdout. `env` adds variables (the emulated camera's)."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    environment = dict(os.environ, **env) if env else None
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment)
     output = process.stdout.read()
     error = process.stderr.read()
     _, status, usage = os.wait4(process.pid, 0)
@@ -133,21 +134,25 @@ def ffmpeg_scaling_cost(name, source, cwd, runs):
 
 # ---------------------------------------------------------------- comparisons
 
-def compare(title, reel, ffmpeg, cwd, runs, notes=""):
+def compare(title, reel, ffmpeg, cwd, runs, notes="", env=None, warm_up=True):
     print(f"  {title} ...", file=sys.stderr, flush=True)
-    measure(reel, cwd)
-    measure(ffmpeg, cwd)
+    if warm_up:
+        measure(reel, cwd, env)
+        measure(ffmpeg, cwd, env)
     samples = {"reel": [], "ffmpeg": []}
     for _ in range(runs):
-        samples["reel"].append(measure(reel, cwd))
-        samples["ffmpeg"].append(measure(ffmpeg, cwd))
+        samples["reel"].append(measure(reel, cwd, env))
+        samples["ffmpeg"].append(measure(ffmpeg, cwd, env))
     row = {"job": title, "runs": runs, "notes": notes,
            "commands": {"reel": shown(reel, cwd), "ffmpeg": shown(ffmpeg, cwd)}}
     for side, results in samples.items():
         row[side] = {key: summary([result[key] for result in results]) for key in ("wall", "cpu", "rss")}
     row["wallRatio"] = statistics.median(r["wall"] / f["wall"] for r, f in zip(samples["reel"], samples["ffmpeg"]))
     row["cpuRatio"] = statistics.median(r["cpu"] / f["cpu"] for r, f in zip(samples["reel"], samples["ffmpeg"]))
-    stages = [json.loads(result["stdout"]).get("stages") for result in samples["reel"] if result["stdout"].startswith("{")]
+    reports = [json.loads(result["stdout"]) for result in samples["reel"] if result["stdout"].startswith("{")]
+    if reports:
+        row["droppedFrames"] = max(report.get("droppedFrames", 0) for report in reports)
+    stages = [report.get("stages") for report in reports]
     stages = [stage for stage in stages if stage]
     if stages:
         overhead = [(s["convert"] + s["mux"] + s["engineOther"]) / s["total"] for s in stages if s["total"] > 0]
@@ -164,6 +169,39 @@ def live(seconds, cwd):
     return {"job": f"720p30, {seconds} s, paced lavfi", "seconds": seconds, "droppedFrames": report["droppedFrames"],
             "videoFrames": report["videoFrames"], "cpuPercentOfOneCore": 100 * result["cpu"] / result["wall"],
             "wall": result["wall"], "rss": result["rss"]}
+
+
+# The emulated UVC camera (Tests/FakeCamera, built by `make fake-camera`): MJPEG 1280x720 at 30 fps, YUYV modes
+# besides, as a typical webcam. Both programs read it through libavdevice's v4l2 demuxer.
+FAKE_CAMERA = os.path.join(ROOT, ".build", "fake-camera", "libfakev4l2.so")
+CAMERA_MODES = [{"format": "MJPG", "size": "1280x720", "fps": 30}, {"format": "YUYV", "size": "1280x720", "fps": 10},
+                {"format": "YUYV", "size": "640x480", "fps": 30}]
+
+
+def camera(seconds, cwd):
+    """Live capture from the emulated camera, Reel against the ffmpeg CLI on the same work (MJPEG 720p30 into
+    the 720p preset, video only), and a snapshot of its first frame. Real time: one pair each, no warm-up."""
+    if not os.path.exists(FAKE_CAMERA):
+        subprocess.run(["make", "-C", ROOT, "fake-camera"], check=True, stdout=subprocess.DEVNULL)
+    config = os.path.join(cwd, "cameras.json")
+    with open(config, "w") as handle:
+        json.dump({"cameras": [{"path": "/dev/video0", "card": "Bench Camera", "modes": CAMERA_MODES}]}, handle)
+    env = {"LD_PRELOAD": FAKE_CAMERA, "FAKE_V4L2_CONFIG": config}
+    p = preset("720p")
+    v4l2 = ["-f", "v4l2", "-input_format", "mjpeg", "-framerate", "30", "-video_size", "1280x720", "-i", "/dev/video0"]
+    reel = [REEL, "record", os.path.join(cwd, "cam.reel.mov"), "--video", "v4l2:/dev/video0", "--audio", "none",
+            "--preset", "720p", "--max-duration", str(seconds), "--overwrite", "--json", "--quiet", "--min-free", "0"] + SAME_WORK
+    encoding = ffmpeg_encoding(p)
+    video_only = encoding[:encoding.index("-c:a")] + ["-an"]
+    ffmpeg = [FFMPEG, "-v", "error", "-y"] + v4l2 + ["-t", str(seconds)] + video_only + ["-f", "mov", os.path.join(cwd, "cam.ffmpeg.mov")]
+    record = compare(f"camera: record {seconds} s MJPEG 720p30", reel, ffmpeg, cwd, 1, env=env, warm_up=False,
+                     notes="emulated UVC camera (Tests/FakeCamera) through libavdevice's v4l2 demuxer")
+    snap = compare("camera: snap the first frame",
+                   [REEL, "snap", os.path.join(cwd, "snap.jpg"), "--video", "v4l2:/dev/video0", "--preset", "720p",
+                    "--skip-frames", "0", "--overwrite"],
+                   [FFMPEG, "-v", "error", "-y"] + v4l2 + ["-frames:v", "1", os.path.join(cwd, "snap-ffmpeg.jpg")],
+                   cwd, 3, env=env)
+    return record, snap
 
 
 def batch(count, source, cwd, runs):
@@ -230,6 +268,14 @@ def targets(report):
         elif kind == "grab":
             checks.append(("grab: latency ≤ ffmpeg", row["wallRatio"] <= 1.0,
                            f"{1000 * row['reel']['wall']['median']:.0f} vs {1000 * row['ffmpeg']['wall']['median']:.0f} ms"))
+        elif kind == "camera:" and "record" in row["job"]:
+            checks.append((f"{row['job']}: 0 dropped frames", row.get("droppedFrames", 1) == 0, f"{row.get('droppedFrames')} dropped"))
+            checks.append((f"{row['job']}: CPU ≤ ffmpeg", row["cpuRatio"] <= 1.0,
+                           f"{row['reel']['cpu']['median']:.2f} vs {row['ffmpeg']['cpu']['median']:.2f} s"))
+            checks.append((f"{row['job']}: peak RSS ≤ ffmpeg", row["reel"]["rss"]["median"] <= row["ffmpeg"]["rss"]["median"],
+                           f"{row['reel']['rss']['median']:.0f} vs {row['ffmpeg']['rss']['median']:.0f} MB"))
+        elif kind == "camera:":
+            checks.append((f"{row['job']}: wall ≤ 0.8 × ffmpeg", row["wallRatio"] <= 0.8, f"{row['wallRatio']:.3f}"))
         elif kind == "batch":
             checks.append((f"{row['job']}: ≤ ffmpeg one by one", row["wallRatio"] <= 1.0, f"{row['wallRatio']:.3f}"))
     live_row = report["live"]
@@ -326,6 +372,7 @@ def main():
                         "-i", "sine", "-t", "3", "-c:v", "libx264", "-preset", "veryfast", "-c:a", "aac", "-shortest", small],
                        check=True)
         comparisons.append(batch(4 if quick else 20, small, work, 1 if quick else 3))
+        comparisons.extend(camera(3 if quick else 30, work))
         report = {
             "mode": "quick" if quick else "full", "date": datetime.datetime.now().isoformat(timespec="seconds"),
             "machine": machine(), "comparisons": comparisons,
