@@ -56,6 +56,8 @@ final class MovieWriter {
 
     /// H.264 NAL start codes of three bytes become four-byte lengths in the file: allow for a few per packet.
     private static let startCodeGrowthAllowance = 8
+    /// Video packets held for display order at most (x264's B-frame groups are a few pictures).
+    private static let longestVideoGroup = 64
     /// Above this many queued packets of one stream, the other is considered stalled and is not waited for.
     private static let maximumQueuedPackets = 512
 
@@ -205,7 +207,9 @@ final class MovieWriter {
         order.count += 1
         videoOrder = order
         let complete = order.count == order.last &- order.first &+ 1
-        return complete ? try writeVideoGroup() : nil
+        // A group never runs longer than a mini-GOP; one that does (timestamps with a gap no later packet will
+        // fill) is written as it is rather than held to the end.
+        return complete || videoGroup.count > MovieWriter.longestVideoGroup ? try writeVideoGroup() : nil
     }
 
     private func writeVideoGroup() throws -> StopReason? {
