@@ -22,12 +22,19 @@ import Testing
     static let modes = #"[{"format": "MJPG", "size": "1280x720", "fps": 30}, {"format": "YUYV", "size": "1280x720", "fps": 10}, {"format": "YUYV", "size": "640x480", "fps": 30}]"#
 
     /// Runs reel with one emulated camera at /dev/video0 (`extra` adds fields to its configuration).
-    static func reel(_ arguments: [String], camera extra: String = "", in folder: String, timeout: Double = 60) throws -> ProcessResult {
-        let config = "\(folder)/cameras.json"
-        try #"{"cameras": [{"path": "/dev/video0", "card": "Fake UVC Camera", "modes": \#(modes)\#(extra)}]}"#
-            .write(toFile: config, atomically: true, encoding: .utf8)
+    static func reel(_ arguments: [String], camera extra: String = "", modes: String = modes, in folder: String,
+                     timeout: Double = 60) throws -> ProcessResult {
+        try writeConfig(#"[{"path": "/dev/video0", "card": "Fake UVC Camera", "modes": \#(modes)\#(extra)}]"#, in: folder)
         return try Processes.run(Processes.reelExecutable, arguments, currentDirectory: folder,
-                                 environment: ["LD_PRELOAD": try library(), "FAKE_V4L2_CONFIG": config], timeout: timeout)
+                                 environment: try environment(in: folder), timeout: timeout)
+    }
+
+    static func writeConfig(_ cameras: String, in folder: String) throws {
+        try #"{"cameras": \#(cameras)}"#.write(toFile: "\(folder)/cameras.json", atomically: true, encoding: .utf8)
+    }
+
+    static func environment(in folder: String) throws -> [String: String] {
+        ["LD_PRELOAD": try library(), "FAKE_V4L2_CONFIG": "\(folder)/cameras.json"]
     }
 
     @Test func devicesListsTheCameraAndItsModes() throws {
@@ -115,5 +122,104 @@ import Testing
         #expect(result.standardError.split(separator: "\n").count == 1 && result.standardError.contains("v4l2:/dev/video0"),
                 "\(result.standardError)")
         #expect(Scratch.files(in: folder) == ["cameras.json"])
+    }
+
+    /// `high` takes the largest mode that keeps 30 fps (MJPEG 1280x720 at 30 over 1920x1080 at 15).
+    @Test func highPicksTheLargestModeThatKeepsThirtyFramesASecond() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let modes = #"[{"format": "MJPG", "size": "1920x1080", "fps": 15}, {"format": "MJPG", "size": "1280x720", "fps": 30}, {"format": "YUYV", "size": "640x480", "fps": 30}]"#
+        let result = try Self.reel(["record", "high.mov", "--video", "v4l2:/dev/video0", "--audio", "none", "--preset", "high",
+                                    "--max-duration", "1", "--json"], modes: modes, in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try TestInputs.json(result.standardOutput)
+        #expect(json["videoFrames"] as? Int == 30 && json["duplicatedFrames"] as? Int == 0, "30 fps delivered: \(json)")
+        let movie = try MediaInspection(path: "\(folder)/high.mov")
+        #expect(movie.width == 1280 && movie.height == 720, "\(movie.width)x\(movie.height)")
+    }
+
+    /// A 4:3 camera without the preset's size is scaled and pillarboxed into 1280x720, never stretched.
+    @Test func aCameraWithoutThePresetSizeIsFittedWithBars() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try Self.reel(["record", "fit.mov", "--video", "v4l2:/dev/video0", "--audio", "none", "--preset", "720p",
+                                    "--max-duration", "1"], modes: #"[{"format": "YUYV", "size": "640x480", "fps": 30}]"#,
+                                   in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        // Picture 18 (its left half 22 + 13 x 2 = 48, well above black): 640x480 fitted into 1280x720 is
+        // 960x720 at x = 160, so columns 0..159 and 1120..1279 are black bars.
+        let raw = "\(folder)/frame.yuv"
+        try TestInputs.ffmpeg(["-ss", "0.6", "-i", "\(folder)/fit.mov", "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "yuv420p", raw])
+        let luma = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
+        let row = 360 * 1280
+        #expect(luma[row + 40] <= 20 && luma[row + 1240] <= 20, "bars: \(luma[row + 40]) \(luma[row + 1240])")
+        #expect(luma[row + 400] > 30, "picture: \(luma[row + 400])")
+    }
+
+    /// A camera that stays open but stops delivering ends the recording with deviceLost after the timeout.
+    @Test func aStalledCameraEndsWithDeviceLost() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let started = Date()
+        let result = try Self.reel(["record", "stalled.mov", "--video", "v4l2:/dev/video0", "--audio", "none", "--preset", "720p",
+                                    "--max-duration", "30", "--device-timeout", "1", "--json"], camera: #", "stallAfter": 30"#,
+                                   in: folder)
+        #expect(Date().timeIntervalSince(started) < 8)
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try TestInputs.json(result.standardOutput)
+        #expect(json["stopReason"] as? String == "deviceLost" && json["videoFrames"] as? Int == 30, "\(json)")
+        #expect(try CleanDecode.problems(in: "\(folder)/stalled.mov").isEmpty)
+    }
+
+    /// A node that is not a capture device (a UVC metadata node) is one clear line and exit 2.
+    @Test func aNodeThatCannotCaptureIsOneClearLine() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try Self.reel(["record", "meta.mov", "--video", "v4l2:/dev/video0", "--audio", "none", "--max-duration", "1"],
+                                   camera: #", "capture": false"#, in: folder)
+        #expect(result.status == 2, "\(result.standardError)")
+        #expect(result.standardError.split(separator: "\n").count == 1 && result.standardError.contains("v4l2:/dev/video0"),
+                "\(result.standardError)")
+        #expect(Scratch.files(in: folder) == ["cameras.json"])
+    }
+
+    /// Two cameras, two recordings at once in two processes: each gets all of its own pictures.
+    @Test func twoCamerasInTwoProcesses() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let mode = #"[{"format": "YUYV", "size": "640x480", "fps": 30}]"#
+        try Self.writeConfig(#"[{"path": "/dev/video0", "card": "Front", "modes": \#(mode)}, {"path": "/dev/video1", "card": "Back", "modes": \#(mode)}]"#,
+                             in: folder)
+        let environment = try Self.environment(in: folder)
+        let runs = try ["0", "1"].map { index in
+            try Processes.start(Processes.reelExecutable, ["record", "cam\(index).mov", "--video", "v4l2:/dev/video\(index)",
+                                                           "--audio", "none", "--preset", "352x288", "--max-duration", "2", "--json"],
+                                currentDirectory: folder, environment: environment)
+        }
+        for (index, run) in runs.enumerated() {
+            let result = Processes.finish(run, timeout: 30)
+            #expect(result.status == 0, "camera \(index): \(result.standardError)")
+            let json = try TestInputs.json(result.standardOutput)
+            #expect(json["videoFrames"] as? Int == 60 && json["droppedFrames"] as? Int == 0, "camera \(index): \(json)")
+            let numbers = try TestInputs.frameNumbers("\(folder)/cam\(index).mov")
+            #expect(zip(numbers, numbers.dropFirst()).allSatisfy { ($1 - $0 + 256) % 256 == 1 }, "camera \(index): \(numbers)")
+        }
+    }
+
+    /// Tap and hold from the camera: a short press keeps the first frame as a photo, a long one the movie.
+    @Test func tapAndHoldFromTheCamera() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let tap = try Self.reel(["capture", "tap", "--video", "v4l2:/dev/video0", "--audio", "none", "--preset", "720p",
+                                 "--max-duration", "0.3", "--json"], in: folder)
+        #expect(tap.status == 0, "\(tap.standardError)")
+        #expect(try TestInputs.json(tap.standardOutput)["kind"] as? String == "photo")
+        #expect(try TestInputs.frameNumbers("\(folder)/tap.jpg") == [0], "the first frame")
+        let hold = try Self.reel(["capture", "hold", "--video", "v4l2:/dev/video0", "--audio", "none", "--preset", "720p",
+                                  "--max-duration", "1.5", "--json"], in: folder)
+        #expect(hold.status == 0, "\(hold.standardError)")
+        #expect(try TestInputs.json(hold.standardOutput)["kind"] as? String == "movie")
+        #expect(try MediaInspection(path: "\(folder)/hold.mov").videoFrames == 45)
+        #expect(Scratch.files(in: folder).sorted() == ["cameras.json", "hold.mov", "tap.jpg"])
     }
 }

@@ -67,7 +67,7 @@ struct RecordingPreparation {
             throw ReelError.invalidInput(
                 "cannot mix a live source with an unpaced one (\(sources.map(\.description).joined(separator: " and "))): use realtime=0 on both lavfi sources, or neither")
         }
-        let preset = configuration.preset
+        let preset = RecordingPreparation.presetForCamera(configuration.preset, video: configuration.video)
         // Open every input first (each once): a transcode learns from its file which tracks there are.
         var opened: [(spec: DeviceSpec, source: FrameSource, interrupt: InterruptFlag)] = []
         func open(_ spec: DeviceSpec, _ roles: [InputRecipe.Role], missingRolesAllowed: Bool = false) throws {
@@ -133,6 +133,18 @@ struct RecordingPreparation {
             stills: stills, inputDuration: configuration.takesTracksFromInput ? opened.first?.source.durationSeconds : nil)
         self.buffer = buffer
         self.readers = readers
+    }
+
+    /// A `deviceBest` preset (`high`, AVCaptureSessionPresetHigh) records at the size of the camera mode it
+    /// chooses, the largest up to the preset's that keeps its rate, rather than scaling it up to the preset's.
+    static func presetForCamera(_ preset: Preset, video: DeviceSpec?) -> Preset {
+        guard preset.video.sizePolicy == .deviceBest, let video, video.kind == .v4l2,
+              let size = InputRecipe.make(for: video, role: .video, preset: preset).options
+                  .first(where: { $0.key == "video_size" }).flatMap({ Preset.parseSize($0.value) }),
+              size.width <= preset.video.width, size.height <= preset.video.height else { return preset }
+        var adapted = preset
+        (adapted.video.width, adapted.video.height) = size
+        return adapted
     }
 
     func makeEngine(events: @escaping @Sendable (RecordingEvent) -> Void) -> RecordingEngine {
