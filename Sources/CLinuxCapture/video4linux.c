@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -102,4 +103,70 @@ int reel_v4l2_list_modes(const char *path, reel_v4l2_mode *modes, int capacity) 
     }
     close(fd);
     return count;
+}
+
+int reel_v4l2_list_controls(const char *path, reel_v4l2_control *controls, int capacity) {
+    int fd = open(path, O_RDWR | O_NONBLOCK);
+    if (fd < 0) return -errno;
+    int count = 0;
+    struct v4l2_query_ext_ctrl query;
+    memset(&query, 0, sizeof query);
+    query.id = V4L2_CTRL_FLAG_NEXT_CTRL | V4L2_CTRL_FLAG_NEXT_COMPOUND;
+    while (xioctl(fd, VIDIOC_QUERY_EXT_CTRL, &query) == 0) {
+        uint32_t id = query.id;
+        if (query.type != V4L2_CTRL_TYPE_CTRL_CLASS && !(query.flags & V4L2_CTRL_FLAG_DISABLED) && query.elems <= 1) {
+            if (count < capacity) {
+                reel_v4l2_control *control = &controls[count];
+                memset(control, 0, sizeof *control);
+                control->id = id;
+                strncpy(control->name, query.name, sizeof control->name - 1);
+                control->type = query.type;
+                control->minimum = query.minimum;
+                control->maximum = query.maximum;
+                control->step = query.step;
+                control->default_value = query.default_value;
+                control->flags = query.flags;
+                if (!(query.flags & V4L2_CTRL_FLAG_WRITE_ONLY) && query.type != V4L2_CTRL_TYPE_BUTTON) {
+                    struct v4l2_ext_control value;
+                    memset(&value, 0, sizeof value);
+                    value.id = id;
+                    struct v4l2_ext_controls values;
+                    memset(&values, 0, sizeof values);
+                    values.which = V4L2_CTRL_WHICH_CUR_VAL;
+                    values.count = 1;
+                    values.controls = &value;
+                    if (xioctl(fd, VIDIOC_G_EXT_CTRLS, &values) == 0) {
+                        control->value = query.type == V4L2_CTRL_TYPE_INTEGER64 ? value.value64 : value.value;
+                        control->has_value = 1;
+                    }
+                }
+            }
+            count++;
+        }
+        query.id = id | V4L2_CTRL_FLAG_NEXT_CTRL | V4L2_CTRL_FLAG_NEXT_COMPOUND;
+    }
+    close(fd);
+    return count;
+}
+
+int reel_v4l2_menu_entry(const char *path, uint32_t id, uint32_t index, int integer_menu, char *name, size_t name_length) {
+    int fd = open(path, O_RDWR | O_NONBLOCK);
+    if (fd < 0) return -errno;
+    struct v4l2_querymenu entry;
+    memset(&entry, 0, sizeof entry);
+    entry.id = id;
+    entry.index = index;
+    int result = xioctl(fd, VIDIOC_QUERYMENU, &entry);
+    int saved = errno;
+    close(fd);
+    if (result < 0) return saved == EINVAL ? 0 : -saved;
+    if (name && name_length > 0) {
+        if (integer_menu) {
+            snprintf(name, name_length, "%lld", (long long)entry.value);
+        } else {
+            strncpy(name, (const char *)entry.name, name_length - 1);
+            name[name_length - 1] = 0;
+        }
+    }
+    return 1;
 }

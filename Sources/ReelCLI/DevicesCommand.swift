@@ -5,8 +5,8 @@ enum DevicesCommand {
     static let help = """
         usage: reel devices [--json]
 
-        Lists V4L2 cameras (with pixel formats, sizes and frame rates), ALSA capture devices, and the built-in
-        lavfi sources used when no device is given.
+        Lists V4L2 cameras (with pixel formats, sizes and frame rates, and their controls with ranges and
+        current values), ALSA capture devices, and the built-in lavfi sources used when no device is given.
         """
 
     struct Listing: Encodable {
@@ -41,6 +41,8 @@ enum DevicesCommand {
                 let rates = grouped[key]!.map { $0.fps == 0 ? "?" : String(printf: "%g", $0.fps) }
                 text += "      \(key) @ \(rates.joined(separator: ", ")) fps\n"
             }
+            if !camera.controls.isEmpty { text += "    controls:\n" }
+            for control in camera.controls { text += "      \(DevicesCommand.describe(control))\n" }
         }
         text += "microphones (ALSA):\n"
         if listing.microphones.isEmpty { text += "  (none)\n" }
@@ -50,5 +52,22 @@ enum DevicesCommand {
         text += "defaults: --video \(listing.defaultVideo) --audio \(listing.defaultAudio)\n"
         Terminal.writeOutput(text)
         return .success
+    }
+
+    /// "focus_absolute (integer 0..255 step 1, default 0) = 0, inactive" / "auto_exposure (menu 1 Manual Mode, 3 Aperture Priority Mode) = 3"
+    static func describe(_ control: CameraControl) -> String {
+        var range: String
+        switch control.kind {
+        case .boolean: range = "boolean"
+        case .button: range = "button"
+        case .menu, .integerMenu:
+            range = "menu " + (control.menu ?? []).map { "\($0.value) \($0.name)" }.joined(separator: ", ")
+        default: range = "\(control.kind.rawValue) \(control.minimum)..\(control.maximum) step \(control.step)"
+        }
+        var text = "\(control.name) (\(range), default \(control.defaultValue))"
+        if let value = control.value { text += " = \(value)" }
+        if control.inactive { text += ", inactive" }
+        if control.readOnly { text += ", read-only" }
+        return text
     }
 }

@@ -47,6 +47,21 @@ import Testing
         #expect(cameras.count == 1, "\(cameras)")
         let text = "\(cameras)"
         for mode in ["MJPG", "YUYV", "1280", "640"] { #expect(text.contains(mode), "\(mode) missing: \(text)") }
+        // Its controls, named as v4l2-ctl names them, with ranges, menus, current values and inactive ones.
+        let controls = try #require(cameras[0]["controls"] as? [[String: Any]])
+        let byName = Dictionary(uniqueKeysWithValues: controls.map { ($0["name"] as! String, $0) })
+        for name in ["brightness", "white_balance_automatic", "auto_exposure", "focus_automatic_continuous", "focus_absolute",
+                     "zoom_absolute", "torch_intensity"] {
+            #expect(byName[name] != nil, "\(name) missing: \(byName.keys.sorted())")
+        }
+        #expect(byName["auto_exposure"]?["kind"] as? String == "menu")
+        let menu = (byName["auto_exposure"]?["menu"] as? [[String: Any]] ?? []).map { "\($0["value"] ?? "") \($0["name"] ?? "")" }
+        #expect(menu == ["1 Manual Mode", "3 Aperture Priority Mode"], "\(menu)")
+        #expect(byName["focus_absolute"]?["inactive"] as? Bool == true, "focus is automatic by default")
+        #expect(byName["brightness"]?["value"] as? Int == 0 && byName["brightness"]?["minimum"] as? Int == -64)
+        let listing = try Self.reel(["devices"], in: folder)
+        #expect(listing.standardOutput.contains("auto_exposure (menu 1 Manual Mode, 3 Aperture Priority Mode, default 3) = 3"),
+                "\(listing.standardOutput)")
     }
 
     /// The 720p preset negotiates MJPEG 1280x720 at 30 fps (not YUYV at 10): every picture arrives, in order,

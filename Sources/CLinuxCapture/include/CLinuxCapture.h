@@ -21,6 +21,30 @@ int reel_v4l2_query_capture(const char *path, char *card, size_t card_length);
 /// Returns the number of modes found (may exceed capacity), or -errno.
 int reel_v4l2_list_modes(const char *path, reel_v4l2_mode *modes, int capacity);
 
+/// One control a V4L2 device offers (VIDIOC_QUERY_EXT_CTRL), with its current value (VIDIOC_G_EXT_CTRLS).
+typedef struct {
+    uint32_t id;
+    char name[32];
+    /// 1 integer, 2 boolean, 3 menu, 4 button, 5 64-bit integer, 9 integer menu (enum v4l2_ctrl_type).
+    uint32_t type;
+    int64_t minimum;
+    int64_t maximum;
+    uint64_t step;
+    int64_t default_value;
+    int64_t value;
+    int has_value;
+    /// V4L2_CTRL_FLAG_* (inactive 0x10, read-only 0x04, write-only 0x40, ...).
+    uint32_t flags;
+} reel_v4l2_control;
+
+/// Fills up to `capacity` user-visible controls (class headers and disabled controls left out). Returns the
+/// number found (may exceed capacity), or -errno.
+int reel_v4l2_list_controls(const char *path, reel_v4l2_control *controls, int capacity);
+
+/// The name of menu entry `index` of control `id` (VIDIOC_QUERYMENU; for an integer menu, its value written
+/// out): 1 when found, 0 when the index is not in the menu, -errno on error.
+int reel_v4l2_menu_entry(const char *path, uint32_t id, uint32_t index, int integer_menu, char *name, size_t name_length);
+
 /// Stops alsa-lib from printing its own error lines on stderr (Reel reports errors itself). alsa-lib is
 /// reached through libavdevice; this looks it up at run time, so there is no build dependency on it.
 void reel_silence_alsa_errors(void);

@@ -7,6 +7,8 @@ public struct CameraDevice: Sendable, Encodable {
     public var path: String
     public var name: String
     public var modes: [VideoMode]
+    /// Its controls (focus, exposure, white balance, zoom, torch ...), with their current values.
+    public var controls: [CameraControl]
     public var spec: String { "v4l2:\(path)" }
 }
 
@@ -31,7 +33,7 @@ public enum DeviceDiscovery {
             var card = [CChar](repeating: 0, count: 64)
             guard reel_v4l2_query_capture(path, &card, card.count) == 1 else { return nil }
             let name = String(decoding: card.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return CameraDevice(path: path, name: name, modes: modes(of: path))
+            return CameraDevice(path: path, name: name, modes: modes(of: path), controls: CameraControl.controls(of: path))
         }
     }
 
