@@ -170,3 +170,21 @@ int reel_v4l2_menu_entry(const char *path, uint32_t id, uint32_t index, int inte
     }
     return 1;
 }
+
+int reel_v4l2_set_control(const char *path, uint32_t id, int64_t value, int is_64bit) {
+    int fd = open(path, O_RDWR | O_NONBLOCK);
+    if (fd < 0) return -errno;
+    struct v4l2_ext_control control;
+    memset(&control, 0, sizeof control);
+    control.id = id;
+    if (is_64bit) control.value64 = value; else control.value = (int32_t)value;
+    struct v4l2_ext_controls controls;
+    memset(&controls, 0, sizeof controls);
+    controls.which = V4L2_CTRL_WHICH_CUR_VAL;
+    controls.count = 1;
+    controls.controls = &control;
+    int result = xioctl(fd, VIDIOC_S_EXT_CTRLS, &controls);
+    int saved = errno;
+    close(fd);
+    return result < 0 ? -saved : 0;
+}

@@ -4,6 +4,8 @@ import Reel
 /// options and missing values are usage errors that name the option.
 struct ParsedArguments {
     private(set) var values: [String: String] = [:]
+    /// Every value of each option, in order (for the options that may be repeated).
+    private(set) var repeatedValues: [String: [String]] = [:]
     private(set) var flags: Set<String> = []
     private(set) var positionals: [String] = []
 
@@ -43,6 +45,7 @@ struct ParsedArguments {
                     values[name] = arguments[index]
                     index += 1
                 }
+                repeatedValues[name, default: []].append(values[name]!)
             } else {
                 throw UsageError("\(command): unknown option \(name) (see reel \(command) --help)")
             }
@@ -50,6 +53,17 @@ struct ParsedArguments {
     }
 
     func value(_ name: String) -> String? { values[name] }
+    func allValues(_ name: String) -> [String] { repeatedValues[name] ?? [] }
+
+    /// `--camera-control NAME=VALUE`, repeatable, in order.
+    func cameraControls() throws -> [CameraControlSetting] {
+        try allValues("--camera-control").map { text in
+            guard let setting = CameraControlSetting(parsing: text) else {
+                throw UsageError("--camera-control '\(text)' is not NAME=VALUE (reel devices lists a camera's controls)")
+            }
+            return setting
+        }
+    }
     func has(_ name: String) -> Bool { flags.contains(name) }
 }
 

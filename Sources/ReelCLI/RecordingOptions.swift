@@ -7,7 +7,7 @@ import Reel
 struct RecordingOptions {
     static let valueOptions: Set<String> = ["--video", "--audio", "--preset", "--size", "--fps", "--max-duration",
                                             "--max-size", "--min-free", "--fragment-interval", "--device-timeout",
-                                            "--orientation", "--still", "--still-quality"]
+                                            "--orientation", "--still", "--still-quality", "--camera-control"]
     static let flagOptions: Set<String> = ["--overwrite", "--json", "--quiet"]
 
     static let help = """
@@ -24,6 +24,9 @@ struct RecordingOptions {
           --device-timeout S     a live device that delivers nothing for S seconds is lost: the recording ends
                                  (deviceLost) and the file is finalized (default 2)
           --orientation O        portrait, portrait-upside-down, landscape-left, landscape-right (default)
+          --camera-control N=V   give a V4L2 camera's control a value before the first frame (repeatable, in
+                                 order; names, ranges and menus as reel devices lists them), e.g.
+                                 focus_automatic_continuous=0 focus_absolute=120, torch_intensity=100
           --still FILE.jpg|png   also write the first captured frame as a picture (from the raw frame)
           --still-quality N      JPEG quality 1-100 (default \(StillRequest.defaultQuality))
           --overwrite            replace an existing output file
@@ -77,6 +80,7 @@ struct RecordingOptions {
             outputPath: outputPath, video: video, audio: audio, preset: preset, limits: limits,
             orientation: orientation, overwrite: arguments.has("--overwrite"), firstFrameStill: still,
             fragmentInterval: fragmentInterval)
+        configuration.cameraControls = try arguments.cameraControls()
         if let seconds = try arguments.number("--device-timeout", in: RecordingConfiguration.deviceTimeoutRange) {
             configuration.deviceTimeout = seconds
         }

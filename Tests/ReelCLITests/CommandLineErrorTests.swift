@@ -38,6 +38,7 @@ import Testing
         Case(arguments: ["record", "out.mov", "--video", "lavfi:testsrc2?size=640x480", "--audio", "none"], mentions: "lavfi:testsrc2=size=640x480"),
         Case(arguments: ["record", "out.mov", "--video", "lavfi:nosuchsource", "--audio", "none"], mentions: "check the lavfi filter graph"),
         Case(arguments: ["record", "out.mov", "--video", "lavfi:sine=frequency=300?realtime=0", "--audio", "none"], mentions: "has no video stream"),
+        Case(arguments: ["record", "out.mov", "--camera-control", "brightness=1"] + fast, mentions: "V4L2 camera"),
         Case(arguments: ["frobnicate"], mentions: "unknown command"),
         Case(arguments: ["probe", "nothing.mov"], mentions: "nothing.mov"),
     ]

@@ -29,12 +29,19 @@ import Testing
                                  environment: try environment(in: folder), timeout: timeout)
     }
 
+    /// The control values the emulated camera last received (written by the emulator after each change).
+    static func controlState(in folder: String) throws -> [String: Int] {
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(folder)/state.json"))) as? [String: Any]
+        let camera = (object?["cameras"] as? [[String: Any]])?.first
+        return camera?["controls"] as? [String: Int] ?? [:]
+    }
+
     static func writeConfig(_ cameras: String, in folder: String) throws {
         try #"{"cameras": \#(cameras)}"#.write(toFile: "\(folder)/cameras.json", atomically: true, encoding: .utf8)
     }
 
     static func environment(in folder: String) throws -> [String: String] {
-        ["LD_PRELOAD": try library(), "FAKE_V4L2_CONFIG": "\(folder)/cameras.json"]
+        ["LD_PRELOAD": try library(), "FAKE_V4L2_CONFIG": "\(folder)/cameras.json", "FAKE_V4L2_STATE": "\(folder)/state.json"]
     }
 
     @Test func devicesListsTheCameraAndItsModes() throws {
@@ -137,6 +144,45 @@ import Testing
         #expect(result.standardError.split(separator: "\n").count == 1 && result.standardError.contains("v4l2:/dev/video0"),
                 "\(result.standardError)")
         #expect(Scratch.files(in: folder) == ["cameras.json"])
+    }
+
+    /// --camera-control gives the camera its values before the first frame, in order (autofocus off, then the
+    /// lens position; manual exposure, then the exposure time; the torch), as the device itself records.
+    @Test func cameraControlsReachTheCamera() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let settings = ["focus_automatic_continuous=false", "focus_absolute=120", "auto_exposure=1", "exposure_time_absolute=100",
+                        "torch_intensity=100", "brightness=-10", "power_line_frequency=50 Hz"]
+        let result = try Self.reel(["record", "lit.mov", "--video", "v4l2:/dev/video0", "--audio", "none", "--preset", "720p",
+                                    "--max-duration", "0.5"] + settings.flatMap { ["--camera-control", $0] }, in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let state = try Self.controlState(in: folder)
+        #expect(state["focus_automatic_continuous"] == 0 && state["focus_absolute"] == 120, "\(state)")
+        #expect(state["auto_exposure"] == 1 && state["exposure_time_absolute"] == 100, "\(state)")
+        #expect(state["torch_intensity"] == 100 && state["brightness"] == -10 && state["power_line_frequency"] == 1, "\(state)")
+        #expect(try MediaInspection(path: "\(folder)/lit.mov").videoFrames == 15)
+    }
+
+    /// A control the camera does not have, a value outside its range or menu, or a lens position while
+    /// autofocus is on: one line naming what would work, exit 2, nothing recorded.
+    @Test(arguments: [
+        ("nosuch=1", "it offers brightness"),
+        ("brightness=999", "from -64 to 64"),
+        ("focus_absolute=7", "in steps of 5"),
+        ("auto_exposure=2", "1 (Manual Mode), 3 (Aperture Priority Mode)"),
+        ("white_balance_automatic=maybe", "true or false"),
+        ("focus_absolute=100", "focus_automatic_continuous=0 before focus_absolute"),
+        ("brightness", "NAME=VALUE"),
+    ])
+    func badCameraControlsAreOneClearLine(_ setting: String, _ mentions: String) throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try Self.reel(["record", "bad.mov", "--video", "v4l2:/dev/video0", "--audio", "none", "--max-duration", "1",
+                                    "--camera-control", setting], in: folder)
+        #expect(result.status == 2, "\(result.standardError)")
+        #expect(result.standardError.split(separator: "\n").count == 1 && result.standardError.contains(mentions),
+                "\(result.standardError)")
+        #expect(!Scratch.files(in: folder).contains("bad.mov"))
     }
 
     /// `high` takes the largest mode that keeps 30 fps (MJPEG 1280x720 at 30 over 1920x1080 at 15).

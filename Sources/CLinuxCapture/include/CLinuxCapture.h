@@ -45,6 +45,10 @@ int reel_v4l2_list_controls(const char *path, reel_v4l2_control *controls, int c
 /// out): 1 when found, 0 when the index is not in the menu, -errno on error.
 int reel_v4l2_menu_entry(const char *path, uint32_t id, uint32_t index, int integer_menu, char *name, size_t name_length);
 
+/// Sets control `id` of the device at `path` (VIDIOC_S_EXT_CTRLS); 0, or -errno (EACCES for an inactive or
+/// read-only control, ERANGE/EINVAL for a value the driver refuses).
+int reel_v4l2_set_control(const char *path, uint32_t id, int64_t value, int is_64bit);
+
 /// Stops alsa-lib from printing its own error lines on stderr (Reel reports errors itself). alsa-lib is
 /// reached through libavdevice; this looks it up at run time, so there is no build dependency on it.
 void reel_silence_alsa_errors(void);

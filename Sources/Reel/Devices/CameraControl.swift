@@ -27,6 +27,8 @@ public struct CameraControl: Sendable, Encodable, Equatable {
     /// Inactive: it has no effect now (focus_absolute while autofocus is on).
     public var inactive: Bool
     public var readOnly: Bool
+    /// The V4L2 control ID.
+    public var id: UInt32
 
     /// v4l2-ctl's name for a driver label.
     public static func name(forLabel label: String) -> String {
@@ -76,7 +78,7 @@ public struct CameraControl: Sendable, Encodable, Equatable {
             }
             return CameraControl(name: name(forLabel: label), kind: kind, minimum: raw.minimum, maximum: raw.maximum,
                                  step: raw.step, defaultValue: raw.default_value, value: raw.has_value != 0 ? raw.value : nil,
-                                 menu: menu, inactive: raw.flags & 0x10 != 0, readOnly: raw.flags & 0x04 != 0)
+                                 menu: menu, inactive: raw.flags & 0x10 != 0, readOnly: raw.flags & 0x04 != 0, id: raw.id)
         }
     }
 }

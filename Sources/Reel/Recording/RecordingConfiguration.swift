@@ -44,6 +44,8 @@ public struct RecordingConfiguration: Sendable {
     /// (a missing one is left out, not an error), and the orientation follows the file's rotation. The file
     /// is opened once, so a named pipe or a shell's `<(...)` works.
     var takesTracksFromInput = false
+    /// Control values a V4L2 camera is given before its first frame (focus, exposure, torch ...), in order.
+    public var cameraControls: [CameraControlSetting] = []
     /// Further pictures of the first frame, kept aside by PressCapture to decide photo or movie afterwards.
     var hiddenFirstFrameStills: [StillRequest] = []
 

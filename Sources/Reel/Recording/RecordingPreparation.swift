@@ -68,6 +68,12 @@ struct RecordingPreparation {
                 "cannot mix a live source with an unpaced one (\(sources.map(\.description).joined(separator: " and "))): use realtime=0 on both lavfi sources, or neither")
         }
         let preset = RecordingPreparation.presetForCamera(configuration.preset, video: configuration.video)
+        if !configuration.cameraControls.isEmpty {
+            guard let video = configuration.video, video.kind == .v4l2 else {
+                throw ReelError.invalidInput("camera controls need a V4L2 camera as the video source (v4l2:/dev/videoN)")
+            }
+            try CameraControlSetting.apply(configuration.cameraControls, to: video.target, spec: video)
+        }
         // Open every input first (each once): a transcode learns from its file which tracks there are.
         var opened: [(spec: DeviceSpec, source: FrameSource, interrupt: InterruptFlag)] = []
         func open(_ spec: DeviceSpec, _ roles: [InputRecipe.Role], missingRolesAllowed: Bool = false) throws {

@@ -11,8 +11,16 @@ public enum LiveSnapshot {
     /// Frames that may be skipped: at 30 fps, about five minutes.
     public static let skipFramesRange: ClosedRange<Int> = 0...10_000
 
-    public static func take(from spec: DeviceSpec, preset: Preset, skipFrames: Int? = nil, to still: StillRequest) throws {
+    /// `cameraControls` are given to a V4L2 camera before its first frame.
+    public static func take(from spec: DeviceSpec, preset: Preset, skipFrames: Int? = nil, to still: StillRequest,
+                            cameraControls: [CameraControlSetting] = []) throws {
         try still.validate()
+        if !cameraControls.isEmpty {
+            guard spec.kind == .v4l2 else {
+                throw ReelError.invalidInput("camera controls need a V4L2 camera as the video source (v4l2:/dev/videoN)")
+            }
+            try CameraControlSetting.apply(cameraControls, to: spec.target, spec: spec)
+        }
         let skip = skipFrames ?? defaultSkipFrames(for: spec)
         guard LiveSnapshot.skipFramesRange.contains(skip) else {
             throw ReelError.invalidInput("skipping \(skip) frames is out of range: use \(LiveSnapshot.skipFramesRange.lowerBound) to \(LiveSnapshot.skipFramesRange.upperBound)")
