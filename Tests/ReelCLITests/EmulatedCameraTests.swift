@@ -163,6 +163,21 @@ import Testing
         #expect(try MediaInspection(path: "\(folder)/lit.mov").videoFrames == 15)
     }
 
+    /// The AVFoundation-like names: focus, exposure, white balance, torch and zoom as the camera receives them.
+    @Test func convenienceSettingsReachTheCamera() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let settings = ["focus=manual:0.5", "exposure=manual:0.01", "white_balance=5000", "torch=on", "zoom=2"]
+        let result = try Self.reel(["snap", "s.jpg", "--video", "v4l2:/dev/video0", "--skip-frames", "0"]
+                                   + settings.flatMap { ["--camera-control", $0] }, in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let state = try Self.controlState(in: folder)
+        #expect(state["focus_automatic_continuous"] == 0 && state["focus_absolute"] == 125, "\(state)")
+        #expect(state["auto_exposure"] == 1 && state["exposure_time_absolute"] == 100, "\(state)")
+        #expect(state["white_balance_automatic"] == 0 && state["white_balance_temperature"] == 5000, "\(state)")
+        #expect(state["torch_intensity"] == 100 && state["zoom_absolute"] == 200, "\(state)")
+    }
+
     /// A control the camera does not have, a value outside its range or menu, or a lens position while
     /// autofocus is on: one line naming what would work, exit 2, nothing recorded.
     @Test(arguments: [

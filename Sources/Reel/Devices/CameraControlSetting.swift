@@ -2,7 +2,8 @@ import CLinuxCapture
 import Glibc
 
 /// A control value to give a camera before its first frame (`--camera-control NAME=VALUE`): the name as
-/// `reel devices` lists it, the value a number, `true`/`false` for a boolean, or a menu entry's value or label.
+/// `reel devices` lists it, the value a number, `true`/`false` for a boolean, or a menu entry's value or label;
+/// or one of the AVFoundation-like names of CameraConvenience (focus, exposure, white_balance, torch, zoom).
 public struct CameraControlSetting: Sendable, Equatable {
     public var name: String
     public var value: String
@@ -55,7 +56,12 @@ public struct CameraControlSetting: Sendable, Equatable {
     static func apply(_ settings: [CameraControlSetting], to path: String, spec: DeviceSpec) throws {
         guard !settings.isEmpty else { return }
         var controls = CameraControl.controls(of: path)
+        var expanded: [CameraControlSetting] = []
         for setting in settings {
+            expanded += CameraConvenience.names.contains(setting.name)
+                ? try CameraConvenience.expand(setting, controls: controls, spec: spec) : [setting]
+        }
+        for setting in expanded {
             guard let control = controls.first(where: { $0.name == setting.name }) else {
                 let names = controls.map(\.name).joined(separator: ", ")
                 throw ReelError.invalidInput("\(spec) has no control '\(setting.name)': it offers \(names.isEmpty ? "none" : names)")
