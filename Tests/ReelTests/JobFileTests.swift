@@ -49,6 +49,9 @@ import Testing
         (#"{"defaults": {"name": "x"}, "jobs": []}"#, "defaults.name: unknown field"),
         (#"{"jobs": [], "extra": 1}"#, "extra: unknown field"),
         (#"{"jobs": [ "#, "not valid JSON"),
+        (#"{"jobs": [{"name": "a", "type": "record", "maxDuration": 1, "output": "a.mov", "controls": "focus=auto"}]}"#, "jobs.a.controls: expected a list"),
+        (#"{"jobs": [{"name": "a", "type": "record", "maxDuration": 1, "output": "a.mov", "controls": ["focus"]}]}"#, "jobs.a.controls: 'focus' is not NAME=VALUE"),
+        (#"{"jobs": [{"name": "a", "type": "transcode", "input": "x", "output": "a.mov", "controls": ["zoom=2"]}]}"#, "jobs.a.controls"),
     ])
     func rejectsMalformedJobFilesNamingJobAndField(json: String, message: String) {
         do {
@@ -57,6 +60,11 @@ import Testing
         } catch {
             #expect("\(error)".hasPrefix("jobs.json: ") && "\(error)".contains(message), "got: \(error)")
         }
+    }
+
+    @Test func recordJobsCarryCameraControlsInOrder() throws {
+        let jobs = try parse(#"{"jobs": [{"name": "cam", "type": "record", "video": "v4l2:/dev/video0", "maxDuration": 5, "output": "c.mov", "controls": ["focus_automatic_continuous=0", "focus_absolute=120", "torch=on"]}]}"#)
+        #expect(jobs[0].cameraControls.map { "\($0.name)=\($0.value)" } == ["focus_automatic_continuous=0", "focus_absolute=120", "torch=on"])
     }
 
     @Test func shardsPartitionTheJobs() throws {

@@ -26,5 +26,7 @@ public struct BatchJob: Sendable, Equatable {
     /// record and transcode: seconds between movie fragments (0 = off).
     public var fragmentInterval: Double = RecordingConfiguration.defaultFragmentInterval
     /// record: seconds a live device may deliver nothing before it counts as lost.
-    public var deviceTimeout: Double = 2
+    public var deviceTimeout: Double = RecordingConfiguration.defaultDeviceTimeout
+    /// record: a V4L2 camera's control values, as `--camera-control` takes them, in order.
+    public var cameraControls: [CameraControlSetting] = []
 }

@@ -170,6 +170,7 @@ public final class BatchRunner: Sendable {
         }
         configuration.fragmentInterval = job.fragmentInterval
         configuration.deviceTimeout = job.deviceTimeout
+        configuration.cameraControls = job.cameraControls
         // Outputs appear under their final names only once finalized: that is what lets a re-run skip them.
         configuration.writesUnderFinalName = false
         let session = CaptureSession()

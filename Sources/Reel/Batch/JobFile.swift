@@ -8,10 +8,10 @@ import Glibc
 public enum JobFile {
     static let jobKeys: Set<String> = ["name", "type", "video", "audio", "input", "preset", "maxDuration", "maxSize",
                                        "minFree", "fragmentInterval", "deviceTimeout", "output", "still", "stillQuality",
-                                       "orientation", "at"]
+                                       "orientation", "at", "controls"]
     static let allowedByKind: [BatchJob.Kind: Set<String>] = [
         .record: ["name", "type", "video", "audio", "preset", "maxDuration", "maxSize", "minFree", "fragmentInterval",
-                  "deviceTimeout", "output", "still", "stillQuality", "orientation"],
+                  "deviceTimeout", "output", "still", "stillQuality", "orientation", "controls"],
         .transcode: ["name", "type", "input", "preset", "maxDuration", "maxSize", "minFree", "fragmentInterval", "output",
                      "still", "stillQuality"],
         .grab: ["name", "type", "input", "at", "output", "stillQuality"],
@@ -153,6 +153,14 @@ public enum JobFile {
             job.video = fields.has("video") ? try source("video") : defaults.video
             job.audio = fields.has("audio") ? try source("audio") : defaults.audio
             if job.video == nil && job.audio == nil { throw fields.fail("video", "a record job needs a video or an audio source") }
+            if fields.has("controls") {
+                job.cameraControls = try fields.strings("controls").map { text in
+                    guard let setting = CameraControlSetting(parsing: text) else {
+                        throw fields.fail("controls", "'\(text)' is not NAME=VALUE (reel devices lists a camera's controls)")
+                    }
+                    return setting
+                }
+            }
             if limits.maxDuration == nil && limits.maxFileSize == nil {
                 throw fields.fail("maxDuration", "a record job needs maxDuration or maxSize: a batch runs unattended")
             }

@@ -49,6 +49,16 @@ struct JSONFields {
 
     func optionalString(_ key: String) throws -> String? { has(key) ? try string(key) : nil }
 
+    /// A list of non-empty strings.
+    func strings(_ key: String) throws -> [String] {
+        guard let value = object[key] else { throw fail(key, "missing") }
+        guard case .array(let items) = value else { throw fail(key, "expected a list of strings, got \(value.described)") }
+        return try items.map { item in
+            guard let text = item.stringValue, !text.isEmpty else { throw fail(key, "expected a list of strings, got \(item.described)") }
+            return text
+        }
+    }
+
     func number(_ key: String, in range: ClosedRange<Double>) throws -> Double {
         guard let value = object[key] else { throw fail(key, "missing") }
         guard case .number(let number) = value, number.isFinite else {
