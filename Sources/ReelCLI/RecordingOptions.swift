@@ -8,7 +8,7 @@ struct RecordingOptions {
     static let valueOptions: Set<String> = ["--video", "--audio", "--preset", "--size", "--fps", "--max-duration",
                                             "--max-size", "--min-free", "--fragment-interval", "--device-timeout",
                                             "--orientation", "--still", "--still-quality", "--camera-control"]
-    static let flagOptions: Set<String> = ["--overwrite", "--json", "--quiet"]
+    static let flagOptions: Set<String> = ["--overwrite", "--json", "--quiet", "--restore-controls"]
 
     static let help = """
           --video SPEC           picture source (default: first v4l2 camera, else lavfi:testsrc2); none for audio only
@@ -26,7 +26,10 @@ struct RecordingOptions {
           --orientation O        portrait, portrait-upside-down, landscape-left, landscape-right (default)
           --camera-control N=V   give a V4L2 camera's control a value before the first frame (repeatable, in
                                  order; names, ranges and menus as reel devices lists them), e.g.
-                                 focus_automatic_continuous=0 focus_absolute=120, torch_intensity=100
+                                 focus_automatic_continuous=0 focus_absolute=120, torch_intensity=100; or
+                                 focus=auto|locked|manual:P, exposure=auto|manual:S, white_balance=auto|locked|K,
+                                 torch=on|off|LEVEL, zoom=FACTOR
+          --restore-controls     give the camera back its previous control values when the recording ends
           --still FILE.jpg|png   also write the first captured frame as a picture (from the raw frame)
           --still-quality N      JPEG quality 1-100 (default \(StillRequest.defaultQuality))
           --overwrite            replace an existing output file
@@ -81,6 +84,7 @@ struct RecordingOptions {
             orientation: orientation, overwrite: arguments.has("--overwrite"), firstFrameStill: still,
             fragmentInterval: fragmentInterval)
         configuration.cameraControls = try arguments.cameraControls()
+        configuration.restoresCameraControls = arguments.has("--restore-controls")
         if let seconds = try arguments.number("--device-timeout", in: RecordingConfiguration.deviceTimeoutRange) {
             configuration.deviceTimeout = seconds
         }

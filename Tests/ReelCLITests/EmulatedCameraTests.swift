@@ -163,6 +163,21 @@ import Testing
         #expect(try MediaInspection(path: "\(folder)/lit.mov").videoFrames == 15)
     }
 
+    /// --restore-controls gives the camera back what it had once the recording ends; without it the values stay.
+    @Test func controlsAreRestoredWhenAsked() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let base = ["record", "r.mov", "--video", "v4l2:/dev/video0", "--audio", "none", "--preset", "720p", "--max-duration", "0.3",
+                    "--overwrite", "--camera-control", "focus=manual:0.5", "--camera-control", "brightness=20"]
+        #expect(try Self.reel(base, in: folder).status == 0)
+        var state = try Self.controlState(in: folder)
+        #expect(state["brightness"] == 20 && state["focus_absolute"] == 125 && state["focus_automatic_continuous"] == 0, "\(state)")
+        let restored = try Self.reel(base + ["--restore-controls"], in: folder)
+        #expect(restored.status == 0, "\(restored.standardError)")
+        state = try Self.controlState(in: folder)
+        #expect(state["brightness"] == 0 && state["focus_automatic_continuous"] == 1 && state["focus_absolute"] == 0, "\(state)")
+    }
+
     /// The AVFoundation-like names: focus, exposure, white balance, torch and zoom as the camera receives them.
     @Test func convenienceSettingsReachTheCamera() throws {
         let folder = try Scratch.folder()

@@ -51,10 +51,20 @@ public struct CameraControlSetting: Sendable, Equatable {
         }
     }
 
+    /// A control's value before Reel changed it, to give back (`--restore-controls`).
+    struct PreviousValue: Sendable {
+        var id: UInt32
+        var value: Int64
+        var is64Bit: Bool
+    }
+
     /// Gives each setting, in order, to the camera at `path` (`spec` names it in errors). Every problem is a
-    /// usage error naming what the camera offers.
-    static func apply(_ settings: [CameraControlSetting], to path: String, spec: DeviceSpec) throws {
-        guard !settings.isEmpty else { return }
+    /// usage error naming what the camera offers. Returns the values the changed controls had before, in the
+    /// order to give them back (the reverse of setting: the lens position before autofocus).
+    @discardableResult
+    static func apply(_ settings: [CameraControlSetting], to path: String, spec: DeviceSpec) throws -> [PreviousValue] {
+        guard !settings.isEmpty else { return [] }
+        var previous: [PreviousValue] = []
         var controls = CameraControl.controls(of: path)
         var expanded: [CameraControlSetting] = []
         for setting in settings {
@@ -67,6 +77,9 @@ public struct CameraControlSetting: Sendable, Equatable {
                 throw ReelError.invalidInput("\(spec) has no control '\(setting.name)': it offers \(names.isEmpty ? "none" : names)")
             }
             let number = try setting.resolvedValue(for: control)
+            if let old = control.value, !previous.contains(where: { $0.id == control.id }) {
+                previous.append(PreviousValue(id: control.id, value: old, is64Bit: control.kind == .integer64))
+            }
             let result = reel_v4l2_set_control(path, control.id, number, control.kind == .integer64 ? 1 : 0)
             if result == -EACCES && control.inactive {
                 throw ReelError.invalidInput(
@@ -78,5 +91,11 @@ public struct CameraControlSetting: Sendable, Equatable {
             // Setting one control can activate another (autofocus off makes the lens position settable).
             controls = CameraControl.controls(of: path)
         }
+        return previous.reversed()
+    }
+
+    /// Gives the camera back the values it had (best effort: a camera that is gone keeps nothing anyway).
+    static func restore(_ values: [PreviousValue], to path: String) {
+        for value in values { _ = reel_v4l2_set_control(path, value.id, value.value, value.is64Bit ? 1 : 0) }
     }
 }

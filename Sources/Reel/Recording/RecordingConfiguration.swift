@@ -46,6 +46,9 @@ public struct RecordingConfiguration: Sendable {
     var takesTracksFromInput = false
     /// Control values a V4L2 camera is given before its first frame (focus, exposure, torch ...), in order.
     public var cameraControls: [CameraControlSetting] = []
+    /// Give the camera back the control values it had once the recording ends (V4L2 devices otherwise keep
+    /// what `cameraControls` set until they are unplugged).
+    public var restoresCameraControls = false
     /// Further pictures of the first frame, kept aside by PressCapture to decide photo or movie afterwards.
     var hiddenFirstFrameStills: [StillRequest] = []
 

@@ -33,6 +33,8 @@ final class RecordingEngine: @unchecked Sendable {
         var videoDevice: String?
         var audioDevice: String?
         var stills: [StillRequest]
+        /// A camera's control values to give back when the recording ends (`restoresCameraControls`).
+        var controlsToRestore: (path: String, values: [CameraControlSetting.PreviousValue])?
         /// Seconds the input file lasts (a transcode), for progress.
         var inputDuration: Double?
     }
@@ -107,6 +109,7 @@ final class RecordingEngine: @unchecked Sendable {
         for reader in readers where !reader.join(timeout: 1) {
             errorMessage = errorMessage ?? "\(reader.spec) did not return from a blocking read; its thread was left behind"
         }
+        if let restore = setup.controlsToRestore { CameraControlSetting.restore(restore.values, to: restore.path) }
         return finalize()
     }
 

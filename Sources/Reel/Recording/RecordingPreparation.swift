@@ -21,6 +21,10 @@ struct RecordingPreparation {
     /// `interrupt`, raised by the session's stop, ends a wait for an input to open (a named pipe without a
     /// writer, a slow device) and then every reader.
     init(_ configuration: RecordingConfiguration, interrupt: InterruptFlag = InterruptFlag()) throws {
+        var controlsToRestore: (path: String, values: [CameraControlSetting.PreviousValue])? = nil
+        var prepared = false
+        // A start that fails after the camera's controls were set gives them back at once.
+        defer { if !prepared, let restore = controlsToRestore { CameraControlSetting.restore(restore.values, to: restore.path) } }
         FFmpegLibrary.ensureRegistered()
         guard configuration.video != nil || configuration.audio != nil else {
             throw ReelError.invalidInput("nothing to record: give a video or an audio source")
@@ -72,7 +76,8 @@ struct RecordingPreparation {
             guard let video = configuration.video, video.kind == .v4l2 else {
                 throw ReelError.invalidInput("camera controls need a V4L2 camera as the video source (v4l2:/dev/videoN)")
             }
-            try CameraControlSetting.apply(configuration.cameraControls, to: video.target, spec: video)
+            let previous = try CameraControlSetting.apply(configuration.cameraControls, to: video.target, spec: video)
+            if configuration.restoresCameraControls { controlsToRestore = (video.target, previous) }
         }
         // Open every input first (each once): a transcode learns from its file which tracks there are.
         var opened: [(spec: DeviceSpec, source: FrameSource, interrupt: InterruptFlag)] = []
@@ -136,7 +141,8 @@ struct RecordingPreparation {
             hasAudio: hasAudio, ordered: nonePaced && readers.count > 1, timelineFromInputStart: nonePaced,
             videoDevice: hasVideo ? configuration.video?.description : nil,
             audioDevice: hasAudio ? configuration.audio?.description : nil,
-            stills: stills, inputDuration: configuration.takesTracksFromInput ? opened.first?.source.durationSeconds : nil)
+            stills: stills, controlsToRestore: controlsToRestore, inputDuration: configuration.takesTracksFromInput ? opened.first?.source.durationSeconds : nil)
+        prepared = true
         self.buffer = buffer
         self.readers = readers
     }
