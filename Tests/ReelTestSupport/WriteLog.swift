@@ -18,7 +18,7 @@ public enum WriteLog {
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../WriteLog/writelog.c").standardizedFileURL.path
         let library = "\(folder)/writelog.so"
-        let build = try Processes.run("/usr/bin/cc", ["-shared", "-fPIC", "-O1", "-o", library, source, "-ldl"])
+        let build = try Processes.run("/usr/bin/gcc", ["-shared", "-fPIC", "-O1", "-o", library, source, "-ldl"])
         guard build.status == 0 else { throw PictureComparison.SetupFailure("cc: \(build.standardError)") }
         return library
     }
