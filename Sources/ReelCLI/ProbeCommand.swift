@@ -7,7 +7,8 @@ enum ProbeCommand {
     static let help = """
         usage: reel probe FILE [--json]
 
-        Shows the container, duration and streams (codec, size, rate, rotation) of any file FFmpeg can read.
+        Shows the container, duration and streams (codec, size, rate, rotation, colour tags as
+        primaries/transfer/matrix/range, cover art) of any file FFmpeg can read.
         """
 
     static func run(_ arguments: [String]) -> ExitCode {
@@ -35,6 +36,8 @@ enum ProbeCommand {
                 if let rate = stream.sampleRate { text += " \(rate) Hz" }
                 if let channels = stream.channels { text += " \(channels) ch" }
                 if let rotation = stream.rotation, rotation != 0 { text += " rotated \(rotation)°" }
+                if let colour = stream.colour { text += " colour \(colour)" }
+                if stream.attachedPicture == true { text += " (cover art)" }
                 text += "\n"
             }
             Terminal.writeOutput(text)

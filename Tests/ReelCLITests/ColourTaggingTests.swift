@@ -66,6 +66,9 @@ import Testing
                                "-preset", "ultrafast", "-pix_fmt", "yuv420p"] + tagArguments + ["\(folder)/in.mov"])
         try Self.reel(["transcode", "in.mov", "out.mov", "--preset", preset], in: folder)
         #expect(try Self.tags("\(folder)/out.mov") == expected + ["tv"])
+        // reel probe reports the same tags.
+        let probe = try Processes.reel(["probe", "out.mov"], currentDirectory: folder)
+        #expect(probe.standardOutput.contains("colour \(expected.joined(separator: "/"))/tv"), "\(probe.standardOutput)")
         let sourceSize = size.split(separator: "x").compactMap { Int($0) }
         let (width, height) = Self.presetSizes[preset]!
         // Players take an untagged HD picture as BT.709, which the ffmpeg CLI's RGB conversion does only when

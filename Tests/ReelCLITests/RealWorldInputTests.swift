@@ -348,6 +348,8 @@ import Testing
         #expect(json["videoFrames"] as? Int == 0 && abs((json["duration"] as? Double ?? 0) - 2) < 0.05, "\(json)")
         let types = try FFprobe.streams("\(folder)/out.mov").compactMap { $0["codec_type"] as? String }
         #expect(types == ["audio"])
+        let probe = try Processes.reel(["probe", input], currentDirectory: folder)
+        #expect(probe.status == 0 && probe.standardOutput.contains("(cover art)"), "\(probe.standardOutput)")
         let grab = try Processes.reel(["grab", input, "art.png"], currentDirectory: folder)
         #expect(grab.status == 0, "\(grab.standardError)")
         let art = try #require(try FFprobe.stream("\(folder)/art.png", type: "video"))

@@ -16,6 +16,8 @@ public struct MediaDescription: Sendable, Codable, Equatable {
         public var rotation: Int?
         /// Set for a picture attached to the file (cover art), which is no video track.
         public var attachedPicture: Bool? = nil
+        /// A video stream's colour tags as FFmpeg names them ("bt709/bt709/bt709/tv"), when it has any.
+        public var colour: String? = nil
     }
 
     public var path: String
@@ -37,10 +39,11 @@ public enum MediaProbe {
             return MediaDescription.Stream(
                 index: stream.index, type: isVideo ? "video" : isAudio ? "audio" : "other", codec: stream.codecName,
                 width: isVideo ? stream.width : nil, height: isVideo ? stream.height : nil,
-                frameRate: isVideo ? stream.frameRate?.doubleValue : nil,
+                frameRate: isVideo && !stream.isAttachedPicture ? stream.frameRate?.doubleValue : nil,
                 sampleRate: isAudio ? stream.sampleRate : nil, channels: isAudio ? stream.channelCount : nil,
                 duration: stream.durationSeconds, frames: stream.frameCount > 0 ? stream.frameCount : nil,
-                rotation: isVideo ? stream.rotationDegrees : nil, attachedPicture: stream.isAttachedPicture ? true : nil)
+                rotation: isVideo ? stream.rotationDegrees : nil, attachedPicture: stream.isAttachedPicture ? true : nil,
+                colour: isVideo && stream.colour != .unspecified ? stream.colour.description : nil)
         }
         return MediaDescription(path: path, format: input.formatName, duration: input.durationSeconds, streams: streams)
     }
