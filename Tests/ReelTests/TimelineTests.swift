@@ -33,6 +33,11 @@ import Testing
         #expect(Self.schedule((0..<4).map { Double($0) * 2 }) == [0, 0, 1, 1, 2, 2, 3, 3])
     }
 
+    @Test func aStallBeforeTheLastPictureDoesNotLengthenIt() {
+        // A live source that stalled for 20 frames before its last picture: that picture lasts one frame.
+        #expect(Self.schedule([0, 1, 2, 22]) == [0, 1] + Array(repeating: 2, count: 20) + [3])
+    }
+
     @Test func aLateFirstPictureFillsTheSlotsBeforeIt() {
         #expect(Self.schedule([3, 4, 5]) == [0, 0, 0, 0, 1, 2])
     }

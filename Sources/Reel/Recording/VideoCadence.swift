@@ -19,8 +19,10 @@ struct VideoCadence {
     private(set) var nextSlot: Int64 = 0
     /// The held picture's slot and time (in output frames, unrounded).
     private var held: (slot: Int64, time: Double)? = nil
-    /// Output frames between the last two pictures' times: how long the last one lasts at the end.
-    private var lastInterval: Double = 1
+    /// Output frames between recent pictures (the last eight): the shortest is how long the last picture
+    /// lasts at the end: a source's frame interval, not a stall that came before its last picture.
+    private var recentIntervals: [Double] = []
+    private var lastInterval: Double { recentIntervals.min() ?? 1 }
 
     /// A picture at `time` output frames from the movie's start arrives. Returns the slots the previously
     /// held picture is shown in (empty when it is left out, or when there was none); the new picture is
@@ -29,7 +31,10 @@ struct VideoCadence {
         let slot = VideoCadence.slot(ofFrames: time)
         defer { held = (slot, time) }
         guard let previous = held else { return nextSlot..<nextSlot }
-        if time > previous.time { lastInterval = time - previous.time }
+        if time > previous.time {
+            if recentIntervals.count == 8 { recentIntervals.removeFirst() }
+            recentIntervals.append(time - previous.time)
+        }
         let start = nextSlot
         nextSlot = max(nextSlot, slot)
         return start..<nextSlot
