@@ -173,22 +173,9 @@ import Testing
         Self.expectUsageError(try Processes.reel(["grab", "\(folder)/in.mov", "\(small.path)/ro.jpg"]), mentions: "not writable")
     }
 
-    /// Mean absolute sample level (0...1) of a file's audio in a window, decoded by ffmpeg to mono float.
-    static func level(_ path: String, from start: Double, to end: Double) throws -> Double {
-        let raw = FileManager.default.temporaryDirectory.appendingPathComponent("reel-level-\(UUID().uuidString).f32").path
-        defer { try? FileManager.default.removeItem(atPath: raw) }
-        try TestInputs.ffmpeg(["-i", path, "-map", "0:a:0", "-af", "atrim=\(start):\(end)", "-ac", "1", "-ar", "8000",
-                               "-f", "f32le", raw])
-        let samples = try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
-        return samples.isEmpty ? 0 : samples.reduce(0) { $0 + Double(abs($1)) } / Double(samples.count)
-    }
-
     /// Seconds at which the audio first gets loud after `after` (8 kHz resolution).
     static func onset(_ path: String, after: Double) throws -> Double? {
-        let raw = FileManager.default.temporaryDirectory.appendingPathComponent("reel-onset-\(UUID().uuidString).f32").path
-        defer { try? FileManager.default.removeItem(atPath: raw) }
-        try TestInputs.ffmpeg(["-i", path, "-map", "0:a:0", "-ac", "1", "-ar", "8000", "-f", "f32le", raw])
-        let samples = try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let samples = try TestInputs.monoSamples(path, sampleRate: 8000)
         let first = Int(after * 8000)
         guard first < samples.count, let index = samples[first...].firstIndex(where: { abs($0) > 0.2 }) else { return nil }
         return Double(index) / 8000
@@ -217,11 +204,8 @@ import Testing
         let numbers = try TestInputs.frameNumbers("\(folder)/out.mov")
         #expect(numbers.prefix(45) == ArraySlice(0..<45), "\(numbers)")
         #expect(numbers.dropFirst(45).prefix(44) == ArraySlice(100..<144), "\(numbers)")
-        let raw = FileManager.default.temporaryDirectory.appendingPathComponent("reel-tone-\(UUID().uuidString).f32").path
-        defer { try? FileManager.default.removeItem(atPath: raw) }
         for (start, frequency) in [(0.5, 440.0), (2.0, 1000.0)] {
-            try TestInputs.ffmpeg(["-i", "\(folder)/out.mov", "-af", "atrim=\(start):\(start + 0.5)", "-ac", "1", "-f", "f32le", raw])
-            let samples = try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+            let samples = try TestInputs.monoSamples("\(folder)/out.mov", sampleRate: 48000, from: start, to: start + 0.5)
             #expect(abs(ToneAnalysis.frequency(of: samples, sampleRate: 48000) - frequency) < 20, "tone at \(start) s")
         }
     }
