@@ -377,26 +377,26 @@ import Testing
         }
 
         // Nobody writes: SIGTERM ends the wait at once, exit 1, nothing left.
-        let waiting = try Processes.start(Processes.reelExecutable, ["transcode", "pipe", "never.mov", "--preset", "low"],
-                                          currentDirectory: folder)
-        usleep(700_000)
-        let signalled = Date()
-        kill(waiting.process.processIdentifier, SIGTERM)
-        let stopped = Processes.finish(waiting, timeout: 10)
-        #expect(Date().timeIntervalSince(signalled) < 2, "SIGTERM took \(Date().timeIntervalSince(signalled)) s")
+        /// Transcodes the pipe, sends SIGTERM after `delay` seconds; returns the result and how long the stop took.
+        func transcodeStopped(to output: String, after delay: UInt32) throws -> (ProcessResult, Double) {
+            let running = try Processes.start(Processes.reelExecutable, ["transcode", "pipe", output, "--preset", "low"],
+                                              currentDirectory: folder)
+            usleep(delay)
+            let signalled = Date()
+            kill(running.process.processIdentifier, SIGTERM)
+            let result = Processes.finish(running, timeout: 10)
+            return (result, Date().timeIntervalSince(signalled))
+        }
+        let (stopped, stopTime) = try transcodeStopped(to: "never.mov", after: 700_000)
+        #expect(stopTime < 2, "SIGTERM took \(stopTime) s")
         #expect(stopped.status == 1 && stopped.standardError.contains("stopped while opening"), "\(stopped.standardError)")
         #expect(!Scratch.files(in: folder).contains { $0.contains("never") })
 
         // A writer that stalls half-way: SIGTERM finalizes what came (exit 0), without waiting for more.
         let stalling = try Processes.start("/bin/sh", ["-c", "(head -c 40000 x.mkv; sleep 30) > pipe"], currentDirectory: folder)
         defer { stalling.process.terminate() }
-        let reading = try Processes.start(Processes.reelExecutable, ["transcode", "pipe", "part.mov", "--preset", "low"],
-                                          currentDirectory: folder)
-        usleep(1_500_000)
-        let cut = Date()
-        kill(reading.process.processIdentifier, SIGTERM)
-        let partial = Processes.finish(reading, timeout: 10)
-        #expect(Date().timeIntervalSince(cut) < 3 && partial.status == 0, "\(partial.standardError)")
+        let (partial, cutTime) = try transcodeStopped(to: "part.mov", after: 1_500_000)
+        #expect(cutTime < 3 && partial.status == 0, "\(partial.standardError)")
         #expect(try MediaInspection(path: "\(folder)/part.mov").videoFrames > 0)
     }
 }
