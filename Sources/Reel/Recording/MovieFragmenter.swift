@@ -206,7 +206,12 @@ final class MovieFragmenter {
         var region = completed.moov
         BoxWriter.box("free", into: &region) { $0 += [UInt8](repeating: 0, count: space - completed.moov.count - 8) }
         let written = region.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, region.count, off_t(fragmentedMoov.offset)) }
-        guard written == region.count else { return }
+        guard written == region.count else {
+            // A partial write would leave a torn moov: put back what the muxer wrote (and the reserve).
+            let original = moovBytes + MovieFragmenter.headerReserve
+            _ = original.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, original.count, off_t(fragmentedMoov.offset)) }
+            return
+        }
         durationField = (fragmentedMoov.offset + Int64(completed.durationOffset), completed.timescale)
     }
 

@@ -46,6 +46,8 @@ final class MovieWriter {
     /// B-frames a P-frame comes before the pictures shown ahead of it, and a size limit that fell between
     /// them would leave holes (see `writeVideoGroup`).
     private var videoGroup: [Packet] = []
+    /// The other buffer videoGroup is swapped with when a group is written (no array allocated per group).
+    private var writingGroup: [Packet] = []
     /// Display-order bookkeeping of the video written and held: the first pts, how many, the largest.
     private var videoOrder: (first: Int64, count: Int64, last: Int64)? = nil
 
@@ -213,11 +215,13 @@ final class MovieWriter {
     }
 
     private func writeVideoGroup() throws -> StopReason? {
-        let group = videoGroup
-        videoGroup.removeAll(keepingCapacity: true)
-        defer { for packet in group { recycle(packet) } }
-        if let reason = groupCrossesALimit(group) { return reason }
-        for packet in group {
+        swap(&videoGroup, &writingGroup)
+        defer {
+            for packet in writingGroup { recycle(packet) }
+            writingGroup.removeAll(keepingCapacity: true)
+        }
+        if let reason = groupCrossesALimit(writingGroup) { return reason }
+        for packet in writingGroup {
             if let reason = try write(packet) { return reason }
         }
         return nil
@@ -243,8 +247,12 @@ final class MovieWriter {
             }
             projected = position + Int64(trailer.bound)
         }
-        if let maxFileSize = limits.maxFileSize, projected > maxFileSize { return .maxFileSizeReached }
-        if limits.minFreeDiskSpace > 0 && freeSpaceEstimate() - (projected - output.bytesFlushed) < limits.minFreeDiskSpace {
+        // A margin over the per-packet checks `write` makes again (a fragment cut inside the group adds a moof
+        // and index entries the group's projection counts slightly differently): the group is refused whole
+        // rather than cut by a later packet's check, which would leave a hole.
+        let margin: Int64 = 256  // about one moof header (24 + 88 per track + 16 per sample)
+        if let maxFileSize = limits.maxFileSize, projected + margin > maxFileSize { return .maxFileSizeReached }
+        if limits.minFreeDiskSpace > 0 && freeSpaceEstimate() - (projected + margin - output.bytesFlushed) < limits.minFreeDiskSpace {
             return .diskSpaceLimitReached
         }
         return nil

@@ -464,7 +464,8 @@ final class RecordingEngine: @unchecked Sendable {
             elapsed: Double(MonotonicClock.nanoseconds() - startedAt) / 1e9,
             videoDevice: setup.videoDevice, audioDevice: setup.audioDevice, error: errorMessage, still: stillWritten,
             stages: stages, fragments: writer?.fragmentCount ?? 0, finalizationBytes: recorded ? writer?.finalizationBytes : nil,
-            duplicatedFrames: recorded ? duplicatedFrames : nil)
+            // Repeats counted as they were encoded; a limit cut can leave some out of the file.
+            duplicatedFrames: recorded ? min(duplicatedFrames, max(0, fileVideoFrames - 1)) : nil)
     }
 
     private func flushEncoders() throws {

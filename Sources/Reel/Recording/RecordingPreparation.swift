@@ -10,10 +10,9 @@ struct RecordingPreparation {
     let readers: [InputReader]
 
     /// Pool sizes: enough to ride out encoder hiccups, small enough to keep memory flat. A live (paced) source
-    /// cannot wait, so it gets room for 0.2 s of pictures at 30 fps; an unpaced one (a file, lavfi with
+    /// cannot wait, so it gets room for 0.2 s of pictures at 30 fps (6); an unpaced one (a file, lavfi with
     /// realtime=0) waits for a free frame, and three keep reader and encoder busy at once (at 1080p each
-    /// picture is 3 MB).
-    /// One more than the readers need each: the engine holds the latest picture (see VideoCadence).
+    /// picture is 3 MB). Each gets one more, for the latest picture the engine holds (see VideoCadence).
     static let pacedVideoPoolFrames = 7
     static let unpacedVideoPoolFrames = 4
     static let audioPoolBlocks = 64
