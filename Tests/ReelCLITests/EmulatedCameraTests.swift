@@ -102,7 +102,9 @@ import Testing
         let numbers = try TestInputs.frameNumbers("\(folder)/slow.mov")
         #expect(zip(numbers, numbers.dropFirst()).filter { $0 == $1 }.count == duplicated)
         #expect(zip(numbers, numbers.dropFirst()).allSatisfy { ($1 - $0 + 256) % 256 <= 1 }, "no picture skipped: \(numbers)")
-        for (index, packet) in try TestInputs.videoPacketTimes("\(folder)/slow.mov").enumerated() {
+        let packets = try TestInputs.videoPacketTimes("\(folder)/slow.mov")
+        #expect(packets.count == 90 && numbers.count == 90)
+        for (index, packet) in packets.enumerated() {
             #expect(abs(packet.time - Double(index) / 30) < 1e-4, "packet \(index) at \(packet.time)")
         }
     }
@@ -293,6 +295,7 @@ import Testing
             let json = try TestInputs.json(result.standardOutput)
             #expect(json["videoFrames"] as? Int == 60 && json["droppedFrames"] as? Int == 0, "camera \(index): \(json)")
             let numbers = try TestInputs.frameNumbers("\(folder)/cam\(index).mov")
+            #expect(numbers.count == 60, "camera \(index): \(numbers.count) frames decoded")
             #expect(zip(numbers, numbers.dropFirst()).allSatisfy { ($1 - $0 + 256) % 256 == 1 }, "camera \(index): \(numbers)")
         }
     }

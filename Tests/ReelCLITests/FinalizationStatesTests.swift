@@ -61,6 +61,7 @@ import Testing
         let mediainfo = try IndependentReaders.mediainfo(path)
         #expect(gstreamer.problems.isEmpty && abs(gstreamer.videoFrames - ffprobe.videoFrames) <= 1,
                 "GStreamer \(gstreamer) against ffprobe \(ffprobe)")
+        #expect(ffprobe.problems.isEmpty && mediainfo.problems.isEmpty, "ffprobe: \(ffprobe.problems) MediaInfo: \(mediainfo.problems)")
         #expect(abs(mediainfo.videoFrames - ffprobe.videoFrames) <= 1, "MediaInfo \(mediainfo) against ffprobe \(ffprobe)")
         let chromium = try IndependentReaders.chromium(path)
         #expect(chromium.problems.isEmpty, "\(chromium.problems)")

@@ -42,14 +42,17 @@ public enum WriteLog {
             let (op, offset, length) = (log[index], u64(index + 1), u64(index + 9))
             switch op {
             case UInt8(ascii: "W"):
+                guard index + 17 + length <= log.count else { return operations }  // a record cut short: the log ends
                 operations.append(.write(offset: offset, bytes: Array(log[index + 17 ..< index + 17 + length])))
                 index += 17 + length
             case UInt8(ascii: "T"):
                 operations.append(.truncate(length: offset))
                 index += 17
-            default:
+            case UInt8(ascii: "S"):
                 operations.append(.sync)
                 index += 17
+            default:
+                return operations  // not a record: nothing after it can be trusted
             }
         }
         return operations

@@ -22,7 +22,7 @@ import Testing
     }
 
     @Test func twiceTheRateKeepsEveryOtherPicture() {
-        // 60 fps into 30: picture k at k/2 frames; halves round up, so picture 2n+... keeps 0, 2, 4, ...
+        // 60 fps into 30: picture k at k/2 frames; halves round up, so slot n ends with picture 2n: 0, 2, 4, ...
         #expect(Self.schedule((0..<12).map { Double($0) / 2 }) == [0, 2, 4, 6, 8, 10])
     }
 
