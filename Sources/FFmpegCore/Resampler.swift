@@ -49,6 +49,10 @@ public final class Resampler {
         return Int(converted)
     }
 
+    /// Output samples swresample still holds from input already given (its filter's delay): the next
+    /// output sample is this many samples older than the next input sample.
+    public var delay: Int { context.map { Int(swr_get_delay($0, Int64(outputRate))) } ?? 0 }
+
     /// Stretches or squeezes the output by `sampleDelta` samples over the next `distance` samples, so an
     /// audio clock that runs fast or slow against the session clock is brought back in line.
     public func compensate(sampleDelta: Int, distance: Int) throws {

@@ -91,8 +91,15 @@ enum RecordCommand {
             return .failure
         }
         if !json {
-            Terminal.writeError(
-                "\(result.output): \(String(printf: "%.2f", result.duration)) s, \(ByteCount.format(result.bytes)), \(result.videoFrames) frames, \(result.droppedFrames) dropped — \(result.stopReason.rawValue)\n")
+            for output in result.outputs ?? [result] {
+                Terminal.writeError(
+                    "\(output.output): \(String(printf: "%.2f", output.duration)) s, \(ByteCount.format(output.bytes)), \(output.videoFrames) frames, \(output.droppedFrames) dropped — \(output.stopReason.rawValue)\n")
+            }
+        }
+        // A tier that failed while the main movie is fine still fails the command: the user asked for it.
+        if let failed = result.outputs?.first(where: { !$0.recordedSuccessfully }) {
+            Terminal.printError("\(failed.output) failed (\(failed.stopReason.rawValue)): \(failed.error ?? "no usable file was produced")")
+            return .failure
         }
         return .success
     }

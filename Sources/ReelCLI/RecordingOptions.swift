@@ -7,7 +7,7 @@ import Reel
 struct RecordingOptions {
     static let valueOptions: Set<String> = ["--video", "--audio", "--preset", "--size", "--fps", "--max-duration",
                                             "--max-size", "--min-free", "--fragment-interval", "--device-timeout",
-                                            "--orientation", "--still", "--still-quality", "--camera-control"]
+                                            "--orientation", "--still", "--still-quality", "--camera-control", "--tier"]
     static let flagOptions: Set<String> = ["--overwrite", "--json", "--quiet", "--restore-controls"]
 
     static let help = """
@@ -16,6 +16,9 @@ struct RecordingOptions {
           --preset NAME|FILE     quality tier (default 720p): \(PresetLibrary.builtInNames.joined(separator: ", ")), or a .json file
           --size WxH             override the preset's picture size (even numbers)
           --fps N                override the preset's frame rate
+          --tier PRESET:PATH     also record PATH (.mov) at another preset from the same capture, e.g.
+                                 --tier 352x288:proxy.mov (repeatable); every movie starts on the same frame,
+                                 --max-size applies to each file, --max-duration and --min-free to all
           --max-duration SECONDS stop after this much media
           --max-size BYTES       stop before the file (trailer included) would exceed this: 50M, 1.5G, 512Mi ...
           --min-free BYTES       stop before free disk space falls below this (default 64Mi; 0 disables)
@@ -83,6 +86,7 @@ struct RecordingOptions {
             outputPath: outputPath, video: video, audio: audio, preset: preset, limits: limits,
             orientation: orientation, overwrite: arguments.has("--overwrite"), firstFrameStill: still,
             fragmentInterval: fragmentInterval)
+        configuration.tiers = try RecordingOptions.tiers(arguments)
         configuration.cameraControls = try arguments.cameraControls()
         configuration.restoresCameraControls = arguments.has("--restore-controls")
         if let seconds = try arguments.number("--device-timeout", in: RecordingConfiguration.deviceTimeoutRange) {
@@ -103,6 +107,19 @@ struct RecordingOptions {
     }
 
     /// The movie output of record and transcode must be a QuickTime file.
+    /// `--tier PRESET:PATH`, repeatable: further movies at other presets (the preset name comes first; a
+    /// path may hold colons).
+    static func tiers(_ arguments: ParsedArguments) throws -> [MovieTier] {
+        try arguments.allValues("--tier").map { text in
+            guard let colon = text.firstIndex(of: ":"), colon != text.startIndex, text.index(after: colon) != text.endIndex else {
+                throw UsageError("--tier '\(text)' is not PRESET:PATH, e.g. --tier 352x288:proxy.mov")
+            }
+            let path = String(text[text.index(after: colon)...])
+            try checkMovieOutput(path, command: "--tier")
+            return MovieTier(outputPath: path, preset: try PresetLibrary.preset(named: String(text[..<colon])))
+        }
+    }
+
     static func checkMovieOutput(_ output: String, command: String) throws {
         guard output.lowercased().hasSuffix(".mov") else {
             throw UsageError("\(command): output \(output) must end in .mov (Reel writes QuickTime movies)")

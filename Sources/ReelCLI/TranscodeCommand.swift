@@ -5,8 +5,8 @@ import Reel
 /// `reel transcode INPUT OUTPUT.mov [--preset ...] [limits] [--json]`.
 enum TranscodeCommand {
     static let help = """
-        usage: reel transcode INPUT OUTPUT.mov [--preset NAME|FILE] [--size WxH] [--fps N] [--max-duration S]
-                              [--max-size BYTES] [--min-free BYTES] [--fragment-interval S] [--still FILE]
+        usage: reel transcode INPUT OUTPUT.mov [--preset NAME|FILE] [--size WxH] [--fps N] [--tier PRESET:PATH ...]
+                              [--max-duration S] [--max-size BYTES] [--min-free BYTES] [--fragment-interval S] [--still FILE]
                               [--overwrite] [--json] [--quiet]
 
         Converts any file FFmpeg can read to an H.264/AAC QuickTime movie at a preset (default 720p). The picture
@@ -21,6 +21,8 @@ enum TranscodeCommand {
         frame is the picture on screen at its time (a slower source's pictures repeat, counted in
         duplicatedFrames), video that starts late shows its first picture from 0, holes in the audio stay
         silent, and joined MPEG-TS segments play as one. Cover art is not video. A named pipe or <(...) works.
+        --tier PRESET:PATH (repeatable) writes further movies at other presets from the same decode (a 352x288
+        proxy beside a 720p copy): the input is read and decoded once.
         """
 
     static func run(_ arguments: [String]) -> ExitCode {
@@ -29,7 +31,7 @@ enum TranscodeCommand {
         do {
             let parsed = try ParsedArguments(arguments, command: "transcode", specification: .init(
                 valueOptions: ["--preset", "--size", "--fps", "--max-duration", "--max-size", "--min-free", "--fragment-interval",
-                               "--still", "--still-quality"],
+                               "--still", "--still-quality", "--tier"],
                 flagOptions: RecordingOptions.flagOptions))
             guard parsed.positionals.count == 2 else { throw UsageError("transcode: expected INPUT and OUTPUT.mov") }
             let output = parsed.positionals[1]
@@ -38,7 +40,7 @@ enum TranscodeCommand {
             let request = Transcoder.Request(
                 inputPath: parsed.positionals[0], outputPath: output, preset: options.configuration.preset,
                 limits: options.configuration.limits, overwrite: options.configuration.overwrite,
-                firstFrameStill: options.configuration.firstFrameStill)
+                firstFrameStill: options.configuration.firstFrameStill, tiers: options.configuration.tiers)
             configuration = Transcoder.configuration(for: request)
             configuration.fragmentInterval = options.configuration.fragmentInterval
         } catch {

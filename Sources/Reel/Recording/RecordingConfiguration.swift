@@ -49,6 +49,8 @@ public struct RecordingConfiguration: Sendable {
     /// Give the camera back the control values it had once the recording ends (V4L2 devices otherwise keep
     /// what `cameraControls` set until they are unplugged).
     public var restoresCameraControls = false
+    /// Further movies from the same capture, each at its own preset (quality tiers at once).
+    public var tiers: [MovieTier] = []
     /// Further pictures of the first frame, kept aside by PressCapture to decide photo or movie afterwards.
     var hiddenFirstFrameStills: [StillRequest] = []
 

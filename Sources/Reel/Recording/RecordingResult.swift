@@ -30,6 +30,8 @@ public struct RecordingResult: Sendable, Codable, Equatable {
     /// Pictures shown again to keep the track at the preset's constant rate: a source slower than the
     /// preset (24 fps into 30 repeats one in four), or one that starts after the movie's timeline does.
     public var duplicatedFrames: Int? = nil
+    /// With tiers: every movie's result, the main one first (the fields above repeat the main one's).
+    public var outputs: [RecordingResult]? = nil
 }
 
 /// Live figures while recording.

@@ -14,15 +14,18 @@ public enum Transcoder {
         public var limits: RecordingLimits
         public var overwrite: Bool
         public var firstFrameStill: StillRequest?
+        /// Further movies from the same decode, each at its own preset.
+        public var tiers: [MovieTier]
 
         public init(inputPath: String, outputPath: String, preset: Preset, limits: RecordingLimits = RecordingLimits(),
-                    overwrite: Bool = false, firstFrameStill: StillRequest? = nil) {
+                    overwrite: Bool = false, firstFrameStill: StillRequest? = nil, tiers: [MovieTier] = []) {
             self.inputPath = inputPath
             self.outputPath = outputPath
             self.preset = preset
             self.limits = limits
             self.overwrite = overwrite
             self.firstFrameStill = firstFrameStill
+            self.tiers = tiers
         }
     }
 
@@ -34,6 +37,7 @@ public enum Transcoder {
             outputPath: request.outputPath, video: source, audio: source, preset: request.preset,
             limits: request.limits, overwrite: request.overwrite, firstFrameStill: request.firstFrameStill)
         configuration.takesTracksFromInput = true
+        configuration.tiers = request.tiers
         // A transcode can always be run again: its output appears only when complete.
         configuration.writesUnderFinalName = false
         return configuration

@@ -3,11 +3,18 @@ import FoundationEssentials
 import Glibc
 
 /// Checks a RecordingConfiguration and opens its inputs, so that every problem a user can fix is reported
-/// (as `ReelError.invalidInput`) before a byte is written. What it opens is handed to the reader threads.
+/// (as `ReelError.invalidInput`) before a byte is written. What it opens is handed to the reader threads;
+/// the movies it describes (the main one, then the tiers) become the session's outputs.
 struct RecordingPreparation {
-    let setup: RecordingEngine.Setup
+    let session: SessionEngine.Setup
+    /// The main movie first, then each tier.
+    let movies: [MovieRecorder.Setup]
     let buffer: CaptureBuffer
     let readers: [InputReader]
+    let renditions: PictureRenditions
+    let photos: PhotoRequests
+    /// Live inputs: an output that falls behind drops its own pictures.
+    let paced: Bool
 
     /// Pool sizes: enough to ride out encoder hiccups, small enough to keep memory flat. A live (paced) source
     /// cannot wait, so it gets room for 0.2 s of pictures at 30 fps (6); an unpaced one (a file, lavfi with
@@ -29,27 +36,12 @@ struct RecordingPreparation {
             throw ReelError.invalidInput("nothing to record: give a video or an audio source")
         }
         let output = URL(fileURLWithPath: configuration.outputPath)
-        let folder = output.deletingLastPathComponent().path
-        guard FileSystem.isFolder(folder) else {
-            throw ReelError.invalidInput("output folder \(folder) does not exist: create it first")
-        }
-        guard access(folder, W_OK) == 0 else {
-            throw ReelError.invalidInput("output folder \(folder) is not writable")
-        }
-        if FileSystem.isFolder(output.path) {
-            throw ReelError.invalidInput("\(output.path) is a folder: give the movie a file name ending in .mov")
-        }
-        if FileSystem.isSpecialFile(output.path) {
-            throw ReelError.invalidInput("\(output.path) is not a regular file (a pipe or a device): give the movie a file name")
-        }
-        for input in [configuration.video, configuration.audio].compactMap({ $0 }) where input.kind == .file {
-            // By file identity, not name: a symbolic or hard link to the input is the input.
-            if FileSystem.isSameFile(input.target, output.path) {
-                throw ReelError.invalidInput("output \(output.path) is the input file \(input.target): choose another output name")
+        let outputPaths = [configuration.outputPath] + configuration.tiers.map(\.outputPath)
+        for path in outputPaths { try RecordingPreparation.checkOutput(path, configuration: configuration) }
+        for (index, path) in outputPaths.enumerated() {
+            if let twin = outputPaths[..<index].first(where: { FileSystem.isSameFile($0, path) || URL(fileURLWithPath: $0).standardized.path == URL(fileURLWithPath: path).standardized.path }) {
+                throw ReelError.invalidInput("\(path) is named twice as an output (also as \(twin)): give each movie its own file")
             }
-        }
-        if FileManager.default.fileExists(atPath: output.path) && !configuration.overwrite {
-            throw ReelError.invalidInput("\(output.path) already exists: choose another name or pass --overwrite")
         }
         let stills = [configuration.firstFrameStill].compactMap { $0 } + configuration.hiddenFirstFrameStills
         if !stills.isEmpty && configuration.video == nil {
@@ -101,49 +93,107 @@ struct RecordingPreparation {
         for input in opened { input.interrupt.stopFollowing() }
         let videoStream = opened.lazy.compactMap { $0.source.stream(of: .video) }.first
         let hasVideo = videoStream != nil, hasAudio = opened.contains { $0.source.stream(of: .audio) != nil }
-        // What the H.264 stream is tagged with and the pictures are converted into; an HDR input this FFmpeg
-        // cannot tone-map is refused here, before anything is written.
-        let colour = try opened.lazy.compactMap { input in input.source.stream(of: .video).map { (input.spec, $0) } }.first
-            .map { spec, stream in
-                try ColourPlan(for: stream, outputWidth: preset.video.width, outputHeight: preset.video.height,
-                               sourceName: spec.name)
-            }
         if !stills.isEmpty && !hasVideo {
             throw ReelError.invalidInput("a first-frame still needs a video source, and \(configuration.audio?.description ?? "the input") has none")
         }
-        try configuration.limits.validate(
-            freeBytes: DiskSpace.availableBytes(atFolder: folder), outputFolder: folder,
-            pictureSize: hasVideo ? (preset.video.width, preset.video.height) : nil)
+        // Every movie: the main one at the (camera-adapted) preset, then the tiers at theirs.
+        let moviePlans: [(path: String, preset: Preset, limits: RecordingLimits)] =
+            [(output.path, preset, configuration.limits)] + configuration.tiers.map { tier in
+                var limits = configuration.limits
+                if let own = tier.maxFileSize { limits.maxFileSize = own }
+                return (URL(fileURLWithPath: tier.outputPath).path, tier.preset, limits)
+            }
+        for plan in moviePlans {
+            let planFolder = URL(fileURLWithPath: plan.path).deletingLastPathComponent().path
+            try plan.limits.validate(
+                freeBytes: DiskSpace.availableBytes(atFolder: planFolder), outputFolder: planFolder,
+                pictureSize: hasVideo ? (plan.preset.video.width, plan.preset.video.height) : nil)
+        }
+        // One rendition per picture size: movies of the same size share their scaled pictures. The main
+        // movie's is rendition 0 (stills and photos are taken from it). Each has the colour its movie is
+        // tagged with; an HDR input this FFmpeg cannot tone-map is refused here, before anything is written.
+        let renditions = PictureRenditions()
+        let videoSource = opened.lazy.compactMap { input in input.source.stream(of: .video).map { (input.spec, $0) } }.first
+        let movieVideo = try moviePlans.map { plan -> (rendition: Int, colour: ColourDescription) in
+            guard let (spec, stream) = videoSource else { return (0, .unspecified) }
+            let (width, height) = (plan.preset.video.width, plan.preset.video.height)
+            let planColour = try ColourPlan(for: stream, outputWidth: width, outputHeight: height, sourceName: spec.name)
+            return (renditions.index(width: width, height: height, colour: planColour), planColour.output)
+        }
 
         let mediaTypes: [MediaType] = (hasVideo ? [.video] : []) + (hasAudio ? [.audio] : [])
-        let buffer = CaptureBuffer(videoFrames: allPaced ? RecordingPreparation.pacedVideoPoolFrames
-                                                         : RecordingPreparation.unpacedVideoPoolFrames,
+        // Each further movie may hold pictures of its own (queued, held, being encoded); a photo holds one.
+        let extraMovies = moviePlans.count - 1
+        let videoSlots = allPaced ? RecordingPreparation.pacedVideoPoolFrames + 1 + extraMovies * (MovieRecorder.livePictureQueue + 2)
+                                  : RecordingPreparation.unpacedVideoPoolFrames + extraMovies * 2
+        let buffer = CaptureBuffer(videoFrames: videoSlots,
                                    audioFrames: RecordingPreparation.audioPoolBlocks, streams: mediaTypes)
         let sessionStart = MonotonicClock.nanoseconds()
+        // Audio is captured in the main movie's format; a tier in another resamples it.
         let readers = try opened.map { input in
             try RecordingPreparation.makeReader(input.spec, source: input.source, interrupt: input.interrupt, preset: preset,
-                                                colour: colour, buffer: buffer, sessionStart: sessionStart,
+                                                renditions: renditions, buffer: buffer, sessionStart: sessionStart,
                                                 maxDuration: configuration.limits.maxDuration)
         }
         // A transcode keeps the file's rotation (a phone's portrait movie stays portrait).
         let rotation = configuration.takesTracksFromInput ? (videoStream?.rotationDegrees ?? 0)
                                                           : configuration.orientation.clockwiseRotation
-        setup = RecordingEngine.Setup(
-            temporaryPath: configuration.writingPath, fragmentInterval: configuration.fragmentInterval,
-            fragmentMemoryLimit: configuration.fragmentMemoryLimit,
+        let inputDuration = configuration.takesTracksFromInput ? opened.first?.source.durationSeconds : nil
+        movies = moviePlans.enumerated().map { index, plan in
+            let planFolder = URL(fileURLWithPath: plan.path).deletingLastPathComponent().path
+            var writing = configuration
+            writing.outputPath = plan.path
+            return MovieRecorder.Setup(
+                temporaryPath: writing.writingPath, fragmentInterval: configuration.fragmentInterval,
+                fragmentMemoryLimit: configuration.fragmentMemoryLimit,
+                outputPath: plan.path, folder: planFolder, preset: plan.preset, limits: plan.limits,
+                rotation: rotation, hasVideo: hasVideo, rendition: movieVideo[index].rendition,
+                videoColour: movieVideo[index].colour, hasAudio: hasAudio,
+                captureAudio: (preset.audio.sampleRate, preset.audio.channels), timelineFromInputStart: nonePaced,
+                videoDevice: hasVideo ? configuration.video?.description : nil,
+                audioDevice: hasAudio ? configuration.audio?.description : nil, inputDuration: inputDuration)
+        }
+        session = SessionEngine.Setup(
             deviceTimeout: configuration.deviceTimeout,
-            outputPath: output.path, folder: folder, preset: preset, limits: configuration.limits,
-            rotation: rotation, hasVideo: hasVideo, videoColour: colour?.output ?? .unspecified,
             // Separate unpaced inputs are taken in strict time order; a single reader feeding both tracks is
             // taken as it comes (its file is already interleaved, and waiting on one of its streams while it
             // is blocked on the other would deadlock).
-            hasAudio: hasAudio, ordered: nonePaced && readers.count > 1, timelineFromInputStart: nonePaced,
-            videoDevice: hasVideo ? configuration.video?.description : nil,
-            audioDevice: hasAudio ? configuration.audio?.description : nil,
-            stills: stills, controlsToRestore: controlsToRestore, inputDuration: configuration.takesTracksFromInput ? opened.first?.source.durationSeconds : nil)
+            ordered: nonePaced && readers.count > 1, hasVideo: hasVideo, stills: stills, stillRotation: rotation,
+            controlsToRestore: controlsToRestore)
+        photos = PhotoRequests(rendition: 0, rotation: rotation)
+        paced = allPaced
         prepared = true
         self.buffer = buffer
         self.readers = readers
+        self.renditions = renditions
+    }
+
+    /// An output path a movie can be written to: its folder exists and is writable, it is a file name (not
+    /// a folder or a device), not an input, and free unless overwriting is allowed.
+    private static func checkOutput(_ path: String, configuration: RecordingConfiguration) throws {
+        let output = URL(fileURLWithPath: path)
+        let folder = output.deletingLastPathComponent().path
+        guard FileSystem.isFolder(folder) else {
+            throw ReelError.invalidInput("output folder \(folder) does not exist: create it first")
+        }
+        guard access(folder, W_OK) == 0 else {
+            throw ReelError.invalidInput("output folder \(folder) is not writable")
+        }
+        if FileSystem.isFolder(output.path) {
+            throw ReelError.invalidInput("\(output.path) is a folder: give the movie a file name ending in .mov")
+        }
+        if FileSystem.isSpecialFile(output.path) {
+            throw ReelError.invalidInput("\(output.path) is not a regular file (a pipe or a device): give the movie a file name")
+        }
+        for input in [configuration.video, configuration.audio].compactMap({ $0 }) where input.kind == .file {
+            // By file identity, not name: a symbolic or hard link to the input is the input.
+            if FileSystem.isSameFile(input.target, output.path) {
+                throw ReelError.invalidInput("output \(output.path) is the input file \(input.target): choose another output name")
+            }
+        }
+        if FileManager.default.fileExists(atPath: output.path) && !configuration.overwrite {
+            throw ReelError.invalidInput("\(output.path) already exists: choose another name or pass --overwrite")
+        }
     }
 
     /// A `deviceBest` preset (`high`, AVCaptureSessionPresetHigh) records at the size of the camera mode it
@@ -158,24 +208,27 @@ struct RecordingPreparation {
         return adapted
     }
 
-    func makeEngine(events: @escaping @Sendable (RecordingEvent) -> Void) -> RecordingEngine {
-        RecordingEngine(setup: setup, buffer: buffer, readers: readers, events: events)
+    /// The session and its movies, ready to run: the movies are added, their threads not yet started.
+    func makeSession(mainProgress: @escaping @Sendable (RecordingProgress) -> Void) -> (SessionEngine, [MovieRecorder]) {
+        let engine = SessionEngine(setup: session, buffer: buffer, readers: readers, photos: photos)
+        let silent: @Sendable (RecordingProgress) -> Void = { _ in }
+        let recorders = movies.enumerated().map { index, movie -> MovieRecorder in
+            MovieRecorder(setup: movie, buffer: buffer, paced: paced, readerDrops: { engine.readerDrops },
+                          progress: index == 0 ? mainProgress : silent)
+        }
+        return (engine, recorders)
     }
 
-    /// `colour`: the video's ColourPlan (there is one video stream in a recording).
     private static func makeReader(_ spec: DeviceSpec, source: FrameSource, interrupt: InterruptFlag, preset: Preset,
-                                   colour: ColourPlan?, buffer: CaptureBuffer, sessionStart: Int64,
+                                   renditions: PictureRenditions, buffer: CaptureBuffer, sessionStart: Int64,
                                    maxDuration: Double?) throws -> InputReader {
         let statistics = ReaderStatistics()
         let routes = try source.streams.map { stream -> InputReader.Route in
             let sink: FrameSink
             switch stream.mediaType {
             case .video:
-                let colour = try colour ?? ColourPlan(for: stream, outputWidth: preset.video.width,
-                                                      outputHeight: preset.video.height, sourceName: spec.name)
-                sink = try VideoFrameSink(buffer: buffer, width: preset.video.width, height: preset.video.height,
-                                          colour: colour, waitsForEncoder: !spec.isPaced, statistics: statistics,
-                                          maxDuration: maxDuration)
+                sink = try VideoFrameSink(buffer: buffer, renditions: renditions, waitsForEncoder: !spec.isPaced,
+                                          statistics: statistics, maxDuration: maxDuration)
             default:
                 sink = AudioFrameSink(buffer: buffer, sampleRate: preset.audio.sampleRate, channels: preset.audio.channels,
                                       blockSize: 1024, waitsForEncoder: !spec.isPaced, statistics: statistics,
@@ -186,4 +239,5 @@ struct RecordingPreparation {
         return InputReader(spec: spec, source: source, routes: routes, interrupt: interrupt, buffer: buffer,
                            sessionStart: sessionStart, statistics: statistics)
     }
+
 }

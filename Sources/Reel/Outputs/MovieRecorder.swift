@@ -3,56 +3,64 @@ import FoundationEssentials
 import Glibc
 import Synchronization
 
-/// The encoding thread of one recording: takes captured items in time order from the CaptureBuffer, puts
-/// them on the movie's clock, applies the duration limit, encodes H.264 and AAC and hands packets to the
-/// MovieWriter, which applies the size and disk limits. Everything here runs on one dedicated thread, but
-/// for AAC, which an EncoderThread runs beside it.
-final class RecordingEngine: @unchecked Sendable {
+/// One movie output of a session, on a thread of its own: takes the captured items the session hands it
+/// (OutputQueue), puts them on the movie's clock, applies the duration limit, encodes H.264 and AAC and hands
+/// packets to the MovieWriter, which applies the size and disk limits. A limit stops this movie only: it is
+/// finalized at once and the output takes no more. AAC runs on an EncoderThread beside it.
+final class MovieRecorder: @unchecked Sendable {
     struct Setup: Sendable {
         /// Where the movie is written until finalized: the output path itself when fragments keep it
         /// playable all along, else a hidden temporary name.
         var temporaryPath: String
         var fragmentInterval: Double
         var fragmentMemoryLimit: Int64
-        /// Seconds a live device may deliver nothing before it counts as lost.
-        var deviceTimeout: Double
         var outputPath: String
         var folder: String
         var preset: Preset
         var limits: RecordingLimits
         var rotation: Int
         var hasVideo: Bool
-        /// What the video is tagged with (the video source's ColourPlan output).
+        /// The picture rendition this movie takes (its size, see PictureRenditions).
+        var rendition: Int
+        /// What the video is tagged with (the rendition's ColourPlan output).
         var videoColour: ColourDescription
         var hasAudio: Bool
-        /// Unpaced inputs are encoded in strict time order; paced ones as they come.
-        var ordered: Bool
+        /// The sample rate and channels the session captures audio in; a preset that differs resamples.
+        var captureAudio: (sampleRate: Int, channels: Int)
         /// Unpaced inputs (files, lavfi with realtime=0): the movie's timeline is the inputs' own from their
         /// start (audio may lead the first picture). Live ones: the movie starts with the first picture.
         var timelineFromInputStart: Bool
         var videoDevice: String?
         var audioDevice: String?
-        var stills: [StillRequest]
-        /// A camera's control values to give back when the recording ends (`restoresCameraControls`).
-        var controlsToRestore: (path: String, values: [CameraControlSetting.PreviousValue])?
         /// Seconds the input file lasts (a transcode), for progress.
         var inputDuration: Double?
     }
 
-    private let setup: Setup
+    let setup: Setup
+    /// Where the session puts this movie's items.
+    let queue: OutputQueue
     private let buffer: CaptureBuffer
-    private let readers: [InputReader]
-    private let stopRequest: Atomic<Bool>
-    private let events: @Sendable (RecordingEvent) -> Void
+    /// Pictures the session's readers dropped (shared by every output), for the result and progress.
+    private let readerDrops: @Sendable () -> Int
+    private let progress: @Sendable (RecordingProgress) -> Void
     private let startedAt: Int64
+    /// Set once the movie wants nothing more (a limit, a failure, the end): the session stops handing it items.
+    private let doneFlag = Atomic<Bool>(false)
+    private let finalResult = Locked<RecordingResult?>(nil)
+    private let finishedSignal = Condition()
+    private var thread: WorkerThread?
 
-    // Encoding state, owned by the engine thread.
+    // Encoding state, owned by the recorder's thread.
     private var videoEncoder: Encoder?
     private var audioEncoder: EncoderThread?
     private var audioEncoderRunning = false
     private var writer: MovieWriter?
     private let packet = Packet()
     private var audioFIFO: SampleFIFO?
+    /// Converts the session's audio when this movie's preset asks for another rate or channel count.
+    private var audioResampler: Resampler?
+    /// Where converted samples land before they are queued (a FIFO and a frame sized for the largest block).
+    private var conversion: (fifo: SampleFIFO, frame: Frame, capacity: Int)?
     private var videoStream = -1
     private var audioStream = -1
     private var origin: Timestamp? = nil
@@ -64,53 +72,114 @@ final class RecordingEngine: @unchecked Sendable {
     private var videoFrames = 0
     private var audioFIFOStart: Int64? = nil  // session time of the FIFO's first sample, in samples
     private var audioSamplesEncoded: Int64 = 0
-    private var videoDone = false
-    private var audioDone = false
+    private var videoDone = false { didSet { if videoDone { videoWanted.store(false, ordering: .releasing) } } }
+    private var audioDone = false { didSet { if audioDone { audioWanted.store(false, ordering: .releasing) } } }
+    private let videoWanted = Atomic<Bool>(true)
+    private let audioWanted = Atomic<Bool>(true)
     private var stopReason: StopReason? = nil
     private var errorMessage: String? = nil
     private var lastProgress: (time: Int64, frames: Int) = (0, 0)
-    private var stillWritten: String? = nil
     // CPU accounting (nanoseconds of this thread's CPU clock).
     private var encodeNanoseconds: [MediaType: Int64] = [.video: 0, .audio: 0]
     private var muxNanoseconds: Int64 = 0
     private var threadStart: Int64 = 0
-    private var processStart: Int64 = 0
+    /// CPU time of this output's own threads (its thread and its AAC thread), once finished.
+    private(set) var ownThreadNanoseconds: Int64 = 0
 
-    init(setup: Setup, buffer: CaptureBuffer, readers: [InputReader], events: @escaping @Sendable (RecordingEvent) -> Void) {
+    /// Pictures a live output may have waiting before it drops new ones: 0.17 s at 30 fps.
+    static let livePictureQueue = 5
+
+    init(setup: Setup, buffer: CaptureBuffer, paced: Bool, readerDrops: @escaping @Sendable () -> Int,
+         progress: @escaping @Sendable (RecordingProgress) -> Void) {
         self.setup = setup
         self.buffer = buffer
-        self.readers = readers
-        self.stopRequest = Atomic(false)
-        self.events = events
+        self.queue = OutputQueue(pictureLimit: paced ? MovieRecorder.livePictureQueue : nil)
+        self.readerDrops = readerDrops
+        self.progress = progress
         self.startedAt = MonotonicClock.nanoseconds()
         if setup.timelineFromInputStart { origin = .zero(in: sessionTimeBase) }
     }
 
-    func requestStop() { stopRequest.store(true, ordering: .releasing) }
-
     private var videoTimeBase: Rational { setup.preset.videoFrameRate.inverted }
     private var audioTimeBase: Rational { Rational(1, Int32(setup.preset.audio.sampleRate)) }
 
-    /// Runs the recording to its end and returns the result. Call on the engine's own thread.
-    func run() -> RecordingResult {
+    /// The movie has stopped taking items (finalized, or about to be).
+    var isDone: Bool { doneFlag.load(ordering: .acquiring) }
+
+    /// Whether the movie still wants items of a type (the duration limit can end one track before the other).
+    func wants(_ type: MediaType) -> Bool {
+        !isDone && (type == .video ? videoWanted.load(ordering: .acquiring) : audioWanted.load(ordering: .acquiring))
+    }
+
+    /// Starts the recorder's thread: it opens the encoders and the file, then encodes what the queue brings.
+    func start() {
+        thread = WorkerThread(name: "reel.output.movie") { [self] in run() }
+    }
+
+    /// Waits for the movie to be finalized and returns its result.
+    func waitForResult() -> RecordingResult {
+        thread?.join()
+        return finalResult.withLock { $0! }
+    }
+
+    /// The result once finalized, else nil.
+    var result: RecordingResult? { finalResult.withLock { $0 } }
+
+    private func run() {
         threadStart = CPUClock.threadNanoseconds()
-        processStart = CPUClock.processNanoseconds()
         do {
             try openOutput()
-            for reader in readers { reader.start() }
-            events(.started(output: setup.outputPath))
-            try encodeUntilStopped()
         } catch {
             stopReason = .failed
             errorMessage = "\(error)"
         }
-        for reader in readers { reader.stop() }
-        buffer.close()
-        for reader in readers where !reader.join(timeout: 1) {
-            errorMessage = errorMessage ?? "\(reader.spec) did not return from a blocking read; its thread was left behind"
+        queue.beginLimiting()
+        var finished = false
+        if stopReason != nil { finish() ; finished = true }
+        loop: while true {
+            switch queue.take() {
+            case .item(let type, let item):
+                guard !finished else {
+                    buffer.release(type, item.slot)
+                    continue
+                }
+                do {
+                    if type == .video {
+                        try encodeVideo(item)
+                    } else {
+                        defer { buffer.release(type, item.slot) }
+                        try encodeAudio(item)
+                    }
+                } catch {
+                    stopReason = .failed
+                    errorMessage = "\(error)"
+                }
+                if stopReason == nil, let maxDuration = setup.limits.maxDuration, maxDuration > 0,
+                   (videoDone || !setup.hasVideo), (audioDone || !setup.hasAudio) {
+                    stopReason = .maxDurationReached
+                }
+                if stopReason != nil {
+                    finish()
+                    finished = true
+                } else {
+                    reportProgress()
+                }
+            case .end(let reason, let message):
+                if !finished {
+                    stopReason = reason
+                    errorMessage = message
+                    finish()
+                }
+                break loop
+            }
         }
-        if let restore = setup.controlsToRestore { CameraControlSetting.restore(restore.values, to: restore.path) }
-        return finalize()
+    }
+
+    /// Finalizes the movie and publishes the result; the session stops handing it items.
+    private func finish() {
+        doneFlag.store(true, ordering: .releasing)
+        let result = finalize()
+        finalResult.withLock { $0 = result }
     }
 
     private func openOutput() throws {
@@ -134,6 +203,10 @@ final class RecordingEngine: @unchecked Sendable {
             }
             audioEncoder = EncoderThread(encoder: encoder, frames: frames, name: "reel.encoder.audio")
             audioEncoderRunning = true
+            if setup.captureAudio != (setup.preset.audio.sampleRate, setup.preset.audio.channels) {
+                audioResampler = Resampler(outputRate: setup.preset.audio.sampleRate, outputChannels: setup.preset.audio.channels)
+                conversion = (SampleFIFO(format: .floatPlanar, channels: setup.preset.audio.channels), Frame(), 0)
+            }
         }
         let writer = try MovieWriter(path: setup.temporaryPath, encoders: encoders, rotationDegrees: setup.rotation,
                                      limits: setup.limits, folder: setup.folder, fragmentInterval: setup.fragmentInterval,
@@ -142,104 +215,36 @@ final class RecordingEngine: @unchecked Sendable {
         self.writer = writer
     }
 
-    private func encodeUntilStopped() throws {
-        var stopping = false
-        while stopReason == nil {
-            // A stop before the first picture waits for it (up to two seconds), so even the shortest press
-            // yields a photo and a playable movie.
-            let hasFirstPicture = videoFrames > 0 || !setup.hasVideo
-                || MonotonicClock.nanoseconds() - startedAt > 2_000_000_000
-            if !stopping && hasFirstPicture && stopRequest.load(ordering: .acquiring) {
-                // Stop the devices; what they already delivered is still encoded below.
-                stopping = true
-                for reader in readers { reader.stop() }
-            }
-            switch buffer.next(ordered: setup.ordered && !stopping, timeout: 0.1) {
-            case .idle:
-                reportProgress()
-                if !stopping, let stalled = stalledDevice() {
-                    // A device that stops delivering (unplugged, its server frozen) ends the recording.
-                    stopReason = .deviceLost
-                    errorMessage = "\(stalled.spec) delivered nothing for \(String(printf: "%g", setup.deviceTimeout)) s"
-                }
-            case .allEnded:
-                stopReason = stopping ? .stopped : endingReason()
-            case .item(let type, let item):
-                if type == .video {
-                    try encodeVideo(item)
-                } else {
-                    defer { buffer.recycle(type, item.frame) }
-                    try encodeAudio(item)
-                }
-                if stopReason == nil, let maxDuration = setup.limits.maxDuration, maxDuration > 0,
-                   (videoDone || !setup.hasVideo), (audioDone || !setup.hasAudio) {
-                    stopReason = .maxDurationReached
-                }
-                reportProgress()
-            }
-        }
-    }
-
-    /// Cameras and audio servers can need seconds to deliver their first frame.
-    static let firstFrameTimeout: Double = 10
-
-    /// A live device reader that has delivered nothing for longer than the timeout, unless its stream has
-    /// already ended or everything it needed was delivered.
-    private func stalledDevice() -> InputReader? {
-        readers.first { reader in
-            // The first frame may take longer: cameras and audio servers can need seconds to start.
-            let timeout = reader.statistics.deliveredCount == 0 ? max(RecordingEngine.firstFrameTimeout, setup.deviceTimeout)
-                                                                : setup.deviceTimeout
-            return reader.spec.isDevice && reader.secondsSinceLastDelivery > timeout
-                && reader.ending == nil && !(reader.carriesVideo ? videoDone : audioDone)
-        }
-    }
-
-    /// Why the inputs ended by themselves: a lost device outranks a finished file.
-    private func endingReason() -> StopReason {
-        let endings = readers.compactMap(\.ending)
-        if let lost = endings.first(where: { $0.reason == .deviceLost || $0.reason == .failed }) {
-            errorMessage = lost.message
-            return lost.reason
-        }
-        return .inputEnded
-    }
-
     // MARK: video
 
-    /// Takes a picture (and gives its frame back to the pool once shown): the held picture is shown in the
-    /// slots the cadence gives it, and this one is held in its place.
+    /// Takes a picture (and releases its slot once shown): the held picture is shown in the output slots the
+    /// cadence gives it, and this one is held in its place.
     private func encodeVideo(_ item: CapturedItem) throws {
         guard videoEncoder != nil, !videoDone else {
-            buffer.recycle(.video, item.frame)
+            buffer.release(.video, item.slot)
             return
         }
         if origin == nil { origin = item.time }
-        if stillWritten == nil && !setup.stills.isEmpty {
-            // The photo comes from the raw first picture (sharper than decoding it back out of H.264).
-            for still in setup.stills { try StillImageWriter.write(item.frame, rotation: setup.rotation, to: still) }
-            stillWritten = setup.stills[0].path
-        }
         let slots = cadence.arrive(time: VideoCadence.frames(of: item.time - origin!, rate: setup.preset.videoFrameRate))
         let previous = heldPicture
         heldPicture = item
         if let previous {
-            defer { buffer.recycle(.video, previous.frame) }
-            try show(previous.frame, in: slots)
+            defer { buffer.release(.video, previous.slot) }
+            try show(previous.picture(setup.rendition), in: slots)
         }
     }
 
     /// Shows the held picture for as long as the cadence says (at the end of the input, or at a stop), then
-    /// gives its frame back.
+    /// releases it.
     private func showHeldPicture() throws {
         guard let held = heldPicture else { return }
         heldPicture = nil
-        defer { buffer.recycle(.video, held.frame) }
-        try show(held.frame, in: cadence.finish())
+        defer { buffer.release(.video, held.slot) }
+        try show(held.picture(setup.rendition), in: cadence.finish())
     }
 
     private func releaseHeldPicture() {
-        if let held = heldPicture { buffer.recycle(.video, held.frame) }
+        if let held = heldPicture { buffer.release(.video, held.slot) }
         heldPicture = nil
     }
 
@@ -281,8 +286,36 @@ final class RecordingEngine: @unchecked Sendable {
     // MARK: audio
 
     private func encodeAudio(_ item: CapturedItem) throws {
+        guard audioFIFO != nil, !audioDone else { return }
+        guard let resampler = audioResampler else {
+            return try queueAudio(item.frame, start: item.time.rescaled(to: audioTimeBase).value, tolerance: 0)
+        }
+        // Another rate or channel count than the session captures: convert first. The converted samples
+        // start as far before the block as swresample's delay; rounding them to this rate's samples may be
+        // off by a sample or two, which is no gap.
+        let start = item.time.rescaled(to: audioTimeBase).value - Int64(resampler.delay)
+        guard let converted = try resampled(item.frame) else { return }
+        try queueAudio(converted, start: start, tolerance: Int64(setup.preset.audio.sampleRate / 500))
+    }
+
+    /// The block in this movie's audio format, or nil when swresample kept all of it for now.
+    private func resampled(_ block: Frame?) throws -> Frame? {
+        guard let resampler = audioResampler, let conversion else { return nil }
+        let count = try resampler.convert(block, into: conversion.fifo)
+        guard count > 0 else { return nil }
+        if !conversion.frame.hasBuffers || conversion.capacity < count {
+            try conversion.frame.allocateAudio(sampleCount: max(count, 4096), format: .floatPlanar,
+                                               channels: setup.preset.audio.channels, sampleRate: setup.preset.audio.sampleRate)
+            self.conversion?.capacity = max(count, 4096)
+        }
+        try conversion.fifo.read(into: conversion.frame, sampleCount: count)
+        return conversion.frame
+    }
+
+    /// Puts a block of samples in this movie's format, starting at sample `itemStart` of the session, into
+    /// the FIFO: after silence where it leaves a hole, without the part that overlaps what is queued.
+    private func queueAudio(_ block: Frame, start itemStart: Int64, tolerance: Int64) throws {
         guard let fifo = audioFIFO, !audioDone else { return }
-        let itemStart = item.time.rescaled(to: audioTimeBase).value
         if audioFIFOStart == nil {
             // On an input's own timeline, audio that starts after the movie does is preceded by silence.
             let originSample = origin?.rescaled(to: audioTimeBase).value ?? itemStart
@@ -291,15 +324,15 @@ final class RecordingEngine: @unchecked Sendable {
         let expected = audioFIFOStart! &+ Int64(fifo.count)
         let gap = itemStart &- expected
         var overlap = 0
-        if gap > 0 && (setup.timelineFromInputStart || gap < Int64(setup.preset.audio.sampleRate) * 5) {
+        if gap > tolerance && (setup.timelineFromInputStart || gap < Int64(setup.preset.audio.sampleRate) * 5) {
             // A hole in a file's audio, or samples a device lost: silence keeps every later sound in place.
             try appendSilence(gap)
-        } else if gap < 0 && setup.timelineFromInputStart {
+        } else if gap < -tolerance && setup.timelineFromInputStart {
             // Audio that steps back over what is already queued: skip the part already there.
-            overlap = Int(min(-gap, Int64(item.frame.sampleCount)))
+            overlap = Int(min(-gap, Int64(block.sampleCount)))
         }
         guard !audioDone else { return }
-        try fifo.append(item.frame, skipping: overlap)
+        try fifo.append(block, skipping: overlap)
         if origin == nil {
             guard !setup.hasVideo else {
                 // Audio from before the first picture: keep at most two seconds of it until the picture comes.
@@ -462,7 +495,7 @@ final class RecordingEngine: @unchecked Sendable {
             bytes: bytes, videoFrames: recorded ? fileVideoFrames : 0, droppedFrames: droppedFrames,
             audioSamples: recorded ? fileAudioSamples : 0, preset: setup.preset.name,
             elapsed: Double(MonotonicClock.nanoseconds() - startedAt) / 1e9,
-            videoDevice: setup.videoDevice, audioDevice: setup.audioDevice, error: errorMessage, still: stillWritten,
+            videoDevice: setup.videoDevice, audioDevice: setup.audioDevice, error: errorMessage, still: nil,
             stages: stages, fragments: writer?.fragmentCount ?? 0, finalizationBytes: recorded ? writer?.finalizationBytes : nil,
             // Repeats counted as they were encoded; a limit cut can leave some out of the file.
             duplicatedFrames: recorded ? min(duplicatedFrames, max(0, fileVideoFrames - 1)) : nil)
@@ -475,6 +508,10 @@ final class RecordingEngine: @unchecked Sendable {
             _ = try writer?.endStream(videoStream)
         }
         if let encoder = audioEncoder {
+            if audioResampler != nil, audioFIFOStart != nil, let tail = try resampled(nil) {
+                // What swresample still holds follows what is queued.
+                try queueAudio(tail, start: audioFIFOStart! + Int64(audioFIFO?.count ?? 0), tolerance: 0)
+            }
             if origin != nil { try encodeQueuedAudio(final: true) }
             stopAudioEncoder(flush: true)
             try encoder.collectPackets { try write($0, stream: audioStream) }
@@ -489,31 +526,25 @@ final class RecordingEngine: @unchecked Sendable {
         encodeNanoseconds[.audio] = encoder.finish(flush: flush)
     }
 
-    /// Called on the engine thread once the readers have ended and the file is finished.
+    /// This output's share of the CPU time, called on its thread once the file is finished. The session
+    /// adds the readers' stages and the process total (see SessionEngine).
     private func stageTimes() -> StageTimes {
         let seconds = { (nanoseconds: Int64) in Double(nanoseconds) / 1e9 }
-        let readers = readers.map(\.stageClock.snapshot)
-        let engineThread = CPUClock.threadNanoseconds() - threadStart
-        let process = CPUClock.processNanoseconds() - processStart
-        // The video encoder is called on this thread; the audio encoder runs on a thread of its own.
+        let ownThread = CPUClock.threadNanoseconds() - threadStart
         let audioThread = encodeNanoseconds[.audio] ?? 0
-        let ownThreads = engineThread + audioThread + readers.reduce(0) { $0 + $1.thread }
+        ownThreadNanoseconds = ownThread + audioThread
         let encode = encodeNanoseconds[.video] ?? 0
         var times = StageTimes()
-        times.readDecode = seconds(readers.reduce(0) { $0 + $1.readDecode })
-        times.convert = seconds(readers.reduce(0) { $0 + $1.convert })
-        times.encodeVideo = seconds(encodeNanoseconds[.video] ?? 0)
-        times.encodeAudio = seconds(encodeNanoseconds[.audio] ?? 0)
+        times.encodeVideo = seconds(encode)
+        times.encodeAudio = seconds(audioThread)
         times.mux = seconds(muxNanoseconds)
-        times.engineOther = seconds(max(0, engineThread - encode - muxNanoseconds))
-        times.codecThreads = seconds(max(0, process - ownThreads))
-        times.total = seconds(process)
+        times.engineOther = seconds(max(0, ownThread - encode - muxNanoseconds))
         return times
     }
 
-    private var droppedFrames: Int {
-        readers.filter { $0.spec.isPaced && $0.carriesVideo }.reduce(0) { total, reader in total + reader.statistics.droppedCount }
-    }
+    /// Pictures this movie lacks because they were dropped: by the readers (the pools were full) or by this
+    /// output (it fell behind a live source).
+    private var droppedFrames: Int { readerDrops() + queue.droppedCount }
 
     private func reportProgress() {
         let now = MonotonicClock.nanoseconds()
@@ -523,8 +554,8 @@ final class RecordingEngine: @unchecked Sendable {
         lastProgress = (now, videoFrames)
         let media = max(Double(cadence.nextSlot) * videoTimeBase.doubleValue,
                         Double(audioSamplesEncoded) / Double(setup.preset.audio.sampleRate))
-        events(.progress(RecordingProgress(
+        progress(RecordingProgress(
             elapsed: Double(now - startedAt) / 1e9, mediaDuration: media, bytes: writer?.projectedFileSize ?? 0,
-            videoFrames: videoFrames, droppedFrames: droppedFrames, framesPerSecond: fps, inputDuration: setup.inputDuration)))
+            videoFrames: videoFrames, droppedFrames: droppedFrames, framesPerSecond: fps, inputDuration: setup.inputDuration))
     }
 }

@@ -115,9 +115,9 @@ final class AudioFrameSink: FrameSink {
             let count = min(blockSize, fifo.count)
             let time = Timestamp(value: firstSample! + samplesQueued, timeBase: Rational(1, Int32(sampleRate)))
             samplesQueued += Int64(count)
-            let target: Frame
-            switch buffer.takeFreeFrame(.audio, wait: waitsForEncoder) {
-            case .frame(let frame): target = frame
+            let slot: CaptureSlot
+            switch buffer.takeFreeSlot(.audio, wait: waitsForEncoder) {
+            case .slot(let free): slot = free
             case .closed:
                 fifo.drain(fifo.count)
                 return
@@ -127,13 +127,14 @@ final class AudioFrameSink: FrameSink {
                 fifo.drain(count)
                 continue
             }
+            let target = slot.frames[0]
             if !target.hasBuffers || target.sampleCount < blockSize {
                 try target.allocateAudio(sampleCount: blockSize, format: .floatPlanar, channels: fifo.channels,
                                          sampleRate: sampleRate)
             }
             try fifo.read(into: target, sampleCount: count)
             statistics.countDelivered()
-            buffer.push(.audio, CapturedItem(frame: target, time: time))
+            buffer.push(.audio, CapturedItem(slot: slot, time: time))
         }
     }
 }

@@ -2,12 +2,15 @@ import FFmpegCore
 import FoundationEssentials
 import Glibc
 
-/// Records from devices into a QuickTime movie, like AVCaptureSession with an AVCaptureMovieFileOutput:
-/// configure, `start`, receive events, `stop` (or let a limit stop it), read the result; then record again.
+/// Records from devices into QuickTime movies, like AVCaptureSession with AVCaptureMovieFileOutputs and an
+/// AVCapturePhotoOutput: configure, `start`, receive events, `stop` (or let the limits stop it), read the
+/// result; then record again.
 ///
-/// `start` opens the devices on the calling thread (it blocks briefly, and throws `ReelError.invalidInput`
-/// before anything is written when a device, limit or output path is unusable). Capture and encoding then
-/// run on dedicated threads; events arrive on the encoding thread.
+/// The session owns the inputs, their reader threads and the clock; each movie (the main one and its
+/// tiers) is an output with its own encoders, limits and result, on a thread of its own; a `PhotoOutput`
+/// takes the next picture on request. `start` opens the devices on the calling thread (it blocks briefly,
+/// and throws `ReelError.invalidInput` before anything is written when a device, limit or output path is
+/// unusable). Events arrive on the session's threads: keep handlers short.
 public final class CaptureSession: Sendable {
     public enum State: Sendable, Equatable {
         case ready
@@ -16,7 +19,10 @@ public final class CaptureSession: Sendable {
     }
 
     private let state = Locked<State>(.ready)
-    private let running = Locked<RecordingEngine?>(nil)
+    private let running = Locked<SessionEngine?>(nil)
+    private let photoOutputs = Locked<[PhotoOutput]>([])
+    /// The running (or last) recording's photo requests, which photo outputs added later attach to.
+    private let photoRequests = Locked<PhotoRequests?>(nil)
     /// While `start` opens the inputs: raised by `stop`, it ends a wait for an input (a named pipe without a
     /// writer) and stops the readers.
     private let starting = Locked<InterruptFlag?>(nil)
@@ -47,12 +53,18 @@ public final class CaptureSession: Sendable {
         starting.withLock { $0 = interrupt }
         defer { starting.withLock { $0 = nil } }
         do {
-            let engine = try RecordingPreparation(configuration, interrupt: interrupt).makeEngine(events: events)
+            let preparation = try RecordingPreparation(configuration, interrupt: interrupt)
+            let (engine, movies) = preparation.makeSession(mainProgress: { events(.progress($0)) })
+            for photo in photoOutputs.withLock({ $0 }) { photo.attach(preparation.photos) }
+            photoRequests.withLock { $0 = preparation.photos }
             running.withLock { $0 = engine }
             // A stop that came while the inputs were opening is carried out now.
             if interrupt.isRaised { engine.requestStop() }
-            _ = WorkerThread(name: "reel.encoder") {
-                let result = engine.run()
+            for movie in movies { engine.add(movie) }
+            let mainOutput = preparation.movies[0].outputPath
+            _ = WorkerThread(name: "reel.session") {
+                events(.started(output: mainOutput))
+                let result = CaptureSession.combined(engine.run())
                 self.didFinish(result)
                 events(.finished(result))
             }
@@ -60,6 +72,23 @@ public final class CaptureSession: Sendable {
             state.withLock { $0 = .ready }
             throw error
         }
+    }
+
+    /// Adds a photo output: from the next `start` on (or at once, while recording), `photo.capture(to:)`
+    /// takes the next picture. AVCaptureSession's addOutput for an AVCapturePhotoOutput.
+    public func addOutput(_ photo: PhotoOutput) {
+        photoOutputs.withLock { $0.append(photo) }
+        if let requests = photoRequests.withLock({ $0 }) { photo.attach(requests) }
+    }
+
+    /// The main movie's result with every movie's result under `outputs` (main first) when there are tiers.
+    static func combined(_ results: [RecordingResult]) -> RecordingResult {
+        var main = results[0]
+        if results.count > 1 {
+            main.outputs = results
+            main.outputs![0].still = nil
+        }
+        return main
     }
 
     /// Asks the recording to stop; the file is then finalized. Returns at once; `waitUntilFinished()` or

@@ -2,17 +2,11 @@ import FoundationEssentials
 import Glibc
 import FFmpegCore
 
-/// A captured picture or block of samples on its way from a reader thread to the encoding thread.
-struct CapturedItem {
-    let frame: Frame
-    /// Session time of the item's start, in the reader's clock units (microseconds).
-    let time: Timestamp
-}
-
-/// The bounded hand-off between reader threads and the encoding thread. Each media type has a fixed pool of
-/// reusable frames: a reader fills a free one and queues it, the encoder returns it after use. When a paced
-/// reader finds no free frame the encoder is behind and the frame is dropped (counted); an unpaced reader
-/// waits instead. Memory is bounded by the pools, whatever the speeds.
+/// The bounded hand-off between reader threads and the session thread. Each media type has a fixed pool of
+/// reusable slots: a reader fills a free one and queues it, the session takes it and shares it with the
+/// outputs, and the last holder releases it back. When a paced reader finds no free slot the outputs are
+/// behind and the frame is dropped (counted); an unpaced reader waits instead. Memory is bounded by the
+/// pools, whatever the speeds.
 final class CaptureBuffer: @unchecked Sendable {
     enum Next {
         case item(MediaType, CapturedItem)
@@ -24,35 +18,35 @@ final class CaptureBuffer: @unchecked Sendable {
 
     private let condition = Condition()
     private var queued: [MediaType: [CapturedItem]] = [.video: [], .audio: []]
-    private var free: [MediaType: [Frame]] = [.video: [], .audio: []]
+    private var free: [MediaType: [CaptureSlot]] = [.video: [], .audio: []]
     private var ended: [MediaType: Bool] = [:]
     private let streams: [MediaType]
     private var closed = false
 
     init(videoFrames: Int, audioFrames: Int, streams: [MediaType]) {
         self.streams = streams
-        if streams.contains(.video) { free[.video] = (0..<videoFrames).map { _ in Frame() } }
-        if streams.contains(.audio) { free[.audio] = (0..<audioFrames).map { _ in Frame() } }
+        if streams.contains(.video) { free[.video] = (0..<videoFrames).map { _ in CaptureSlot(frames: []) } }
+        if streams.contains(.audio) { free[.audio] = (0..<audioFrames).map { _ in CaptureSlot(frames: [Frame()]) } }
         for stream in streams { ended[stream] = false }
     }
 
     // MARK: reader side
 
-    enum FreeFrame {
-        case frame(Frame)
-        /// None free and the reader may not wait: the encoder is behind, drop the input frame.
+    enum FreeSlot {
+        case slot(CaptureSlot)
+        /// None free and the reader may not wait: the outputs are behind, drop the input frame.
         case noneFree
-        /// The recording is over: nothing more is taken (not a drop).
+        /// The session is over: nothing more is taken (not a drop).
         case closed
     }
 
-    /// A free frame to fill; with `wait`, blocks until one is returned or the buffer closes.
-    func takeFreeFrame(_ type: MediaType, wait: Bool) -> FreeFrame {
+    /// A free slot to fill; with `wait`, blocks until one is released or the buffer closes.
+    func takeFreeSlot(_ type: MediaType, wait: Bool) -> FreeSlot {
         condition.lock()
         defer { condition.unlock() }
         while true {
             if closed { return .closed }
-            if let frame = free[type]?.popLast() { return .frame(frame) }
+            if let slot = free[type]?.popLast() { return .slot(slot) }
             if !wait { return .noneFree }
             condition.wait()
         }
@@ -60,13 +54,19 @@ final class CaptureBuffer: @unchecked Sendable {
 
     func push(_ type: MediaType, _ item: CapturedItem) {
         condition.lock()
+        item.slot.holders = 1
         queued[type]!.append(item)
         condition.broadcast()
         condition.unlock()
     }
 
-    /// A frame taken but not queued (the reader decided not to use it).
-    func giveBack(_ type: MediaType, _ frame: Frame) { recycle(type, frame) }
+    /// A slot taken but not queued (the reader decided not to use it).
+    func giveBack(_ type: MediaType, _ slot: CaptureSlot) {
+        condition.lock()
+        free[type]!.append(slot)
+        condition.broadcast()
+        condition.unlock()
+    }
 
     func endStream(_ type: MediaType) {
         condition.lock()
@@ -75,10 +75,11 @@ final class CaptureBuffer: @unchecked Sendable {
         condition.unlock()
     }
 
-    // MARK: encoder side
+    // MARK: session side
 
-    /// The queued item that starts first. With `ordered`, waits until every live stream has an item queued so
-    /// the encoder sees streams in time order (unpaced inputs); otherwise takes whatever is queued (paced).
+    /// The queued item that starts first, held once by the caller. With `ordered`, waits until every live
+    /// stream has an item queued so the outputs see streams in time order (unpaced inputs); otherwise takes
+    /// whatever is queued (paced).
     func next(ordered: Bool, timeout: Double) -> Next {
         condition.lock()
         defer { condition.unlock() }
@@ -102,27 +103,22 @@ final class CaptureBuffer: @unchecked Sendable {
         }
     }
 
-    /// How many items of a type wait to be encoded.
-    func queuedCount(_ type: MediaType) -> Int {
+    /// One more holder of a taken item's slot (an output it is handed to).
+    func hold(_ item: CapturedItem) {
         condition.lock()
-        defer { condition.unlock() }
-        return queued[type]?.count ?? 0
+        item.slot.holders += 1
+        condition.unlock()
     }
 
-    /// Removes and returns the oldest queued item of a type (used to discard audio from before the first
-    /// picture when the audio pool is full).
-    func takeOldest(_ type: MediaType) -> CapturedItem? {
+    /// A holder is done with the slot; the last one gives it back to the pool.
+    func release(_ type: MediaType, _ slot: CaptureSlot) {
         condition.lock()
-        defer { condition.unlock() }
-        guard let first = queued[type]?.first else { return nil }
-        queued[type]!.removeFirst()
-        return first
-    }
-
-    func recycle(_ type: MediaType, _ frame: Frame) {
-        condition.lock()
-        free[type]!.append(frame)
-        condition.broadcast()
+        slot.holders -= 1
+        precondition(slot.holders >= 0, "a capture slot was released more often than it was held")
+        if slot.holders == 0 {
+            free[type]!.append(slot)
+            condition.broadcast()
+        }
         condition.unlock()
     }
 

@@ -1,0 +1,27 @@
+import FFmpegCore
+
+/// The pooled frames of one captured picture or block of samples. A picture is held in every rendition the
+/// outputs asked for (`frames[i]` is rendition i, see PictureRenditions); a block of samples in one frame.
+/// Outputs share a slot without copying it: the CaptureBuffer counts who holds it and takes it back into
+/// its pool when the last holder releases it.
+final class CaptureSlot: @unchecked Sendable {
+    /// Written by the reader that filled the slot, before it is queued; read-only while outputs hold it.
+    var frames: [Frame]
+    /// How many holders (the session, outputs, a photo) have it; guarded by the CaptureBuffer's lock.
+    var holders = 0
+
+    init(frames: [Frame]) { self.frames = frames }
+}
+
+/// A captured picture or block of samples on its way from a reader thread to the outputs.
+struct CapturedItem: @unchecked Sendable {
+    let slot: CaptureSlot
+    /// Session time of the item's start, in the reader's clock units (microseconds).
+    let time: Timestamp
+
+    /// The picture at the first rendition, or the block of samples.
+    var frame: Frame { slot.frames[0] }
+
+    /// The picture at a rendition the outputs registered.
+    func picture(_ rendition: Int) -> Frame { slot.frames[rendition] }
+}

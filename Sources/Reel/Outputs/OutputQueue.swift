@@ -1,0 +1,71 @@
+import FFmpegCore
+
+/// What the session hands one output: captured items in time order, then the end. Items are slots the output
+/// holds (see CaptureSlot); the output releases each when done with it. The queue itself holds no frames of
+/// its own: its length is bounded by the CaptureBuffer's pools, and for a live source by `pictureLimit`, past
+/// which this output drops pictures (and counts them) without holding up the session or the other outputs.
+final class OutputQueue: @unchecked Sendable {
+    enum Entry {
+        case item(MediaType, CapturedItem)
+        /// The session stopped (or its inputs ended) for this reason.
+        case end(StopReason, message: String?)
+    }
+
+    private let condition = Condition()
+    private var entries: [Entry] = []
+    private var head = 0
+    private var queuedPictures = 0
+    private let pictureLimit: Int?
+    private var limiting = false
+    private var droppedPictures = 0
+
+    /// `pictureLimit`: pictures this output may have waiting before it drops new ones (live sources); nil
+    /// waits for every picture (files, unpaced sources: the pools then pace the readers).
+    init(pictureLimit: Int?) {
+        self.pictureLimit = pictureLimit
+        entries.reserveCapacity(64)
+    }
+
+    /// The output is ready to encode: from now on a live source's pictures beyond the limit are dropped.
+    /// (While its encoders open, pictures wait, bounded by the CaptureBuffer's pool.)
+    func beginLimiting() { condition.withLock { limiting = true } }
+
+    /// Queues an item; false when the output is too far behind a live source to take another picture.
+    func offer(_ type: MediaType, _ item: CapturedItem) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        if type == .video, limiting, let pictureLimit, queuedPictures >= pictureLimit {
+            droppedPictures += 1
+            return false
+        }
+        if type == .video { queuedPictures += 1 }
+        entries.append(.item(type, item))
+        condition.signal()
+        return true
+    }
+
+    func end(_ reason: StopReason, message: String?) {
+        condition.lock()
+        entries.append(.end(reason, message: message))
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// The next entry, waiting for one.
+    func take() -> Entry {
+        condition.lock()
+        defer { condition.unlock() }
+        while head == entries.count { condition.wait() }
+        let entry = entries[head]
+        head += 1
+        if head == entries.count || head >= 256 {
+            // Reclaim the taken part now and then, without reallocating on every item.
+            entries.removeFirst(head)
+            head = 0
+        }
+        if case .item(.video, _) = entry { queuedPictures -= 1 }
+        return entry
+    }
+
+    var droppedCount: Int { condition.withLock { droppedPictures } }
+}

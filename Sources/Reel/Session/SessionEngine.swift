@@ -1,0 +1,170 @@
+import FFmpegCore
+import FoundationEssentials
+import Glibc
+import Synchronization
+
+/// The running session, on a thread of its own: starts the readers, takes captured items in time order from
+/// the CaptureBuffer and hands each to every output that still wants it, sharing the pooled frames (no copy
+/// per output). It watches for stalled devices and stop requests, and ends when its inputs end, when it is
+/// stopped, or when every output has stopped by itself (a limit).
+final class SessionEngine: @unchecked Sendable {
+    struct Setup: Sendable {
+        /// Seconds a live device may deliver nothing before it counts as lost.
+        var deviceTimeout: Double
+        /// Unpaced inputs are handed out in strict time order; paced ones as they come.
+        var ordered: Bool
+        var hasVideo: Bool
+        /// Pictures of the first frame (at rendition 0, turned upright by `stillRotation`).
+        var stills: [StillRequest]
+        var stillRotation: Int
+        /// A camera's control values to give back when the session ends (`restoresCameraControls`).
+        var controlsToRestore: (path: String, values: [CameraControlSetting.PreviousValue])?
+    }
+
+    /// How the session ended, for every output that had not stopped by itself.
+    struct Ending: Sendable {
+        var reason: StopReason
+        var message: String?
+    }
+
+    private let setup: Setup
+    private let buffer: CaptureBuffer
+    private let readers: [InputReader]
+    private let recorders = Locked<[MovieRecorder]>([])
+    private let photos: PhotoRequests
+    private let stopRequest = Atomic<Bool>(false)
+    private let startedAt: Int64
+    private var picturesSeen = 0
+    /// The first-frame stills, once written.
+    private(set) var stillWritten: String? = nil
+
+    init(setup: Setup, buffer: CaptureBuffer, readers: [InputReader], photos: PhotoRequests) {
+        self.setup = setup
+        self.buffer = buffer
+        self.readers = readers
+        self.photos = photos
+        self.startedAt = MonotonicClock.nanoseconds()
+    }
+
+    func requestStop() { stopRequest.store(true, ordering: .releasing) }
+
+    /// Adds a movie output and starts its thread (it opens its encoders there). Before `run`, or while the
+    /// session runs: it then takes pictures from the next one on.
+    func add(_ recorder: MovieRecorder) {
+        recorders.withLock { $0.append(recorder) }
+        recorder.start()
+    }
+
+    /// Pictures the readers dropped because the pools were full (every output lacks them).
+    var readerDrops: Int {
+        readers.filter { $0.spec.isPaced && $0.carriesVideo }.reduce(0) { $0 + $1.statistics.droppedCount }
+    }
+
+    /// Runs the session to its end, finalizes every output and returns their results in the order they were
+    /// added. Call on the session's own thread.
+    func run() -> [RecordingResult] {
+        let threadStart = CPUClock.threadNanoseconds()
+        let processStart = CPUClock.processNanoseconds()
+        for reader in readers { reader.start() }
+        let ending = handOutUntilEnd()
+        for reader in readers { reader.stop() }
+        buffer.close()
+        photos.cancelAll(ending.message ?? "the session ended (\(ending.reason.rawValue)) before the next picture")
+        let all = recorders.withLock { $0 }
+        for recorder in all { recorder.queue.end(ending.reason, message: ending.message) }
+        var results = all.map { $0.waitForResult() }
+        var leftBehind: String? = nil
+        for reader in readers where !reader.join(timeout: 1) {
+            leftBehind = "\(reader.spec) did not return from a blocking read; its thread was left behind"
+        }
+        if let restore = setup.controlsToRestore { CameraControlSetting.restore(restore.values, to: restore.path) }
+        // The readers' stages and the process's total, shared by every output.
+        let seconds = { (nanoseconds: Int64) in Double(nanoseconds) / 1e9 }
+        let readerClocks = readers.map(\.stageClock.snapshot)
+        let process = CPUClock.processNanoseconds() - processStart
+        let ownThreads = (CPUClock.threadNanoseconds() - threadStart) + readerClocks.reduce(0) { $0 + $1.thread }
+            + all.reduce(0) { $0 + $1.ownThreadNanoseconds }
+        for index in results.indices {
+            results[index].stages?.readDecode = seconds(readerClocks.reduce(0) { $0 + $1.readDecode })
+            results[index].stages?.convert = seconds(readerClocks.reduce(0) { $0 + $1.convert })
+            results[index].stages?.codecThreads = seconds(max(0, process - ownThreads))
+            results[index].stages?.total = seconds(process)
+            if results[index].error == nil, let leftBehind { results[index].error = leftBehind }
+        }
+        if !results.isEmpty { results[0].still = stillWritten }
+        return results
+    }
+
+    private func handOutUntilEnd() -> Ending {
+        var stopping = false
+        while true {
+            // A stop before the first picture waits for it (up to two seconds), so even the shortest press
+            // yields a photo and a playable movie.
+            let hasFirstPicture = picturesSeen > 0 || !setup.hasVideo
+                || MonotonicClock.nanoseconds() - startedAt > 2_000_000_000
+            if !stopping && hasFirstPicture && stopRequest.load(ordering: .acquiring) {
+                // Stop the devices; what they already delivered is still handed out below.
+                stopping = true
+                for reader in readers { reader.stop() }
+            }
+            let outputs = recorders.withLock { $0 }
+            if !outputs.isEmpty && outputs.allSatisfy(\.isDone) && !photos.arePending {
+                // Every output stopped by itself (its limits): nothing more to capture.
+                return Ending(reason: .stopped, message: nil)
+            }
+            switch buffer.next(ordered: setup.ordered && !stopping, timeout: 0.1) {
+            case .idle:
+                if !stopping, let stalled = stalledDevice(outputs) {
+                    // A device that stops delivering (unplugged, its server frozen) ends the session.
+                    return Ending(reason: .deviceLost,
+                                  message: "\(stalled.spec) delivered nothing for \(String(printf: "%g", setup.deviceTimeout)) s")
+                }
+            case .allEnded:
+                return stopping ? Ending(reason: .stopped, message: nil) : endingReason()
+            case .item(let type, let item):
+                defer { buffer.release(type, item.slot) }
+                if type == .video {
+                    picturesSeen += 1
+                    if picturesSeen == 1 && !setup.stills.isEmpty {
+                        do {
+                            // The photo comes from the raw first picture (sharper than decoding it back out of H.264).
+                            for still in setup.stills { try StillImageWriter.write(item.picture(0), rotation: setup.stillRotation, to: still) }
+                            stillWritten = setup.stills[0].path
+                        } catch {
+                            return Ending(reason: .failed, message: "\(error)")
+                        }
+                    }
+                    photos.serve(item, buffer: buffer)
+                }
+                for output in outputs where output.wants(type) {
+                    buffer.hold(item)
+                    if !output.queue.offer(type, item) { buffer.release(type, item.slot) }
+                }
+            }
+        }
+    }
+
+    /// Cameras and audio servers can need seconds to deliver their first frame.
+    static let firstFrameTimeout: Double = 10
+
+    /// A live device reader that has delivered nothing for longer than the timeout, unless its stream has
+    /// already ended or no output wants its frames any more (their duration limit).
+    private func stalledDevice(_ outputs: [MovieRecorder]) -> InputReader? {
+        readers.first { reader in
+            // The first frame may take longer: cameras and audio servers can need seconds to start.
+            let timeout = reader.statistics.deliveredCount == 0 ? max(SessionEngine.firstFrameTimeout, setup.deviceTimeout)
+                                                                : setup.deviceTimeout
+            let wanted = outputs.contains { $0.wants(reader.carriesVideo ? .video : .audio) } || photos.arePending
+            return reader.spec.isDevice && reader.secondsSinceLastDelivery > timeout && reader.ending == nil && wanted
+        }
+    }
+
+    /// Why the inputs ended by themselves: a lost device outranks a finished file.
+    private func endingReason() -> Ending {
+        let endings = readers.compactMap(\.ending)
+        if let lost = endings.first(where: { $0.reason == .deviceLost || $0.reason == .failed }) {
+            return Ending(reason: lost.reason, message: lost.message)
+        }
+        return Ending(reason: .inputEnded, message: nil)
+    }
+}
