@@ -27,7 +27,8 @@ import Testing
              "jobs": [
               {"name": "cam1", "type": "record", "video": "lavfi:testsrc2?realtime=0", "audio": "lavfi:sine?realtime=0",
                "maxDuration": 1, "maxSize": "10M", "output": "out/{name}.mov", "still": "out/{name}.jpg"},
-              {"name": "t1", "type": "transcode", "input": "in.mp4", "preset": "low", "output": "out/{name}-{preset}.mov"},
+              {"name": "t1", "type": "transcode", "input": "in.mp4", "preset": "low", "output": "out/{name}-{preset}.mov",
+               "tiers": [{"preset": "352x288", "output": "out/{name}-{preset}.mov"}]},
               {"name": "g1", "type": "grab", "input": "in.mp4", "at": 1.5, "output": "out/{name}.jpg"},
               {"name": "lost", "type": "transcode", "input": "missing.mp4", "output": "out/{name}.mov"}]}
             """, to: folder)
@@ -43,8 +44,11 @@ import Testing
         let cam = jobs.first { $0["name"] as? String == "cam1" }!
         #expect((cam["result"] as? [String: Any])?["stopReason"] as? String == "maxDurationReached")
         #expect((jobs.first { $0["name"] as? String == "lost" }!["error"] as? String)?.contains("missing.mp4") == true)
-        #expect(Scratch.files(in: "\(folder)/out") == ["cam1.jpg", "cam1.mov", "g1.jpg", "t1-low.mov"])
+        #expect(Scratch.files(in: "\(folder)/out") == ["cam1.jpg", "cam1.mov", "g1.jpg", "t1-352x288.mov", "t1-low.mov"])
         #expect(try MediaInspection(path: "\(folder)/out/t1-low.mov").width == 192)
+        #expect(try MediaInspection(path: "\(folder)/out/t1-352x288.mov").width == 352)
+        let tiers = (jobs.first { $0["name"] as? String == "t1" }!["result"] as? [String: Any])?["outputs"] as? [[String: Any]]
+        #expect(tiers?.map { $0["videoFrames"] as? Int } == [30, 60], "the low preset's 15 fps and 352x288's 30 fps over 2 s")
 
         let again = try Processes.reel(["batch", "jobs.json", "--json"], currentDirectory: folder)
         #expect(Self.statuses(try Self.report(again.standardOutput)) ==

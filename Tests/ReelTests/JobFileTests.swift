@@ -28,6 +28,19 @@ import Testing
         #expect(jobs[2].kind == .grab && jobs[2].at == 1.5 && jobs[2].input == "/data/in.mp4")
     }
 
+    @Test func readsTiersWithTheirOwnPresetOutputAndSizeLimit() throws {
+        let jobs = try parse("""
+            {"jobs": [{"name": "t1", "type": "transcode", "input": "in.mp4", "preset": "720p", "output": "out/{name}.mov",
+                       "maxSize": "50M", "tiers": [{"preset": "352x288", "output": "out/{name}-{preset}.mov", "maxSize": "5M"},
+                                                   {"preset": "low", "output": "/abs/{name}-low.mov"}]}]}
+            """)
+        #expect(jobs[0].tiers == [
+            MovieTier(outputPath: "/data/batch/out/t1-352x288.mov", preset: try PresetLibrary.preset(named: "352x288"), maxFileSize: 5_000_000),
+            MovieTier(outputPath: "/abs/t1-low.mov", preset: try PresetLibrary.preset(named: "low")),
+        ])
+        #expect(jobs[0].limits.maxFileSize == 50_000_000)
+    }
+
     @Test(arguments: [
         (#"{"jobs": [{"name": "a", "type": "grab", "input": "x.mp4", "output": "a.jpg", "colour": 1}]}"#, "jobs.a.colour"),
         (#"{"jobs": [{"name": "a", "type": "grab", "input": "x.mp4", "output": "a.jpg", "preset": "720p"}]}"#, "jobs.a.preset: not a field of a grab job"),
@@ -52,6 +65,12 @@ import Testing
         (#"{"jobs": [{"name": "a", "type": "record", "maxDuration": 1, "output": "a.mov", "controls": "focus=auto"}]}"#, "jobs.a.controls: expected a list"),
         (#"{"jobs": [{"name": "a", "type": "record", "maxDuration": 1, "output": "a.mov", "controls": ["focus"]}]}"#, "jobs.a.controls: 'focus' is not NAME=VALUE"),
         (#"{"jobs": [{"name": "a", "type": "transcode", "input": "x", "output": "a.mov", "controls": ["zoom=2"]}]}"#, "jobs.a.controls"),
+        (#"{"jobs": [{"name": "a", "type": "transcode", "input": "x", "output": "a.mov", "tiers": {"preset": "low"}}]}"#, "jobs.a.tiers: expected a list of objects"),
+        (#"{"jobs": [{"name": "a", "type": "transcode", "input": "x", "output": "a.mov", "tiers": [{"preset": "low", "output": "b.mov", "fps": 5}]}]}"#, "jobs.a.tiers[0].fps: not a field of a tier"),
+        (#"{"jobs": [{"name": "a", "type": "transcode", "input": "x", "output": "a.mov", "tiers": [{"preset": "8k", "output": "b.mov"}]}]}"#, "jobs.a.tiers[0].preset: unknown preset"),
+        (#"{"jobs": [{"name": "a", "type": "transcode", "input": "x", "output": "a.mov", "tiers": [{"preset": "low", "output": "b.mp4"}]}]}"#, "jobs.a.tiers[0].output"),
+        (#"{"jobs": [{"name": "a", "type": "transcode", "input": "x", "output": "a.mov", "tiers": [{"preset": "low", "output": "a.mov"}]}]}"#, "a.mov is also an output of job 'a'"),
+        (#"{"jobs": [{"name": "a", "type": "grab", "input": "x", "output": "a.jpg", "tiers": []}]}"#, "jobs.a.tiers: not a field of a grab job"),
     ])
     func rejectsMalformedJobFilesNamingJobAndField(json: String, message: String) {
         do {

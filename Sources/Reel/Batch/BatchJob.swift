@@ -29,4 +29,6 @@ public struct BatchJob: Sendable, Equatable {
     public var deviceTimeout: Double = RecordingConfiguration.defaultDeviceTimeout
     /// record: a V4L2 camera's control values, as `--camera-control` takes them, in order.
     public var cameraControls: [CameraControlSetting] = []
+    /// record and transcode: further movies from the same capture at other presets.
+    public var tiers: [MovieTier] = []
 }

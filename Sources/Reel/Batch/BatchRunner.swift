@@ -125,7 +125,7 @@ public final class BatchRunner: Sendable {
     private func perform(_ job: BatchJob) -> BatchReport.Entry {
         var entry = BatchReport.Entry(name: job.name, type: job.kind, status: .succeeded, output: job.output, result: nil,
                                       error: nil, elapsed: 0)
-        if !force && BatchRunner.isComplete(job.output) {
+        if !force && ([job.output] + job.tiers.map(\.outputPath)).allSatisfy(BatchRunner.isComplete) {
             entry.status = .skipped
             return entry
         }
@@ -171,6 +171,7 @@ public final class BatchRunner: Sendable {
         configuration.fragmentInterval = job.fragmentInterval
         configuration.deviceTimeout = job.deviceTimeout
         configuration.cameraControls = job.cameraControls
+        configuration.tiers = job.tiers
         // Outputs appear under their final names only once finalized: that is what lets a re-run skip them.
         configuration.writesUnderFinalName = false
         let session = CaptureSession()

@@ -8,12 +8,12 @@ import Glibc
 public enum JobFile {
     static let jobKeys: Set<String> = ["name", "type", "video", "audio", "input", "preset", "maxDuration", "maxSize",
                                        "minFree", "fragmentInterval", "deviceTimeout", "output", "still", "stillQuality",
-                                       "orientation", "at", "controls"]
+                                       "orientation", "at", "controls", "tiers"]
     static let allowedByKind: [BatchJob.Kind: Set<String>] = [
         .record: ["name", "type", "video", "audio", "preset", "maxDuration", "maxSize", "minFree", "fragmentInterval",
-                  "deviceTimeout", "output", "still", "stillQuality", "orientation", "controls"],
+                  "deviceTimeout", "output", "still", "stillQuality", "orientation", "controls", "tiers"],
         .transcode: ["name", "type", "input", "preset", "maxDuration", "maxSize", "minFree", "fragmentInterval", "output",
-                     "still", "stillQuality"],
+                     "still", "stillQuality", "tiers"],
         .grab: ["name", "type", "input", "at", "output", "stillQuality"],
     ]
 
@@ -58,10 +58,12 @@ public enum JobFile {
                 throw ReelError.invalidInput("\(source): \(label).name: '\(job.name)' is already used by jobs[\(first - 1)]")
             }
             names[job.name] = job.index
-            if let other = outputs[job.output] {
-                throw ReelError.invalidInput("\(source): \(label).output: \(job.output) is also the output of job '\(other)'")
+            for path in [job.output] + job.tiers.map(\.outputPath) {
+                if let other = outputs[path] {
+                    throw ReelError.invalidInput("\(source): \(label).output: \(path) is also an output of job '\(other)'")
+                }
+                outputs[path] = job.name
             }
-            outputs[job.output] = job.name
             jobs.append(job)
         }
         return jobs
@@ -92,7 +94,7 @@ public enum JobFile {
                 throw fields.fail("preset", error.description)
             }
         }
-        func expand(_ key: String) throws -> String {
+        func expand(_ key: String, in fields: JSONFields = fields, preset presetName: String? = presetName) throws -> String {
             let template = try fields.string(key)
             var text = template
             for (placeholder, value) in [("{name}", name), ("{preset}", presetName ?? ""), ("{index}", String(index)),
@@ -167,6 +169,27 @@ public enum JobFile {
         case .transcode, .grab:
             job.input = resolve(try fields.string("input"), against: baseFolder)
             if kind == .grab { job.at = try fields.has("at") ? fields.number("at", in: FrameGrabber.timeRange) : 0 }
+        }
+        if fields.has("tiers") {
+            // Further movies from the same capture: {"preset": NAME, "output": TEMPLATE, "maxSize": BYTES}.
+            job.tiers = try fields.objects("tiers").map { tier in
+                if let stray = tier.object.keys.sorted().first(where: { !["preset", "output", "maxSize"].contains($0) }) {
+                    throw tier.fail(stray, "not a field of a tier (allowed: maxSize, output, preset)")
+                }
+                let tierPresetName = try tier.string("preset")
+                let tierPreset: Preset
+                do {
+                    tierPreset = try PresetLibrary.preset(named: tierPresetName.hasSuffix(".json") ? resolve(tierPresetName, against: baseFolder) : tierPresetName)
+                } catch let error as ReelError {
+                    throw tier.fail("preset", error.description)
+                }
+                let tierOutput = try expand("output", in: tier, preset: tierPresetName)
+                guard URL(fileURLWithPath: tierOutput).pathExtension.lowercased() == "mov" else {
+                    throw tier.fail("output", "\(tierOutput) must end in .mov")
+                }
+                let maxSize = try tier.optionalByteCount("maxSize", in: RecordingLimits.smallestMaxFileSize...Int64.max / 2)
+                return MovieTier(outputPath: tierOutput, preset: tierPreset, maxFileSize: maxSize)
+            }
         }
         return job
     }

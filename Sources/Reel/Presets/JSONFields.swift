@@ -112,6 +112,13 @@ struct JSONFields {
         return value
     }
 
+    /// A list of objects, each read strictly on its own (`key[0]`, `key[1]` ... in complaints).
+    func objects(_ key: String) throws -> [JSONFields] {
+        guard let value = object[key] else { throw fail(key, "missing") }
+        guard case .array(let items) = value else { throw fail(key, "expected a list of objects, got \(value.described)") }
+        return try items.enumerated().map { index, item in try JSONFields(item, path: "\(name(key))[\(index)]", source: source) }
+    }
+
     func nested(_ key: String) throws -> JSONFields {
         guard let value = object[key] else { throw fail(key, "missing") }
         return try JSONFields(value, path: name(key), source: source)
