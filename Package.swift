@@ -22,6 +22,8 @@ let package = Package(
         .target(name: "Reel", dependencies: ["FFmpegCore", "CLinuxCapture"], plugins: ["EmbedPresets"]),
         .target(name: "ReelCLI", dependencies: ["Reel"]),
         .executableTarget(name: "reel", dependencies: ["ReelCLI"]),
+        // The benchmark harness's photo-latency probe (benchmarks/bench.py), not a product.
+        .executableTarget(name: "reel-photo-latency", dependencies: ["Reel"], path: "benchmarks/PhotoLatency"),
         // Decoding, probing and process helpers shared by the test targets (not part of any product).
         .target(name: "ReelTestSupport", dependencies: ["FFmpegCore"], path: "Tests/ReelTestSupport"),
         .testTarget(name: "FFmpegCoreTests", dependencies: ["FFmpegCore", "ReelTestSupport"]),

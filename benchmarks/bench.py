@@ -26,6 +26,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REEL = os.path.join(ROOT, ".build", "release", "reel")
+PHOTO_LATENCY = os.path.join(ROOT, ".build", "release", "reel-photo-latency")
 FFMPEG = shutil.which("ffmpeg") or "/usr/bin/ffmpeg"
 
 
@@ -117,6 +118,78 @@ def transcode_commands(name, source, output):
             "--min-free", "0"] + SAME_WORK
     ffmpeg = [FFMPEG, "-v", "error", "-y", "-i", source, "-vf", fit_filter(p)] + ffmpeg_encoding(p) + ["-f", "mov", output + ".ffmpeg.mov"]
     return reel, ffmpeg
+
+
+def tier_transcode_commands(main, tier, source, output):
+    """One decode, two movies: Reel's --tier against one ffmpeg command with a split filter and two outputs."""
+    reel = [REEL, "transcode", source, output + ".reel.mov", "--preset", main, "--tier", f"{tier}:{output}.reel-{tier}.mov",
+            "--overwrite", "--json", "--quiet", "--min-free", "0"] + SAME_WORK
+    graph = f"[0:v]split=2[a][b];[a]{fit_filter(preset(main))}[main];[b]{fit_filter(preset(tier))}[tier]"
+    ffmpeg = [FFMPEG, "-v", "error", "-y", "-i", source, "-filter_complex", graph,
+              "-map", "[main]", "-map", "0:a"] + ffmpeg_encoding(preset(main)) + ["-f", "mov", output + ".ffmpeg.mov",
+              "-map", "[tier]", "-map", "0:a"] + ffmpeg_encoding(preset(tier)) + ["-f", "mov", f"{output}.ffmpeg-{tier}.mov"]
+    return reel, ffmpeg
+
+
+def tier_record_commands(main, tier, seconds, output):
+    """One capture, two movies: Reel's --tier against one ffmpeg command with a split filter and two outputs."""
+    p = preset(main)
+    width, height = size_of(p)
+    reel = [REEL, "record", output + ".reel.mov", "--video", "lavfi:testsrc2?realtime=0", "--audio", "lavfi:sine?realtime=0",
+            "--preset", main, "--tier", f"{tier}:{output}.reel-{tier}.mov", "--max-duration", str(seconds), "--overwrite",
+            "--json", "--quiet", "--min-free", "0"] + SAME_WORK
+    graph = f"[0:v]split=2[main][b];[b]{fit_filter(preset(tier))}[tier]"
+    ffmpeg = [FFMPEG, "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=size={width}x{height}:rate={p['video']['fps']}",
+              "-f", "lavfi", "-i", f"sine=frequency=440:sample_rate={p['audio']['sampleRate']}", "-t", str(seconds),
+              "-filter_complex", graph,
+              "-map", "[main]", "-map", "1:a"] + ffmpeg_encoding(p) + ["-t", str(seconds), "-f", "mov", output + ".ffmpeg.mov",
+              "-map", "[tier]", "-map", "1:a"] + ffmpeg_encoding(preset(tier)) + ["-t", str(seconds), "-f", "mov", f"{output}.ffmpeg-{tier}.mov"]
+    return reel, ffmpeg
+
+
+def photo_latency(cwd, count):
+    """Request to photo on disk, from a session recording 720p30 (benchmarks/PhotoLatency)."""
+    print(f"  photo from a running 720p30 session x{count} ...", file=sys.stderr, flush=True)
+    result = subprocess.run([PHOTO_LATENCY, cwd, str(count)], capture_output=True, text=True, check=True)
+    report = json.loads(result.stdout)
+    latencies = report["latencies"]
+    return {"job": "photo from a running 720p30 session", "count": count, "latency": summary(latencies),
+            "movieDroppedFrames": report["droppedFrames"], "movieRecorded": report["recordedSuccessfully"]}
+
+
+def wait_for_file(command, path, cwd, timeout=10):
+    """Seconds from launch until `path` exists (polled every millisecond); the process is then waited for."""
+    if os.path.exists(path):
+        os.unlink(path)
+    started = time.monotonic()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen = None
+    while seen is None and time.monotonic() - started < timeout:
+        if os.path.exists(path):
+            seen = time.monotonic() - started
+        elif process.poll() is not None and not os.path.exists(path):
+            break
+        else:
+            time.sleep(0.001)
+    process.wait()
+    return seen
+
+
+def cold_tap(cwd, runs):
+    """A 0.1 s tap with `reel capture` from launch until the photo is on disk, against `ffmpeg -frames:v 1`'s whole run."""
+    print("  cold tap: reel capture vs ffmpeg -frames:v 1 ...", file=sys.stderr, flush=True)
+    reel = [REEL, "capture", "tap", "--video", "lavfi:testsrc2", "--audio", "lavfi:sine", "--preset", "720p",
+            "--max-duration", "0.1", "--overwrite", "--quiet", "--min-free", "0"]
+    ffmpeg = [FFMPEG, "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30", "-frames:v", "1", "tap-ffmpeg.jpg"]
+    wait_for_file(reel, os.path.join(cwd, "tap.jpg"), cwd)
+    measure(ffmpeg, cwd)
+    reel_times, ffmpeg_times = [], []
+    for _ in range(runs):
+        reel_times.append(wait_for_file(reel, os.path.join(cwd, "tap.jpg"), cwd))
+        ffmpeg_times.append(measure(ffmpeg, cwd)["wall"])
+    ratio = statistics.median(r / f for r, f in zip(reel_times, ffmpeg_times))
+    return {"job": "cold tap: launch to photo on disk", "reel": summary(reel_times), "ffmpeg": summary(ffmpeg_times),
+            "ratio": ratio, "commands": {"reel": shown(reel, cwd), "ffmpeg": shown(ffmpeg, cwd)}}
 
 
 def ffmpeg_scaling_cost(name, source, cwd, runs):
@@ -276,8 +349,19 @@ def targets(report):
                            f"{row['reel']['rss']['median']:.0f} vs {row['ffmpeg']['rss']['median']:.0f} MB"))
         elif kind == "camera:":
             checks.append((f"{row['job']}: wall ≤ 0.8 × ffmpeg", row["wallRatio"] <= 0.8, f"{row['wallRatio']:.3f}"))
+        elif kind == "tiers:":
+            checks.append((f"{row['job']}: wall ≤ 0.95 × ffmpeg's one command", row["wallRatio"] <= 0.95, f"{row['wallRatio']:.3f}"))
+            checks.append((f"{row['job']}: peak RSS ≤ ffmpeg", row["reel"]["rss"]["median"] <= row["ffmpeg"]["rss"]["median"],
+                           f"{row['reel']['rss']['median']:.0f} vs {row['ffmpeg']['rss']['median']:.0f} MB"))
         elif kind == "batch":
             checks.append((f"{row['job']}: ≤ ffmpeg one by one", row["wallRatio"] <= 1.0, f"{row['wallRatio']:.3f}"))
+    photo = report["photo"]
+    checks.append(("photo from a running 720p30 session: ≤ 100 ms", photo["latency"]["median"] <= 0.1,
+                   f"{1000 * photo['latency']['median']:.0f} ms median, {1000 * photo['latency']['max']:.0f} ms max; "
+                   f"movie {photo['movieDroppedFrames']} dropped"))
+    tap = report["coldTap"]
+    checks.append(("cold tap: photo on disk ≤ 1.2 × ffmpeg's whole run", tap["ratio"] <= 1.2,
+                   f"{1000 * tap['reel']['median']:.0f} vs {1000 * tap['ffmpeg']['median']:.0f} ms"))
     live_row = report["live"]
     checks.append(("live 720p30: 0 dropped frames", live_row["droppedFrames"] == 0, f"{live_row['droppedFrames']} dropped"))
     growth_rows = report["growth"]
@@ -306,6 +390,12 @@ def markdown(report):
         lines.append(f"| {row['job']} | {cell('reel', 'wall')} | {cell('ffmpeg', 'wall')} | {row['wallRatio']:.3f} | "
                      f"{cell('reel', 'cpu')} | {cell('ffmpeg', 'cpu')} | {cell('reel', 'rss', digits=0)} | "
                      f"{cell('ffmpeg', 'rss', digits=0)} | {overhead} |")
+    photo, tap = report["photo"], report["coldTap"]
+    lines += ["", f"Photo from a running 720p30 session (request to file on disk, {photo['count']} photos): "
+              f"{1000 * photo['latency']['median']:.0f} ms median ({1000 * photo['latency']['min']:.0f}–{1000 * photo['latency']['max']:.0f}); "
+              f"the movie dropped {photo['movieDroppedFrames']} frames.",
+              "", f"Cold tap (launch to photo on disk): Reel {1000 * tap['reel']['median']:.0f} ms, "
+              f"ffmpeg -frames:v 1 whole run {1000 * tap['ffmpeg']['median']:.0f} ms (ratio {tap['ratio']:.2f})."]
     live_row = report["live"]
     lines += ["", f"Live {live_row['job']}: {live_row['droppedFrames']} dropped of {live_row['videoFrames'] + live_row['droppedFrames']} "
               f"frames, {live_row['cpuPercentOfOneCore']:.0f} % of one core, {live_row['rss']:.0f} MB peak RSS.", "",
@@ -372,11 +462,21 @@ def main():
                         "-i", "sine", "-t", "3", "-c:v", "libx264", "-preset", "veryfast", "-c:a", "aac", "-shortest", small],
                        check=True)
         comparisons.append(batch(4 if quick else 20, small, work, 1 if quick else 3))
+        main_tier = "352x288" if quick else "720p"
+        reel, ffmpeg = tier_transcode_commands(main_tier, "low" if quick else "352x288", source, os.path.join(work, "tier-tc"))
+        comparisons.append(compare(f"tiers: transcode {source_seconds} s 1080p30 to {main_tier} + {'low' if quick else '352x288'}",
+                                   reel, ffmpeg, work, runs, notes="one decode; ffmpeg: one command, split filter, two outputs"))
+        reel, ffmpeg = tier_record_commands("352x288" if quick else "1080p", "low" if quick else "352x288", record_seconds,
+                                            os.path.join(work, "tier-rec"))
+        comparisons.append(compare(f"tiers: record {record_seconds} s {'352x288 + low' if quick else '1080p + 352x288'}",
+                                   reel, ffmpeg, work, runs, notes="one capture; ffmpeg: one command, split filter, two outputs"))
         comparisons.extend(camera(3 if quick else 30, work))
         report = {
             "mode": "quick" if quick else "full", "date": datetime.datetime.now().isoformat(timespec="seconds"),
             "machine": machine(), "comparisons": comparisons,
             "live": live(3 if quick else 30, work),
+            "photo": photo_latency(work, 5 if quick else 20),
+            "coldTap": cold_tap(work, 3 if quick else 10),
             "growth": growth([2, 6] if quick else [10, 60, 300], work, 1 if quick else 3),
             "validation": validation(work),
         }

@@ -14,7 +14,8 @@ public struct CaptureOutcome: Sendable, Codable, Equatable {
 /// "Tap = photo, hold = video", as the seed camera app does: recording starts on press; a press shorter
 /// than the hold threshold keeps only a photo of the first frame (and no movie), a longer one keeps the
 /// movie (and, if asked, the first-frame still too). The press length is the recorded media's duration,
-/// which for live sources is the time between begin and end.
+/// which for live sources is the time between begin and end. The photo is written to BASENAME.jpg as soon
+/// as the first frame arrives (a tap's photo is on disk before the finger comes up); a hold removes it.
 public final class PressCapture: Sendable {
     public let basename: String
     public let holdThreshold: Double
@@ -42,12 +43,12 @@ public final class PressCapture: Sendable {
         self.holdThreshold = holdThreshold
         keptStill = configuration.firstFrameStill
         let quality = configuration.firstFrameStill?.quality ?? StillRequest.defaultQuality
-        // The first frame is always kept aside as a JPEG: a tap needs it after the fact.
+        // The first frame is always written as the tap's photo, in place at once: a hold removes it.
         let base = URL(fileURLWithPath: basename)
         func hidden(_ suffix: String) -> String {
             base.deletingLastPathComponent().appendingPathComponent(".\(base.lastPathComponent).\(suffix)").path
         }
-        firstFrame = StillRequest(path: hidden("tap.jpg"), quality: quality, overwrite: true)
+        firstFrame = StillRequest(path: basename + ".jpg", quality: quality, overwrite: true)
         firstFrameForHold = configuration.firstFrameStill.map {
             StillRequest(path: hidden("hold." + URL(fileURLWithPath: $0.path).pathExtension), quality: quality, overwrite: true)
         }
@@ -85,22 +86,14 @@ public final class PressCapture: Sendable {
     private func decide(_ result: RecordingResult) -> CaptureOutcome {
         var recording = result
         recording.still = nil
-        let firstFramePath = firstFrame.path
         let holdPath = firstFrameForHold?.path
-        defer {
-            unlink(firstFramePath)
-            if let holdPath { unlink(holdPath) }
-        }
+        defer { if let holdPath { unlink(holdPath) } }
         guard result.recordedSuccessfully, result.still != nil else {
+            if result.still != nil { unlink(photoPath) }
             return CaptureOutcome(kind: .movie, photo: nil, movie: nil, recording: recording)
         }
         if result.duration < holdThreshold {
             unlink(moviePath)
-            if rename(firstFramePath, photoPath) != 0 {
-                recording.recordedSuccessfully = false
-                recording.error = "cannot move the photo into place at \(photoPath): \(String(cString: strerror(errno)))"
-                return CaptureOutcome(kind: .photo, photo: nil, movie: nil, recording: recording)
-            }
             // The movie is gone: the result describes the photo that exists instead.
             var info = stat()
             recording.output = photoPath
@@ -109,6 +102,7 @@ public final class PressCapture: Sendable {
             recording.finalizationBytes = nil
             return CaptureOutcome(kind: .photo, photo: photoPath, movie: nil, recording: recording)
         }
+        unlink(photoPath)
         if let keptStill, let holdPath, rename(holdPath, keptStill.path) == 0 { recording.still = keptStill.path }
         return CaptureOutcome(kind: .movie, photo: nil, movie: moviePath, recording: recording)
     }
