@@ -22,6 +22,42 @@ import Testing
         var progressReports: [RecordingProgress] { progress.withLock { $0 } }
     }
 
+    @Test func cancellingRecordStopsAndFinalizes() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A paced source without limits: only the cancellation ends it.
+        let configuration = try FastRecording.configuration(
+            "\(folder)/cancelled.mov", limits: RecordingLimits(), video: DeviceSpec(parsing: "lavfi:testsrc2"),
+            audio: DeviceSpec(parsing: "lavfi:sine"))
+        let task = Task { try await CaptureSession().record(configuration) }
+        try await Task.sleep(for: .milliseconds(800))
+        task.cancel()
+        let result = try await task.value
+        #expect(result.stopReason == .stopped && result.recordedSuccessfully, "\(result)")
+        #expect(result.duration > 0.3 && result.duration < 5, "\(result.duration) s")
+        #expect(try CleanDecode.problems(in: "\(folder)/cancelled.mov") == "")
+    }
+
+    @Test func eventsAsAnAsyncStreamEndAfterFinished() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let configuration = try FastRecording.configuration("\(folder)/streamed.mov", limits: RecordingLimits(maxDuration: 2))
+        let session = CaptureSession()
+        var names: [String] = []
+        var finished: RecordingResult? = nil
+        for await event in try session.startStreamingEvents(configuration) {
+            switch event {
+            case .started: names.append("started")
+            case .progress: if names.last != "progress" { names.append("progress") }
+            case .finished(let result):
+                names.append("finished")
+                finished = result
+            }
+        }
+        #expect(names.first == "started" && names.last == "finished", "\(names)")
+        #expect(finished?.stopReason == .maxDurationReached && finished == session.currentState.result)
+    }
+
     @Test func statesEventsStopAndRetake() async throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -16,6 +16,12 @@ public final class CaptureSession: Sendable {
         case ready
         case recording
         case finished(RecordingResult)
+
+        /// The result, once finished.
+        public var result: RecordingResult? {
+            if case .finished(let result) = self { return result }
+            return nil
+        }
     }
 
     private let state = Locked<State>(.ready)
@@ -101,7 +107,25 @@ public final class CaptureSession: Sendable {
         }
     }
 
+    /// Starts recording, like `start(_:events:)`, and returns the events as an AsyncStream that ends after
+    /// `.finished`. A consumer that falls behind never holds up capture or encoding: the stream keeps the
+    /// newest 32 events (a burst of progress reports drops the oldest of them; `.finished` is always last).
+    public func startStreamingEvents(_ configuration: RecordingConfiguration) throws -> AsyncStream<RecordingEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: RecordingEvent.self, bufferingPolicy: .bufferingNewest(32))
+        do {
+            try start(configuration) { event in
+                continuation.yield(event)
+                if case .finished = event { continuation.finish() }
+            }
+        } catch {
+            continuation.finish()
+            throw error
+        }
+        return stream
+    }
+
     /// Blocks the calling thread until the recording has finished (not for use on Swift's cooperative pool).
+    @available(*, noasync, message: "use finished() from async code")
     public func waitUntilFinished() -> RecordingResult {
         finishCondition.lock()
         defer { finishCondition.unlock() }
@@ -124,20 +148,28 @@ public final class CaptureSession: Sendable {
     }
 
     /// Records with `configuration` until a limit, the input's end or `stop()`; returns the result.
+    /// Cancelling the calling task stops the recording, which is finalized as by `stop()` (the result says
+    /// `stopped`); a cancellation while the inputs open ends the start with an error, nothing written.
     public func record(_ configuration: RecordingConfiguration,
                        events: @escaping @Sendable (RecordingEvent) -> Void = { _ in }) async throws -> RecordingResult {
-        // Opening devices blocks; do it on a thread of its own rather than on Swift's cooperative pool.
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            _ = WorkerThread(name: "reel.start") {
-                do {
-                    try self.start(configuration, events: events)
-                    continuation.resume()
-                } catch {
-                    continuation.resume(throwing: error)
+        try await withTaskCancellationHandler {
+            // Opening devices blocks; do it on a thread of its own rather than on Swift's cooperative pool.
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                _ = WorkerThread(name: "reel.start") {
+                    do {
+                        try self.start(configuration, events: events)
+                        continuation.resume()
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
                 }
             }
+            // A cancellation that came while starting: stop now that there is a recording to stop.
+            if Task.isCancelled { stop() }
+            return await finished()
+        } onCancel: {
+            self.stop()
         }
-        return await finished()
     }
 
     private func didFinish(_ result: RecordingResult) {
