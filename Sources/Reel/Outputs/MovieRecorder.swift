@@ -86,8 +86,9 @@ final class MovieRecorder: @unchecked Sendable {
     /// CPU time of this output's own threads (its thread and its AAC thread), once finished.
     private(set) var ownThreadNanoseconds: Int64 = 0
 
-    /// Pictures a live output may have waiting before it drops new ones: 0.17 s at 30 fps.
-    static let livePictureQueue = 5
+    /// Pictures a live output may have waiting before it drops new ones: 0.2 s at 30 fps (with the picture
+    /// it holds and the one being encoded, the CaptureBuffer's 7 + 1 paced slots for one movie).
+    static let livePictureQueue = 6
 
     init(setup: Setup, buffer: CaptureBuffer, paced: Bool, readerDrops: @escaping @Sendable () -> Int,
          progress: @escaping @Sendable (RecordingProgress) -> Void) {
