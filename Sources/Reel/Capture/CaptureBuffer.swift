@@ -30,6 +30,14 @@ final class CaptureBuffer: @unchecked Sendable {
         for stream in streams { ended[stream] = false }
     }
 
+    /// More slots for a type, for an output added while the session runs (it holds pictures of its own).
+    func addSlots(_ type: MediaType, count: Int) {
+        condition.lock()
+        free[type]?.append(contentsOf: (0..<count).map { _ in CaptureSlot(frames: type == .audio ? [Frame()] : []) })
+        condition.broadcast()
+        condition.unlock()
+    }
+
     // MARK: reader side
 
     enum FreeSlot {

@@ -68,7 +68,10 @@ final class MovieRecorder: @unchecked Sendable {
     /// The latest picture, shown once the next one says for how long (see VideoCadence).
     private var heldPicture: CapturedItem? = nil
     private var duplicatedFrames = 0
-    private var nextForcedKeyframe: Double = 0
+    private var keyframes: KeyframeSchedule
+    /// The picture as this movie's encoder gets it: a reference to the shared pixels (no copy) with this
+    /// movie's own timestamp and keyframe flag (the shared frame is read-only: other outputs read it).
+    private let videoInput = Frame()
     private var videoFrames = 0
     private var audioFIFOStart: Int64? = nil  // session time of the FIFO's first sample, in samples
     private var audioSamplesEncoded: Int64 = 0
@@ -98,6 +101,7 @@ final class MovieRecorder: @unchecked Sendable {
         self.readerDrops = readerDrops
         self.progress = progress
         self.startedAt = MonotonicClock.nanoseconds()
+        self.keyframes = KeyframeSchedule(interval: setup.fragmentInterval)
         if setup.timelineFromInputStart { origin = .zero(in: sessionTimeBase) }
     }
 
@@ -174,7 +178,12 @@ final class MovieRecorder: @unchecked Sendable {
                 break loop
             }
         }
+        for (type, item) in queue.close() { buffer.release(type, item.slot) }
     }
+
+    /// Stops this movie only (the session goes on): what is queued before the request is still encoded,
+    /// then the movie is finalized with `stopped`.
+    func requestStop() { queue.end(.stopped, message: nil) }
 
     /// Finalizes the movie and publishes the result; the session stops handing it items.
     private func finish() {
@@ -250,26 +259,21 @@ final class MovieRecorder: @unchecked Sendable {
     }
 
     /// Encodes one picture for each slot (a repeat after the first), up to the duration limit.
-    private func show(_ frame: Frame, in slots: Range<Int64>) throws {
-        guard let encoder = videoEncoder else { return }
+    private func show(_ picture: Frame, in slots: Range<Int64>) throws {
+        guard let encoder = videoEncoder, !slots.isEmpty else { return }
+        try videoInput.reference(picture)
+        defer { videoInput.unref() }
         for slot in slots {
             if let limit = videoSlotLimit, slot >= limit {
                 videoDone = true
                 releaseHeldPicture()
                 return
             }
-            frame.pts = slot
+            videoInput.pts = slot
             // Each fragment starts with a keyframe, so one comes at every multiple of the fragment interval.
-            frame.forcesKeyframe = false
-            if setup.fragmentInterval > 0 {
-                let time = Double(slot) * videoTimeBase.doubleValue
-                if time >= nextForcedKeyframe - 1e-9 {
-                    frame.forcesKeyframe = videoFrames > 0
-                    nextForcedKeyframe = ((time + 1e-9) / setup.fragmentInterval).rounded(.down) * setup.fragmentInterval
-                        + setup.fragmentInterval
-                }
-            }
-            try send(frame, to: encoder, stream: videoStream)
+            videoInput.forcesKeyframe = keyframes.forcesKeyframe(at: Double(slot) * videoTimeBase.doubleValue,
+                                                                 isFirst: videoFrames == 0)
+            try send(videoInput, to: encoder, stream: videoStream)
             if slot > slots.lowerBound { duplicatedFrames += 1 }
             videoFrames += 1
             if stopReason != nil { return }

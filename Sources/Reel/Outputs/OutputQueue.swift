@@ -17,6 +17,8 @@ final class OutputQueue: @unchecked Sendable {
     private var queuedPictures = 0
     private let pictureLimit: Int?
     private var limiting = false
+    /// The output has ended: it takes nothing more (the session releases what it offers).
+    private var closed = false
     private var droppedPictures = 0
 
     /// `pictureLimit`: pictures this output may have waiting before it drops new ones (live sources); nil
@@ -34,6 +36,7 @@ final class OutputQueue: @unchecked Sendable {
     func offer(_ type: MediaType, _ item: CapturedItem) -> Bool {
         condition.lock()
         defer { condition.unlock() }
+        if closed { return false }
         if type == .video, limiting, let pictureLimit, queuedPictures >= pictureLimit {
             droppedPictures += 1
             return false
@@ -44,11 +47,27 @@ final class OutputQueue: @unchecked Sendable {
         return true
     }
 
+    /// Asks the output to end once it has taken what is queued before it (a stop, or the session's end).
     func end(_ reason: StopReason, message: String?) {
         condition.lock()
+        defer { condition.unlock() }
+        if closed { return }
         entries.append(.end(reason, message: message))
         condition.signal()
-        condition.unlock()
+    }
+
+    /// The output has ended: later offers are refused, and the items still queued are returned for release.
+    func close() -> [(MediaType, CapturedItem)] {
+        condition.lock()
+        defer { condition.unlock() }
+        closed = true
+        let left = entries[head...].compactMap { entry -> (MediaType, CapturedItem)? in
+            if case .item(let type, let item) = entry { return (type, item) }
+            return nil
+        }
+        entries.removeAll()
+        head = 0
+        return left
     }
 
     /// The next entry, waiting for one.

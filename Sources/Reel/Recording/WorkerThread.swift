@@ -37,9 +37,16 @@ final class WorkerThread: Sendable {
         precondition(result == 0, "pthread_create failed: \(String(cString: strerror(result)))")
     }
 
-    /// Waits for the loop to return.
-    func join() { finished.wait() }
+    /// Waits for the loop to return. Any number of threads may join, any number of times.
+    func join() {
+        finished.wait()
+        finished.signal()  // passed on to the next joiner
+    }
 
     /// Waits at most `seconds`; false if the loop is still running.
-    func join(timeout seconds: Double) -> Bool { finished.wait(timeout: .now() + seconds) == .success }
+    func join(timeout seconds: Double) -> Bool {
+        guard finished.wait(timeout: .now() + seconds) == .success else { return false }
+        finished.signal()
+        return true
+    }
 }

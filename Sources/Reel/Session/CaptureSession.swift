@@ -26,6 +26,8 @@ public final class CaptureSession: Sendable {
 
     private let state = Locked<State>(.ready)
     private let running = Locked<SessionEngine?>(nil)
+    /// What the running session's movies share, to add one (see `addOutput(_ movie:)`).
+    private let runningMovies = Locked<(context: MovieContext, buffer: CaptureBuffer, paced: Bool, outputs: [String])?>(nil)
     private let photoOutputs = Locked<[PhotoOutput]>([])
     /// The running (or last) recording's photo requests, which photo outputs added later attach to.
     private let photoRequests = Locked<PhotoRequests?>(nil)
@@ -64,6 +66,7 @@ public final class CaptureSession: Sendable {
             for photo in photoOutputs.withLock({ $0 }) { photo.attach(preparation.photos) }
             photoRequests.withLock { $0 = preparation.photos }
             running.withLock { $0 = engine }
+            runningMovies.withLock { $0 = (preparation.context, preparation.buffer, preparation.paced, preparation.movies.map(\.outputPath)) }
             // A stop that came while the inputs were opening is carried out now.
             if interrupt.isRaised { engine.requestStop() }
             for movie in movies { engine.add(movie) }
@@ -85,6 +88,30 @@ public final class CaptureSession: Sendable {
     public func addOutput(_ photo: PhotoOutput) {
         photoOutputs.withLock { $0.append(photo) }
         if let requests = photoRequests.withLock({ $0 }) { photo.attach(requests) }
+    }
+
+    /// Adds a movie while the session records: it starts with the next picture (see MovieOutput). Throws
+    /// `ReelError.invalidInput` before writing anything when the session is not recording, or the movie's
+    /// path or limits cannot work (the same checks as the session's own movies).
+    public func addOutput(_ movie: MovieOutput) throws {
+        guard let engine = running.withLock({ $0 }), let shared = runningMovies.withLock({ $0 }) else {
+            throw ReelError.invalidInput("the session is not recording: start it before adding a movie (a configuration's tiers start with it)")
+        }
+        let path = URL(fileURLWithPath: movie.outputPath).path
+        try RecordingPreparation.checkOutput(path, configuration: shared.context.configuration)
+        if shared.outputs.contains(where: { FileSystem.isSameFile($0, path) || $0 == path }) {
+            throw ReelError.invalidInput("\(path) is already an output of this session: give each movie its own file")
+        }
+        let setup = try shared.context.movie(path: path, preset: movie.preset, limits: movie.limits, joinsRunningSession: true)
+        // The new movie holds pictures of its own (queued, held, being encoded).
+        shared.buffer.addSlots(.video, count: shared.paced ? MovieRecorder.livePictureQueue + 2 : 2)
+        let recorder = MovieRecorder(setup: setup, buffer: shared.buffer, paced: shared.paced,
+                                     readerDrops: { engine.readerDrops }, progress: { _ in })
+        guard engine.add(recorder) else {
+            throw ReelError.invalidInput("the session has ended: start it again before adding a movie")
+        }
+        movie.attach(recorder)
+        runningMovies.withLock { $0?.outputs.append(path) }
     }
 
     /// The main movie's result with every movie's result under `outputs` (main first) when there are tiers.
@@ -182,6 +209,7 @@ public final class CaptureSession: Sendable {
         finishCondition.broadcast()
         finishCondition.unlock()
         running.withLock { $0 = nil }
+        runningMovies.withLock { $0 = nil }
         for waiter in waiters { waiter.resume(returning: result) }
     }
 }

@@ -13,6 +13,8 @@ struct RecordingPreparation {
     let readers: [InputReader]
     let renditions: PictureRenditions
     let photos: PhotoRequests
+    /// What the movies share, to add one while the session runs.
+    let context: MovieContext
     /// Live inputs: an output that falls behind drops its own pictures.
     let paced: Bool
 
@@ -103,23 +105,19 @@ struct RecordingPreparation {
                 if let own = tier.maxFileSize { limits.maxFileSize = own }
                 return (URL(fileURLWithPath: tier.outputPath).path, tier.preset, limits)
             }
-        for plan in moviePlans {
-            let planFolder = URL(fileURLWithPath: plan.path).deletingLastPathComponent().path
-            try plan.limits.validate(
-                freeBytes: DiskSpace.availableBytes(atFolder: planFolder), outputFolder: planFolder,
-                pictureSize: hasVideo ? (plan.preset.video.width, plan.preset.video.height) : nil)
-        }
         // One rendition per picture size: movies of the same size share their scaled pictures. The main
-        // movie's is rendition 0 (stills and photos are taken from it). Each has the colour its movie is
-        // tagged with; an HDR input this FFmpeg cannot tone-map is refused here, before anything is written.
+        // movie's is rendition 0 (stills and photos are taken from it).
         let renditions = PictureRenditions()
-        let videoSource = opened.lazy.compactMap { input in input.source.stream(of: .video).map { (input.spec, $0) } }.first
-        let movieVideo = try moviePlans.map { plan -> (rendition: Int, colour: ColourDescription) in
-            guard let (spec, stream) = videoSource else { return (0, .unspecified) }
-            let (width, height) = (plan.preset.video.width, plan.preset.video.height)
-            let planColour = try ColourPlan(for: stream, outputWidth: width, outputHeight: height, sourceName: spec.name)
-            return (renditions.index(width: width, height: height, colour: planColour), planColour.output)
-        }
+        let videoSource = opened.lazy.compactMap { input in input.source.stream(of: .video).map { (input.spec.name, $0) } }.first
+        // A transcode keeps the file's rotation (a phone's portrait movie stays portrait).
+        let rotation = configuration.takesTracksFromInput ? (videoStream?.rotationDegrees ?? 0)
+                                                          : configuration.orientation.clockwiseRotation
+        let context = MovieContext(
+            configuration: configuration, videoSource: videoSource, renditions: renditions, rotation: rotation,
+            hasVideo: hasVideo, hasAudio: hasAudio, captureAudio: (preset.audio.sampleRate, preset.audio.channels),
+            unpaced: nonePaced, inputDuration: configuration.takesTracksFromInput ? opened.first?.source.durationSeconds : nil)
+        movies = try moviePlans.map { plan in try context.movie(path: plan.path, preset: plan.preset, limits: plan.limits) }
+        self.context = context
 
         let mediaTypes: [MediaType] = (hasVideo ? [.video] : []) + (hasAudio ? [.audio] : [])
         // Each further movie may hold pictures of its own (queued, held, being encoded); a photo holds one.
@@ -134,24 +132,6 @@ struct RecordingPreparation {
             try RecordingPreparation.makeReader(input.spec, source: input.source, interrupt: input.interrupt, preset: preset,
                                                 renditions: renditions, buffer: buffer, sessionStart: sessionStart,
                                                 maxDuration: configuration.limits.maxDuration)
-        }
-        // A transcode keeps the file's rotation (a phone's portrait movie stays portrait).
-        let rotation = configuration.takesTracksFromInput ? (videoStream?.rotationDegrees ?? 0)
-                                                          : configuration.orientation.clockwiseRotation
-        let inputDuration = configuration.takesTracksFromInput ? opened.first?.source.durationSeconds : nil
-        movies = moviePlans.enumerated().map { index, plan in
-            let planFolder = URL(fileURLWithPath: plan.path).deletingLastPathComponent().path
-            var writing = configuration
-            writing.outputPath = plan.path
-            return MovieRecorder.Setup(
-                temporaryPath: writing.writingPath, fragmentInterval: configuration.fragmentInterval,
-                fragmentMemoryLimit: configuration.fragmentMemoryLimit,
-                outputPath: plan.path, folder: planFolder, preset: plan.preset, limits: plan.limits,
-                rotation: rotation, hasVideo: hasVideo, rendition: movieVideo[index].rendition,
-                videoColour: movieVideo[index].colour, hasAudio: hasAudio,
-                captureAudio: (preset.audio.sampleRate, preset.audio.channels), timelineFromInputStart: nonePaced,
-                videoDevice: hasVideo ? configuration.video?.description : nil,
-                audioDevice: hasAudio ? configuration.audio?.description : nil, inputDuration: inputDuration)
         }
         session = SessionEngine.Setup(
             deviceTimeout: configuration.deviceTimeout,
@@ -170,7 +150,7 @@ struct RecordingPreparation {
 
     /// An output path a movie can be written to: its folder exists and is writable, it is a file name (not
     /// a folder or a device), not an input, and free unless overwriting is allowed.
-    private static func checkOutput(_ path: String, configuration: RecordingConfiguration) throws {
+    static func checkOutput(_ path: String, configuration: RecordingConfiguration) throws {
         let output = URL(fileURLWithPath: path)
         let folder = output.deletingLastPathComponent().path
         guard FileSystem.isFolder(folder) else {

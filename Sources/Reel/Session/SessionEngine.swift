@@ -30,7 +30,8 @@ final class SessionEngine: @unchecked Sendable {
     private let setup: Setup
     private let buffer: CaptureBuffer
     private let readers: [InputReader]
-    private let recorders = Locked<[MovieRecorder]>([])
+    /// The movies, and whether the session has ended (then it takes no more).
+    private let recorders = Locked<(movies: [MovieRecorder], ended: Bool)>(([], false))
     private let photos: PhotoRequests
     private let stopRequest = Atomic<Bool>(false)
     private let startedAt: Int64
@@ -49,10 +50,16 @@ final class SessionEngine: @unchecked Sendable {
     func requestStop() { stopRequest.store(true, ordering: .releasing) }
 
     /// Adds a movie output and starts its thread (it opens its encoders there). Before `run`, or while the
-    /// session runs: it then takes pictures from the next one on.
-    func add(_ recorder: MovieRecorder) {
-        recorders.withLock { $0.append(recorder) }
-        recorder.start()
+    /// session runs: it then takes pictures from the next one on. False once the session has ended.
+    @discardableResult
+    func add(_ recorder: MovieRecorder) -> Bool {
+        let added = recorders.withLock { state in
+            if state.ended { return false }
+            state.movies.append(recorder)
+            return true
+        }
+        if added { recorder.start() }
+        return added
     }
 
     /// Pictures the readers dropped because the pools were full (every output lacks them).
@@ -70,7 +77,10 @@ final class SessionEngine: @unchecked Sendable {
         for reader in readers { reader.stop() }
         buffer.close()
         photos.cancelAll(ending.message ?? "the session ended (\(ending.reason.rawValue)) before the next picture")
-        let all = recorders.withLock { $0 }
+        let all = recorders.withLock { state in
+            state.ended = true
+            return state.movies
+        }
         for recorder in all { recorder.queue.end(ending.reason, message: ending.message) }
         var results = all.map { $0.waitForResult() }
         var leftBehind: String? = nil
@@ -107,7 +117,7 @@ final class SessionEngine: @unchecked Sendable {
                 stopping = true
                 for reader in readers { reader.stop() }
             }
-            let outputs = recorders.withLock { $0 }
+            let outputs = recorders.withLock { $0.movies }
             if !outputs.isEmpty && outputs.allSatisfy(\.isDone) && !photos.arePending {
                 // Every output stopped by itself (its limits): nothing more to capture.
                 return Ending(reason: .stopped, message: nil)

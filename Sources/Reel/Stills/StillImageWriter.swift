@@ -71,6 +71,12 @@ enum StillImageWriter {
             picture = try convert(picture, with: final)
         }
         let encoder = try Encoder(image: codec, width: picture.width, height: picture.height, jpegQuality: request.quality)
+        if picture === frame {
+            // The caller's frame is read-only (a running session's outputs may read it): stamp a reference.
+            let own = Frame()
+            try own.reference(frame)
+            picture = own
+        }
         picture.pts = 0
         picture.quality = encoder.frameQuality
         var bytes: [UInt8] = []

@@ -1,0 +1,39 @@
+import FoundationEssentials
+
+/// A movie added to a running session, as an AVCaptureMovieFileOutput added to a running AVCaptureSession:
+/// it starts with the next picture the session captures (its time zero), has its own preset, limits,
+/// encoders and result, and can be stopped on its own while the session and its other movies go on.
+///
+/// Add it with `CaptureSession.addOutput(_:)` while the session records. The session's inputs, orientation,
+/// fragment interval and duration limit apply; `limits.maxFileSize` and `limits.minFreeDiskSpace` are its own.
+public final class MovieOutput: Sendable {
+    public let outputPath: String
+    public let preset: Preset
+    public let limits: RecordingLimits
+    private let recorder = Locked<MovieRecorder?>(nil)
+
+    public init(outputPath: String, preset: Preset, limits: RecordingLimits = RecordingLimits()) {
+        self.outputPath = outputPath
+        self.preset = preset
+        self.limits = limits
+    }
+
+    func attach(_ running: MovieRecorder) { recorder.withLock { $0 = running } }
+
+    /// Stops this movie (it is finalized with `stopped`); the session goes on. Nothing happens if it was
+    /// never added or has already finished.
+    public func stop() { recorder.withLock { $0 }?.requestStop() }
+
+    /// The result once the movie is finalized, else nil.
+    public var result: RecordingResult? { recorder.withLock { $0 }?.result }
+
+    /// Suspends until the movie is finalized (by `stop()`, a limit, or the session's end).
+    public func finished() async throws -> RecordingResult {
+        guard let running = recorder.withLock({ $0 }) else {
+            throw ReelError.runtime("the movie output \(outputPath) was never added to a running session")
+        }
+        return await withCheckedContinuation { continuation in
+            _ = WorkerThread(name: "reel.output.wait") { continuation.resume(returning: running.waitForResult()) }
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import FFmpegCore
+import FoundationEssentials
+import Glibc
+
+/// What every movie of one session shares (its inputs, their tracks, the capture's audio format, the
+/// rotation), so a movie is described the same way whether it starts with the session (the main movie, a
+/// tier) or is added while the session runs.
+struct MovieContext: @unchecked Sendable {
+    let configuration: RecordingConfiguration
+    /// The video input's name (for messages) and stream, which each movie's ColourPlan is made for.
+    let videoSource: (name: String, stream: SourceStream)?
+    let renditions: PictureRenditions
+    let rotation: Int
+    let hasVideo: Bool
+    let hasAudio: Bool
+    /// The sample rate and channels audio is captured in (the main movie's preset).
+    let captureAudio: (sampleRate: Int, channels: Int)
+    /// Files and lavfi with realtime=0: movies started with the session keep the input's timeline.
+    let unpaced: Bool
+    let inputDuration: Double?
+
+    /// A movie's setup: its rendition (added if no movie of its size came before) and colour, its limits
+    /// checked against its folder. `joinsRunningSession`: the movie's time zero is the first picture it
+    /// gets, not the input's start.
+    func movie(path: String, preset: Preset, limits: RecordingLimits, joinsRunningSession: Bool = false) throws -> MovieRecorder.Setup {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        try limits.validate(freeBytes: DiskSpace.availableBytes(atFolder: folder), outputFolder: folder,
+                            pictureSize: hasVideo ? (preset.video.width, preset.video.height) : nil)
+        var rendition = 0
+        var colour = ColourDescription.unspecified
+        if let videoSource {
+            let (width, height) = (preset.video.width, preset.video.height)
+            // An HDR input this FFmpeg cannot tone-map is refused here, before anything is written.
+            let plan = try ColourPlan(for: videoSource.stream, outputWidth: width, outputHeight: height, sourceName: videoSource.name)
+            rendition = renditions.index(width: width, height: height, colour: plan)
+            colour = plan.output
+        }
+        var writing = configuration
+        writing.outputPath = path
+        return MovieRecorder.Setup(
+            temporaryPath: writing.writingPath, fragmentInterval: configuration.fragmentInterval,
+            fragmentMemoryLimit: configuration.fragmentMemoryLimit, outputPath: path, folder: folder, preset: preset,
+            limits: limits, rotation: rotation, hasVideo: hasVideo, rendition: rendition, videoColour: colour,
+            hasAudio: hasAudio, captureAudio: captureAudio, timelineFromInputStart: unpaced && !joinsRunningSession,
+            videoDevice: hasVideo ? configuration.video?.description : nil,
+            audioDevice: hasAudio ? configuration.audio?.description : nil, inputDuration: inputDuration)
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+@testable import Reel
+import ReelTestSupport
+import Testing
+
+/// Issue 14: movies that come and go while a session runs. The source's pictures carry their own number, so
+/// each added movie must hold a run of the main movie's pictures with nothing missing: from the first
+/// picture after it was added to its own stop (or the session's).
+@Suite struct MovieOutputTests {
+    @Test func moviesAddedAndStoppedWhileTheSessionRuns() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var preset = try PresetLibrary.preset(named: "352x288")
+        (preset.video.width, preset.video.height) = (128, 128)
+        var small = preset
+        (small.video.width, small.video.height) = (64, 64)
+        let configuration = RecordingConfiguration(
+            outputPath: "\(folder)/main.mov", video: try DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: "30"))"),
+            audio: try DeviceSpec(parsing: "lavfi:sine"), preset: preset, limits: RecordingLimits())
+        let session = CaptureSession()
+        let early = MovieOutput(outputPath: "\(folder)/early.mov", preset: preset)
+        #expect(throws: ReelError.self) { try session.addOutput(early) }
+        try session.start(configuration)
+        try await Task.sleep(for: .milliseconds(500))
+        // One at the main movie's size (it shares its pictures), one at a size of its own (a new rendition).
+        let same = MovieOutput(outputPath: "\(folder)/same.mov", preset: preset)
+        let other = MovieOutput(outputPath: "\(folder)/other.mov", preset: small)
+        try session.addOutput(same)
+        try session.addOutput(other)
+        #expect(throws: ReelError.self) { try session.addOutput(MovieOutput(outputPath: "\(folder)/same.mov", preset: preset)) }
+        try await Task.sleep(for: .milliseconds(700))
+        same.stop()
+        let sameResult = try await same.finished()
+        #expect(sameResult.stopReason == .stopped && sameResult.recordedSuccessfully, "\(sameResult.stopReason): \(sameResult.error ?? "")")
+        try await Task.sleep(for: .milliseconds(500))
+        session.stop()
+        let result = await session.finished()
+        #expect(result.recordedSuccessfully, "\(result.stopReason): \(result.error ?? "")")
+        #expect(result.droppedFrames == 0)
+        #expect(result.outputs?.map(\.output) == ["\(folder)/main.mov", "\(folder)/same.mov", "\(folder)/other.mov"])
+        let otherResult = try #require(other.result)
+        #expect(otherResult.stopReason == .stopped && otherResult.recordedSuccessfully)
+
+        let main = try TestInputs.frameNumbers("\(folder)/main.mov")
+        let sameNumbers = try TestInputs.frameNumbers("\(folder)/same.mov")
+        let otherNumbers = try TestInputs.frameNumbers("\(folder)/other.mov")
+        #expect(Set(main) == Set(main.first!...main.last!), "the main movie lost no picture")
+        for (name, numbers) in [("same", sameNumbers), ("other", otherNumbers)] {
+            let first = try #require(numbers.first), last = try #require(numbers.last)
+            #expect(first > main.first! + 5, "\(name) starts after it was added: \(first)")
+            #expect(Set(numbers) == Set(first...last), "\(name) lost no picture")
+            let start = try #require(main.firstIndex(of: first))
+            #expect(Array(main[start..<min(main.count, start + numbers.count)]) == numbers, "\(name) holds the main movie's run of pictures")
+        }
+        #expect(sameNumbers.count >= 15 && sameNumbers.last! < main.last! - 10, "same stopped before the session: \(sameNumbers.count) frames")
+        #expect(otherNumbers.last == main.last, "other ran to the session's end")
+        let otherStream = try #require(try FFprobe.stream("\(folder)/other.mov", type: "video"))
+        #expect(otherStream["width"] as? Int == 64)
+        // After the session ended, a movie cannot be added.
+        #expect(throws: ReelError.self) { try session.addOutput(MovieOutput(outputPath: "\(folder)/late.mov", preset: preset)) }
+    }
+}
