@@ -25,9 +25,11 @@ extension Preset {
             settings.privateOptions.append(PrivateOption("x264-params", parameters.joined(separator: ":")))
         case .hevc:
             // Every keyframe an IDR that later pictures cannot reach past (x265's default open GOP makes CRA
-            // keyframes whose leading pictures refer to the GOP before), so a fragment that starts with one
-            // decodes on its own; and a keyframe the engine forces (a fragment cut) an IDR too, not a plain
-            // I-picture. x265 logs to stderr itself: only as much as FFmpeg's log is set to show.
+            // keyframes with leading pictures that refer to the GOP before), so a fragment that starts with one
+            // decodes on its own; and every keyframe the engine forces (a fragment cut) an IDR (without
+            // forced-idr, x265 makes one that comes soon after the last keyframe, within its min-keyint, an
+            // ordinary picture, and the cut waits for the next keyframe). x265 logs to stderr itself: only as
+            // much as FFmpeg's log is set to show.
             parameters += ["open-gop=0", "log-level=\(Preset.x265LogLevel(following: FFmpegLibrary.logLevel))"]
             settings.privateOptions.append(PrivateOption("forced-idr", "1"))
             settings.privateOptions.append(PrivateOption("x265-params", parameters.joined(separator: ":")))
