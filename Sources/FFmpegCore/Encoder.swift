@@ -4,6 +4,7 @@ import CFFmpeg
 public final class Encoder {
     private var context: UnsafeMutablePointer<AVCodecContext>?
     public let mediaType: MediaType
+    /// The encoder's name (libx264, libx265, aac); `codecIdentifier` names the codec it writes.
     public let codecName: String
 
     public init(video settings: VideoEncoderSettings, globalHeader: Bool) throws {
@@ -56,6 +57,12 @@ public final class Encoder {
 
     deinit { avcodec_free_context(&context) }
 
+    /// Whether this FFmpeg has the encoder (libx265 is optional in FFmpeg builds; Debian's has it).
+    public static func isAvailable(_ name: String) -> Bool {
+        FFmpegLibrary.ensureRegistered()
+        return avcodec_find_encoder_by_name(name) != nil
+    }
+
     private static func allocate(_ name: String) throws -> (UnsafePointer<AVCodec>, UnsafeMutablePointer<AVCodecContext>) {
         guard let codec = avcodec_find_encoder_by_name(name) else {
             throw FFmpegError(call: "avcodec_find_encoder_by_name",
@@ -88,6 +95,14 @@ public final class Encoder {
     /// Samples of encoder delay at the start (AAC's priming); packet times are shifted back by it.
     public var initialPadding: Int { Int(context!.pointee.initial_padding) }
     public var extradataSize: Int { Int(context!.pointee.extradata_size) }
+    /// The codec headers the encoder put in extradata (global header): for x264 and x265 their parameter
+    /// sets in Annex B form (start codes), which a muxer turns into its own record (avcC, hvcC).
+    public var extradata: [UInt8] {
+        guard let bytes = context!.pointee.extradata, extradataSize > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: bytes, count: extradataSize))
+    }
+    /// FFmpeg's name of the codec written (h264, hevc, aac), as `StreamInfo.codecName` reads it back.
+    public var codecIdentifier: String { String(cString: avcodec_get_name(context!.pointee.codec_id)) }
 
     /// Sends a frame, or `nil` to flush.
     public func send(_ frame: Frame?) throws -> SendResult {

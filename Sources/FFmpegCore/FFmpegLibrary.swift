@@ -25,6 +25,14 @@ public enum FFmpegLibrary {
         av_log_set_level(level.rawValue)
     }
 
+    /// The level FFmpeg's log is at now (the nearest named level at or below it), for libraries that log
+    /// on their own (x265) to follow.
+    public static var logLevel: LogLevel {
+        ensureRegistered()
+        let level = av_log_get_level()
+        return [LogLevel.debug, .verbose, .info, .warning, .error].first { level >= $0.rawValue } ?? .quiet
+    }
+
     /// The largest single block FFmpeg may allocate (av_max_alloc); larger requests fail with ENOMEM.
     public static func limitBlockSize(to bytes: Int) {
         av_max_alloc(bytes)

@@ -44,14 +44,23 @@ public final class OutputContext {
     public var needsGlobalHeader: Bool { formatContext.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
 
     /// Adds a stream carrying `encoder`'s output; returns its index. Packets for it arrive in the encoder's
-    /// time base and are rescaled here.
+    /// time base and are rescaled here. `codecTag` (four characters, such as "hvc1") replaces the tag the
+    /// muxer would choose for the codec; it must be one the format knows for it.
     @discardableResult
-    public func addStream(for encoder: Encoder) throws -> Int {
+    public func addStream(for encoder: Encoder, codecTag: String? = nil) throws -> Int {
         guard let stream = avformat_new_stream(formatContext, nil) else {
             throw FFmpegError(call: "avformat_new_stream", message: "out of memory")
         }
         try FFmpegError.check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.codecContext),
                               "avcodec_parameters_from_context")
+        if let codecTag {
+            let characters = Array(codecTag.utf8)
+            guard characters.count == 4 else {
+                throw FFmpegError(call: "avformat_new_stream", message: "codec tag '\(codecTag)' is not four characters")
+            }
+            // MKTAG: the first character in the lowest byte.
+            stream.pointee.codecpar.pointee.codec_tag = characters.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        }
         stream.pointee.time_base = encoder.codecContext.pointee.time_base
         encoderTimeBases.append(encoder.timeBase)
         return Int(stream.pointee.index)

@@ -55,6 +55,9 @@ public final class Packet: @unchecked Sendable {
     /// Byte offset of the packet in its file, when the demuxer knows it (-1 otherwise).
     public var position: Int64 { pointer.pointee.pos }
     public var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+    /// No other picture refers to this one (AV_PKT_FLAG_DISPOSABLE: x265's non-reference B-frames); the mov
+    /// muxer notes it in an sdtp box.
+    public var isDisposable: Bool { pointer.pointee.flags & AV_PKT_FLAG_DISPOSABLE != 0 }
     public var isEmpty: Bool { pointer.pointee.data == nil && pointer.pointee.side_data_elems == 0 }
 
     /// The payload bytes (a copy), for writing an encoded still to a file.

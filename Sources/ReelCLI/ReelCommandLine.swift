@@ -7,14 +7,14 @@ public enum ReelCommandLine {
     static let help = """
         usage: reel COMMAND [options]
 
-        Records and transcodes H.264/AAC QuickTime movies on Linux with FFmpeg's libraries.
+        Records and transcodes H.264 or HEVC / AAC QuickTime movies on Linux with FFmpeg's libraries.
 
         commands:
           record [OUTPUT.mov]   record from a camera, microphone, screen or test source
           capture BASENAME      tap = photo (BASENAME.jpg), hold = movie (BASENAME.mov)
           snap OUTPUT.jpg       a still from a live device
           grab INPUT OUTPUT.jpg the picture at a time of any movie
-          transcode IN OUT.mov  convert any media file to H.264/AAC at a preset
+          transcode IN OUT.mov  convert any media file to H.264 or HEVC / AAC at a preset
           batch JOBS.json       run record, transcode and grab jobs, in parallel, with a report
           devices               list cameras, microphones and built-in sources
           presets               list the quality presets

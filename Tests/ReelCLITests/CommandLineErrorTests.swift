@@ -79,7 +79,9 @@ import Testing
         let presets = try Processes.reel(["presets", "--json"])
         #expect(presets.status == 0)
         let list = try JSONSerialization.jsonObject(with: Data(presets.standardOutput.utf8)) as? [[String: Any]]
-        #expect(list?.count == 8)
+        #expect(list?.count == 10)
+        let codecs = (list ?? []).map { ($0["video"] as? [String: Any])?["codec"] as? String ?? "" }
+        #expect(codecs.filter { $0 == "hevc" }.count == 2 && codecs.filter { $0 == "h264" }.count == 8, "\(codecs)")
         let devices = try Processes.reel(["devices", "--json"])
         #expect(devices.status == 0)
         let object = try JSONSerialization.jsonObject(with: Data(devices.standardOutput.utf8)) as? [String: Any]

@@ -13,12 +13,14 @@ public enum IndependentReaders {
         public var description: String { "\(videoFrames) frames, \(duration) s\(problems.isEmpty ? "" : ", problems: \(problems)")" }
     }
 
-    /// GStreamer: qtdemux decodes every video frame (avdec_h264) to a counting fakesink; discoverer gives the
-    /// duration. Errors on the way are problems.
+    /// GStreamer: qtdemux decodes every video frame (avdec_h264, avdec_h265) to a counting fakesink;
+    /// discoverer gives the duration. Errors on the way are problems.
     public static func gstreamer(_ path: String) throws -> Reading {
-        let hasVideo = try FFprobe.stream(path, type: "video") != nil
+        let video = try FFprobe.stream(path, type: "video")
+        let hasVideo = video != nil
+        let decoder = video?["codec_name"] as? String == "hevc" ? "avdec_h265" : "avdec_h264"
         let pipeline = hasVideo
-            ? "filesrc location=\(quoted(path)) ! qtdemux name=d d.video_0 ! queue ! avdec_h264 ! fakesink silent=false"
+            ? "filesrc location=\(quoted(path)) ! qtdemux name=d d.video_0 ! queue ! \(decoder) ! fakesink silent=false"
             : "filesrc location=\(quoted(path)) ! qtdemux name=d d.audio_0 ! queue ! avdec_aac ! fakesink"
         let decode = try Processes.shell("gst-launch-1.0 -v \(pipeline) 2>&1", timeout: 60)
         let lines = decode.standardOutput.split(separator: "\n")

@@ -65,6 +65,24 @@ public enum TestInputs {
         return try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 
+    /// Writes a preset file for quick HEVC tests into `folder` and returns its path: 320x240 at 30 fps, x265
+    /// ultrafast with its own B-frames (3), a keyframe every second.
+    public static func smallHEVCPreset(in folder: String) throws -> String {
+        let path = "\(folder)/small-hevc.json"
+        try """
+            {"name": "small-hevc", "video": {"size": "320x240", "fps": 30, "codec": "hevc", "speedPreset": "ultrafast",
+             "crf": 28, "profile": "main", "keyframeInterval": 30},
+             "audio": {"sampleRate": 48000, "channels": 2, "bitrate": "96k"}}
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// The codec and codec tag of a file's first video stream, as ffprobe reads them ("hevc", "hvc1").
+    public static func videoCodecAndTag(_ path: String) throws -> (codec: String, tag: String) {
+        let video = try FFprobe.stream(path, type: "video")
+        return (video?["codec_name"] as? String ?? "", video?["codec_tag_string"] as? String ?? "")
+    }
+
     /// The JSON object a command printed on stdout.
     public static func json(_ output: String) throws -> [String: Any] {
         guard let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] else {

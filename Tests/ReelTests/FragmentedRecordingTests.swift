@@ -13,7 +13,7 @@ import Testing
     }
 
     /// Packet table (stream, pts, dts, duration, size, flags) as ffprobe reads it, in a stable order.
-    private func packets(_ path: String) throws -> [String] {
+    static func packets(_ path: String) throws -> [String] {
         let probe = try Processes.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries",
                                                            "packet=stream_index,pts,dts,duration,size,flags", "-of", "csv", path])
         #expect(probe.status == 0, "\(probe.standardError)")
@@ -24,13 +24,13 @@ import Testing
     /// the packet tables, then the moov box for box, except where the chunks are (one per track per fragment
     /// here, up to 1 MiB in a plain movie). Returns the packet table.
     @discardableResult
-    private func expectIndexMatchesFFmpeg(_ output: String, folder: String) throws -> [String] {
+    static func expectIndexMatchesFFmpeg(_ output: String, folder: String) throws -> [String] {
         let remuxed = "\(folder)/remuxed.mov"
         let copy = try Processes.run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", output, "-map", "0", "-c", "copy", remuxed])
         #expect(copy.status == 0, "\(copy.standardError)")
         defer { unlink(remuxed) }
-        let table = try packets(output)
-        let remuxedTable = try packets(remuxed)
+        let table = try Self.packets(output)
+        let remuxedTable = try Self.packets(remuxed)
         #expect(table.count > 150 && table == remuxedTable)
         let chunking: Set<String> = ["trak/mdia/minf/stbl/stsc", "trak/mdia/minf/stbl/stco"]
         let ours = Atoms.movieBoxes(path: output).filter { !chunking.contains($0.path) }
@@ -59,7 +59,7 @@ import Testing
         let finalization = try #require(result.finalizationBytes)
         #expect(finalization > 0 && finalization < result.bytes / 2, "finalization wrote \(finalization) of \(result.bytes) bytes")
 
-        try expectIndexMatchesFFmpeg(output, folder: folder)
+        try Self.expectIndexMatchesFFmpeg(output, folder: folder)
         let movie = try MediaInspection(path: output)
         #expect(movie.videoFrames == 150 && movie.audioDuration > 4.98 && movie.audioDuration < 5.03)
         // A keyframe starts every fragment, at every whole second.
@@ -82,7 +82,7 @@ import Testing
         configuration.fragmentMemoryLimit = 32 * 1024
         let result = try await FastRecording.record(configuration)
         #expect(result.recordedSuccessfully && (result.fragments ?? 0) >= 8, "\(result.fragments ?? 0) fragments")
-        try expectIndexMatchesFFmpeg(output, folder: folder)
+        try Self.expectIndexMatchesFFmpeg(output, folder: folder)
         let problems = try CleanDecode.problems(in: output)
         #expect(problems.isEmpty, "\(problems)")
         #expect(try MediaInspection(path: output).videoFrames == 150)

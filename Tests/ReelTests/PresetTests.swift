@@ -6,9 +6,17 @@ import Testing
     @Test func builtInPresetsAllLoad() throws {
         #expect(PresetLibrary.builtInErrors.isEmpty, "\(PresetLibrary.builtInErrors)")
         let names = Set(PresetLibrary.builtInNames)
-        for name in ["352x288", "640x480", "960x540", "720p", "1080p", "high", "medium", "low"] {
+        for name in ["352x288", "640x480", "960x540", "720p", "1080p", "high", "medium", "low", "1080p-hevc", "high-hevc"] {
             #expect(names.contains(name), "missing preset \(name)")
         }
+        for name in ["1080p-hevc", "high-hevc"] {
+            let preset = try PresetLibrary.preset(named: name)
+            #expect(preset.video.codec == .hevc && preset.video.profile == "main" && preset.video.width == 1920)
+        }
+        #expect(try PresetLibrary.preset(named: "high-hevc").video.sizePolicy == .deviceBest)
+        #expect(try PresetLibrary.preset(named: "1080p").video.codec == .h264)
+        let available = VideoCodec.allCases.filter { $0.isAvailable }
+        #expect(available == VideoCodec.allCases, "Debian's FFmpeg has libx264 and libx265")
         #expect(try PresetLibrary.preset(named: "720p").video.width == 1280)
         #expect(try PresetLibrary.preset(named: "high").video.sizePolicy == .deviceBest)
         #expect(try PresetLibrary.preset(named: "low").video.size == "192x144")
@@ -39,6 +47,39 @@ import Testing
         let preset = try parse(valid)
         #expect(preset.video.width == 320 && preset.video.fps == 25 && preset.audio.bitRate == 96000)
         #expect(preset.video.rateControl == .constantQuality(crf: 23))
+        // A file from before presets took a codec: H.264, and x264Preset is the speed preset.
+        #expect(preset.video.codec == .h264 && preset.video.speedPreset == "veryfast")
+    }
+
+    private var validHEVC: String {
+        valid.replacingOccurrences(of: "\"x264Preset\": \"veryfast\"", with: "\"codec\": \"hevc\", \"speedPreset\": \"fast\"")
+            .replacingOccurrences(of: "\"profile\": \"high\"", with: "\"profile\": \"main\"")
+    }
+
+    @Test func parsesCodecsAndTheSpeedPreset() throws {
+        let hevc = try parse(validHEVC)
+        #expect(hevc.video.codec == .hevc && hevc.video.speedPreset == "fast" && hevc.video.profile == "main")
+        let h264 = try parse(valid.replacingOccurrences(of: "\"x264Preset\"", with: "\"codec\": \"h264\", \"speedPreset\""))
+        #expect(h264.video.codec == .h264 && h264.video.speedPreset == "veryfast")
+    }
+
+    @Test(arguments: [
+        ("\"codec\": \"hevc\"", "\"codec\": \"vp9\"", "custom.json: video.codec: 'vp9' is not one of h264, hevc"),
+        ("\"profile\": \"main\"", "\"profile\": \"high\"", "custom.json: video.profile: 'high' is not one of main for hevc"),
+        ("\"profile\": \"main\"", "\"profile\": \"main10\"", "custom.json: video.profile: 'main10' is not one of main for hevc (Reel encodes 8-bit"),
+        ("\"speedPreset\": \"fast\"", "\"x264Preset\": \"fast\"", "custom.json: video.x264Preset: is libx264's; for codec hevc name it speedPreset"),
+        ("\"speedPreset\": \"fast\"", "\"speedPreset\": \"fast\", \"x264Preset\": \"fast\"", "custom.json: video.x264Preset: give speedPreset or x264Preset"),
+        ("\"speedPreset\": \"fast\"", "\"speedPreset\": \"warp\"", "custom.json: video.speedPreset: 'warp' is not one of ultrafast"),
+        ("\"speedPreset\": \"fast\", ", "", "custom.json: video.speedPreset: missing"),
+    ])
+    func rejectsBadHEVCPresetsNamingTheField(original: String, replacement: String, message: String) {
+        let json = validHEVC.replacingOccurrences(of: original, with: replacement)
+        do {
+            _ = try parse(json)
+            Issue.record("accepted \(json)")
+        } catch {
+            #expect("\(error)".hasPrefix(message), "got: \(error)")
+        }
     }
 
     @Test(arguments: [

@@ -45,8 +45,9 @@ import Testing
     @Test func trailerEstimateIsNeverBelowTheRealIndex() async throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        for (preset, seconds) in [("352x288", 3.0), ("720p", 1.0), ("low", 4.0)] {
-            let output = "\(folder)/\(preset).mov"
+        let hevc = try TestInputs.smallHEVCPreset(in: folder)
+        for (preset, seconds) in [("352x288", 3.0), ("720p", 1.0), ("low", 4.0), (hevc, 3.0)] {
+            let output = "\(folder)/\(URL(fileURLWithPath: preset).lastPathComponent).mov"
             _ = try await FastRecording.record(
                 FastRecording.configuration(output, preset: preset, limits: RecordingLimits(maxDuration: seconds)))
             let moov = try #require(Atoms.topLevel(path: output).first { $0.type == "moov" })

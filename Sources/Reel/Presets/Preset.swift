@@ -13,19 +13,29 @@ public struct Preset: Sendable, Equatable, Encodable {
         /// `deviceBest`: the largest mode the camera offers up to width x height (AVCaptureSessionPresetHigh).
         public var sizePolicy: SizePolicy
         public var fps: Double
-        /// libx264's speed preset (ultrafast ... veryslow).
-        public var x264Preset: String
+        /// H.264 (libx264, the default) or HEVC (libx265).
+        public var codec: VideoCodec
+        /// The encoder's speed preset (ultrafast ... placebo; x264 and x265 name them alike).
+        public var speedPreset: String
         public var rateControl: RateControl
         /// VBV cap, in bits per second and bits, when set.
         public var maxRate: Int?
         public var bufferSize: Int?
+        /// The codec's profile (H.264: baseline, main, high; HEVC: main).
         public var profile: String
         /// Frames between keyframes (GOP length).
         public var keyframeInterval: Int
-        /// B-frames; nil leaves x264's preset default.
+        /// B-frames; nil leaves the encoder's preset default.
         public var bFrames: Int?
 
         public var size: String { "\(width)x\(height)" }
+
+        /// The speed preset's name before presets took a codec.
+        @available(*, deprecated, renamed: "speedPreset")
+        public var x264Preset: String {
+            get { speedPreset }
+            set { speedPreset = newValue }
+        }
     }
 
     public enum SizePolicy: String, Sendable, Equatable, Encodable, CaseIterable {

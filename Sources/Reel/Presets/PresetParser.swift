@@ -3,16 +3,12 @@ import Glibc
 
 /// Turns preset JSON into a validated Preset. Unknown keys and bad values are errors naming the file and field.
 enum PresetParser {
-    static let x264Presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower",
-                              "veryslow", "placebo"]
-    static let profiles = ["baseline", "main", "high"]
-
     static func parse(_ data: Data, source: String) throws -> Preset {
         let root = try JSONFields.parse(data, source: source)
         try root.rejectUnknownKeys(allowed: ["name", "description", "video", "audio"])
         let video = try root.nested("video")
-        try video.rejectUnknownKeys(allowed: ["size", "sizePolicy", "fps", "x264Preset", "crf", "bitrate", "maxrate",
-                                              "bufsize", "profile", "keyframeInterval", "bFrames"])
+        try video.rejectUnknownKeys(allowed: ["size", "sizePolicy", "fps", "codec", "speedPreset", "x264Preset", "crf",
+                                              "bitrate", "maxrate", "bufsize", "profile", "keyframeInterval", "bFrames"])
         let audio = try root.nested("audio")
         try audio.rejectUnknownKeys(allowed: ["sampleRate", "channels", "bitrate"])
 
@@ -20,13 +16,12 @@ enum PresetParser {
         guard let size = parseSize(sizeText) else {
             throw video.fail("size", "'\(sizeText)' is not WIDTHxHEIGHT with even numbers from 16 to 7680 (e.g. \"1280x720\")")
         }
-        let x264Preset = try video.string("x264Preset")
-        guard x264Presets.contains(x264Preset) else {
-            throw video.fail("x264Preset", "'\(x264Preset)' is not one of \(x264Presets.joined(separator: ", "))")
-        }
+        let codec = try video.choice("codec", default: VideoCodec.default)
+        let speedPreset = try speedPreset(of: video, codec: codec)
         let profile = try video.string("profile")
-        guard profiles.contains(profile) else {
-            throw video.fail("profile", "'\(profile)' is not one of \(profiles.joined(separator: ", "))")
+        guard codec.profiles.contains(profile) else {
+            let reason = codec == .hevc ? " (Reel encodes 8-bit 4:2:0 pictures, which HEVC's Main profile carries)" : ""
+            throw video.fail("profile", "'\(profile)' is not one of \(codec.profiles.joined(separator: ", ")) for \(codec.rawValue)\(reason)")
         }
         let rateControl: Preset.RateControl
         switch (video.has("crf"), video.has("bitrate")) {
@@ -41,7 +36,7 @@ enum PresetParser {
 
         let bFrames = try video.optionalInteger("bFrames", in: 0...16)
         // The profile is a ceiling: Baseline has no B-frames, and x264's own bframes setting would override it.
-        if profile == "baseline", let bFrames, bFrames > 0 {
+        if !codec.profileAllowsBFrames(profile), let bFrames, bFrames > 0 {
             throw video.fail("bFrames", "\(bFrames) B-frames exceed the baseline profile, which has none: use 0, or profile main or high")
         }
         let channels = try audio.integer("channels", in: 1...2)
@@ -56,7 +51,7 @@ enum PresetParser {
                 width: size.width, height: size.height,
                 sizePolicy: try video.choice("sizePolicy", default: Preset.SizePolicy.exact),
                 fps: try video.number("fps", in: Preset.frameRateRange),
-                x264Preset: x264Preset, rateControl: rateControl, maxRate: maxRate, bufferSize: bufferSize,
+                codec: codec, speedPreset: speedPreset, rateControl: rateControl, maxRate: maxRate, bufferSize: bufferSize,
                 profile: profile,
                 keyframeInterval: try video.integer("keyframeInterval", in: 1...1000),
                 bFrames: bFrames),
@@ -64,6 +59,25 @@ enum PresetParser {
                 sampleRate: sampleRate,
                 channels: channels,
                 bitRate: Int(try audio.byteCount("bitrate", in: 8000...512_000))))
+    }
+
+    /// The encoder's speed preset: `speedPreset`, or for H.264 also `x264Preset` (its name before presets
+    /// took a codec), not both.
+    private static func speedPreset(of video: JSONFields, codec: VideoCodec) throws -> String {
+        let key: String
+        switch (video.has("speedPreset"), video.has("x264Preset")) {
+        case (true, true): throw video.fail("x264Preset", "give speedPreset or x264Preset (its older name), not both")
+        case (false, true):
+            guard codec == .h264 else { throw video.fail("x264Preset", "is libx264's; for codec \(codec.rawValue) name it speedPreset") }
+            key = "x264Preset"
+        case (true, false): key = "speedPreset"
+        case (false, false): throw video.fail("speedPreset", "missing (the encoder's speed: \(codec.speedPresets.joined(separator: ", ")))")
+        }
+        let name = try video.string(key)
+        guard codec.speedPresets.contains(name) else {
+            throw video.fail(key, "'\(name)' is not one of \(codec.speedPresets.joined(separator: ", "))")
+        }
+        return name
     }
 
     /// "1280x720" → (1280, 720); both even (4:2:0 chroma) and within what x264 accepts.

@@ -84,7 +84,8 @@ final class MovieFragmenter {
         completeEnd = output.bytesWritten
         let header: (moov: MovieFragmentScanner.TopLevelBox, storedHeaders: [Int: [UInt8]])
         do {
-            header = try MovieFragmenter.readHeader(scanner, end: completeEnd, videoStream: videoStream, path: path)
+            header = try MovieFragmenter.readHeader(scanner, end: completeEnd, videoStream: videoStream,
+                                                    videoCodec: videoStream.map { encoders[$0].codecIdentifier }, path: path)
         } catch {
             close(descriptor)  // deinit does not run for an object that failed before it was complete
             throw error
@@ -96,18 +97,19 @@ final class MovieFragmenter {
         reserveSpace(estimatorBound: 0)
     }
 
-    /// The fragmented moov the muxer wrote at the start, and the H.264 sample description (avcC) it stored.
-    private static func readHeader(_ scanner: MovieFragmentScanner, end: Int64, videoStream: Int?, path: String) throws
-        -> (moov: MovieFragmentScanner.TopLevelBox, storedHeaders: [Int: [UInt8]]) {
+    /// The fragmented moov the muxer wrote at the start, and the video's configuration record (avcC, hvcC)
+    /// it stored in the sample description.
+    private static func readHeader(_ scanner: MovieFragmentScanner, end: Int64, videoStream: Int?, videoCodec: String?,
+                                   path: String) throws -> (moov: MovieFragmentScanner.TopLevelBox, storedHeaders: [Int: [UInt8]]) {
         guard let moov = try scanner.topLevelBoxes(from: 0, to: end).first(where: { $0.type == "moov" }) else {
             throw ReelError.runtime("the muxer wrote no moov at the start of \(path)")
         }
         var storedHeaders: [Int: [UInt8]] = [:]
-        if let videoStream {
-            guard let avcC = try scanner.nestedPayload(ofType: "avcC", in: moov) else {
-                throw ReelError.runtime("the muxer wrote no H.264 sample description (avcC) to \(path)")
+        if let videoStream, let codec = videoCodec, let type = CodecConfigurationRecord.boxType(forCodec: codec) {
+            guard let record = try scanner.nestedPayload(ofType: type, in: moov) else {
+                throw ReelError.runtime("the muxer wrote no \(codec) sample description (\(type)) to \(path)")
             }
-            storedHeaders[videoStream] = avcC
+            storedHeaders[videoStream] = record
         }
         return (moov, storedHeaders)
     }
@@ -139,23 +141,25 @@ final class MovieFragmenter {
     }
 
     /// Notes a packet just handed to the muxer (timestamps in its encoder's time base).
-    func noteWritten(stream: Int, pts: Int64, dts: Int64, duration: Int64, size: Int, isKeyframe: Bool) {
+    func noteWritten(stream: Int, pts: Int64, dts: Int64, duration: Int64, size: Int, isKeyframe: Bool, isDisposable: Bool) {
         if firstDecodeTimes[stream] == nil { firstDecodeTimes[stream] = dts }
-        index.notePending(stream: stream, pts: pts, dts: dts, duration: duration, size: size, isKeyframe: isKeyframe)
+        index.notePending(stream: stream, pts: pts, dts: dts, duration: duration, size: size, isKeyframe: isKeyframe,
+                          isDisposable: isDisposable)
         pendingPayload += Int64(size)
         pendingSamples += 1
     }
 
     /// Bytes the fragment being collected will add to the file once written and indexed, with `adding`
     /// more payload bytes in one more sample: its moof and mdat header, the payload, and what its samples
-    /// add to the final moov (at most an entry in each table, and a chunk per track per MiB).
+    /// add to the final moov (at most an entry in each table, an sdtp byte and the sdtp box should its first
+    /// disposable sample be among them, and a chunk per track per MiB).
     func pendingBound(adding size: Int, samples added: Int = 1) -> Int64 {
         let samples = Int64(pendingSamples + added)
         let payload = pendingPayload + Int64(size)
         let moof: Int64 = 24 + Int64(trackCount) * 88 + 16 * samples
         let mdatHeader: Int64 = 16
         let chunks = Int64(trackCount) * (1 + payload >> 20)
-        return moof + mdatHeader + payload + 24 * samples + 20 * chunks
+        return moof + mdatHeader + payload + 25 * samples + 12 + 20 * chunks
     }
 
     /// Ends the fragment: writes it, then finds its samples on disk and indexes them.
@@ -270,7 +274,7 @@ final class MovieFragmenter {
             placedEnd[stream] = max(placedEnd[stream], encoded.pts + encoded.duration)
             estimator.record(TrailerSizeEstimator.Sample(
                 track: stream, fileOffset: offset, storedSize: sample.size, decodeTime: sample.dts,
-                presentationOffset: sample.pts - sample.dts, isKeyframe: sample.isKeyframe))
+                presentationOffset: sample.pts - sample.dts, isKeyframe: sample.isKeyframe, isDisposable: sample.isDisposable))
         }
         fragmentOffsets += fragments.map(\.moofOffset)
         if let last = boxes.last { completeEnd = last.offset + last.size }

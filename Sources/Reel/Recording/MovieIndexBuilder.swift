@@ -28,9 +28,9 @@ final class MovieIndexBuilder {
     private var pendingHeads: [Int]
     private var tables: [SampleTable]
 
-    /// `storedHeaders`: per stream, the codec header as the fragmented file stores it. H.264 from x264
-    /// comes in Annex B form, which the muxer rewrites with length prefixes as it stores each sample; given
-    /// the stored (avcC) header instead, it takes samples as they are. `trackTimeBases`: the fragmented
+    /// `storedHeaders`: per stream, the codec header as the fragmented file stores it. H.264 from x264 and
+    /// HEVC from x265 come in Annex B form, which the muxer rewrites with length prefixes as it stores each
+    /// sample; given the stored record (avcC, hvcC) instead, it takes samples as they are. `trackTimeBases`: the fragmented
     /// muxer's stream time bases (the tracks' timescales).
     init(encoders: [Encoder], rotationDegrees: Int, videoStream: Int?, storedHeaders: [Int: [UInt8]],
          trackTimeBases: [Rational]) {
@@ -46,8 +46,9 @@ final class MovieIndexBuilder {
     }
 
     /// Notes a packet just handed to the fragmented muxer (timestamps in its encoder's time base).
-    func notePending(stream: Int, pts: Int64, dts: Int64, duration: Int64, size: Int, isKeyframe: Bool) {
-        pending[stream].append(SampleTable.Sample(pts: pts, dts: dts, duration: duration, size: size, isKeyframe: isKeyframe))
+    func notePending(stream: Int, pts: Int64, dts: Int64, duration: Int64, size: Int, isKeyframe: Bool, isDisposable: Bool) {
+        pending[stream].append(SampleTable.Sample(pts: pts, dts: dts, duration: duration, size: size, isKeyframe: isKeyframe,
+                                                  isDisposable: isDisposable))
     }
 
     /// Adds the samples of the fragments just written, at their real positions in the file and with the
@@ -101,7 +102,9 @@ final class MovieIndexBuilder {
     private func skeletonMovie() throws -> [UInt8] {
         let io = CapturingOutputIO()
         let output = try OutputContext(writingTo: io, formatName: "mov", name: "movie index")
-        for encoder in encoders { try output.addStream(for: encoder) }
+        for encoder in encoders {
+            try output.addStream(for: encoder, codecTag: CodecConfigurationRecord.sampleEntryTag(forCodec: encoder.codecIdentifier))
+        }
         for (stream, header) in storedHeaders { try output.setExtradata(streamIndex: stream, header) }
         if let videoStream { try output.setRotation(streamIndex: videoStream, clockwiseDegrees: rotationDegrees) }
         try output.writeHeader()
@@ -118,6 +121,7 @@ final class MovieIndexBuilder {
                     packet.pts = sample.pts
                     packet.dts = sample.dts
                     packet.duration = sample.duration
+                    // Not marked disposable: the complete table's sdtp is written with the others.
                     packet.setKeyframe(sample.isKeyframe)
                     try output.write(packet, interleaved: false)
                 }
@@ -189,7 +193,7 @@ final class MovieIndexBuilder {
                 // One run mapping every sample to the roll group (AAC priming), as movenc writes it.
                 guard box.size == 28 else { throw IndexError.mismatch("sample-to-group box with several runs") }
                 rollGroupIndex = BoxReader.u32(skeleton, box.offset + 24)
-            case "stts", "stss", "ctts", "stsc", "stsz", "stco", "co64": break
+            case "stts", "stss", "sdtp", "ctts", "stsc", "stsz", "stco", "co64": break
             default: throw IndexError.mismatch("unexpected table '\(box.type)' in the muxer's sample table")
             }
         }

@@ -56,7 +56,9 @@ final class MovieWriter {
     var writtenEnd: [Int64] { fragmenter?.placedEnd ?? handedEnd }
     var fragmentCount: Int { fragmenter?.fragmentCount ?? 0 }
 
-    /// H.264 NAL start codes of three bytes become four-byte lengths in the file: allow for a few per packet.
+    /// NAL start codes of three bytes become four-byte lengths in the file (movenc's Annex B conversion, for
+    /// H.264 and HEVC alike): allow for a few per packet. x264 and x265 start a picture's first NAL unit with
+    /// four bytes and the few after it (SEI, further slices) with three.
     private static let startCodeGrowthAllowance = 8
     /// Video packets held for display order at most (x264's B-frame groups are a few pictures).
     private static let longestVideoGroup = 64
@@ -75,11 +77,17 @@ final class MovieWriter {
         self.fragmentMemoryLimit = fragmentMemoryLimit
         self.limits = limits
         self.folder = folder
-        for encoder in encoders { try output.addStream(for: encoder) }
+        for encoder in encoders {
+            try output.addStream(for: encoder, codecTag: CodecConfigurationRecord.sampleEntryTag(forCodec: encoder.codecIdentifier))
+        }
         if let videoIndex = encoders.firstIndex(where: { $0.mediaType == .video }) {
             try output.setRotation(streamIndex: videoIndex, clockwiseDegrees: rotationDegrees)
         }
-        estimator = TrailerSizeEstimator(trackKinds: encoders.map { ($0.mediaType == .video, $0.extradataSize) })
+        estimator = TrailerSizeEstimator(trackKinds: encoders.map { encoder in
+            encoder.mediaType == .video
+                ? (true, CodecConfigurationRecord.size(codec: encoder.codecIdentifier, extradata: encoder.extradata))
+                : (false, encoder.extradataSize)
+        })
         queues = Array(repeating: [], count: encoders.count)
         streamEnded = Array(repeating: false, count: encoders.count)
         encoderTimeBases = encoders.map(\.timeBase)
@@ -242,7 +250,8 @@ final class MovieWriter {
             for packet in group {
                 trailer.record(TrailerSizeEstimator.Sample(
                     track: packet.streamIndex, fileOffset: position, storedSize: packet.size + growth, decodeTime: packet.dts,
-                    presentationOffset: packet.pts - packet.dts, isKeyframe: packet.isKeyframe))
+                    presentationOffset: packet.pts - packet.dts, isKeyframe: packet.isKeyframe,
+                    isDisposable: packet.isDisposable))
                 position += Int64(packet.size + growth)
             }
             projected = position + Int64(trailer.bound)
@@ -296,7 +305,7 @@ final class MovieWriter {
         let end = packet.pts + packet.duration
         var sample = TrailerSizeEstimator.Sample(
             track: index, fileOffset: offset, storedSize: packet.size + growth, decodeTime: packet.dts,
-            presentationOffset: packet.pts - packet.dts, isKeyframe: packet.isKeyframe)
+            presentationOffset: packet.pts - packet.dts, isKeyframe: packet.isKeyframe, isDisposable: packet.isDisposable)
         let projected = fragmenter.map { offset + $0.pendingBound(adding: packet.size + growth) + Int64(estimator.bound) }
             ?? offset + Int64(packet.size + growth) + Int64(estimator.bound(adding: sample))
         if let maxFileSize = limits.maxFileSize, projected > maxFileSize { return .maxFileSizeReached }
@@ -305,7 +314,8 @@ final class MovieWriter {
             let pending = projected - output.bytesFlushed
             if freeSpaceEstimate() - pending < limits.minFreeDiskSpace { return .diskSpaceLimitReached }
         }
-        let (pts, dts, duration, size, isKeyframe) = (packet.pts, packet.dts, packet.duration, packet.size, packet.isKeyframe)
+        let (pts, dts, duration, size) = (packet.pts, packet.dts, packet.duration, packet.size)
+        let (isKeyframe, isDisposable) = (packet.isKeyframe, packet.isDisposable)
         do {
             try output.write(packet, interleaved: false)
         } catch let error as FFmpegError where error.isNoSpace {
@@ -313,7 +323,8 @@ final class MovieWriter {
             return .diskFull
         }
         if let fragmenter {
-            fragmenter.noteWritten(stream: index, pts: pts, dts: dts, duration: duration, size: size, isKeyframe: isKeyframe)
+            fragmenter.noteWritten(stream: index, pts: pts, dts: dts, duration: duration, size: size, isKeyframe: isKeyframe,
+                                   isDisposable: isDisposable)
         } else {
             sample.storedSize = Int(output.bytesWritten - offset)
             estimator.record(sample)

@@ -1,6 +1,6 @@
 /// One track's sample table, kept compactly as samples land in fragments (about 4 bytes per sample plus
 /// run-length entries, where FFmpeg's own muxer keeps ~48), and written out as the QuickTime boxes of a
-/// complete moov: stts, stss, ctts, stsc, stsz, stco/co64 and sbgp.
+/// complete moov: stts, stss, sdtp, ctts, stsc, stsz, stco/co64 and sbgp.
 ///
 /// Timestamps are in the track's time base (the muxer stream's), exactly as the muxer received them.
 struct SampleTable {
@@ -10,6 +10,7 @@ struct SampleTable {
         var duration: Int64
         var size: Int
         var isKeyframe: Bool
+        var isDisposable: Bool = false
     }
 
     private(set) var count = 0
@@ -19,6 +20,8 @@ struct SampleTable {
     private var timeRuns: [(count: UInt32, delta: UInt32)] = []
     private var offsetRuns: [(count: UInt32, offset: Int32)] = []
     private var syncSamples: [UInt32] = []
+    /// One bit a sample: no other sample refers to it (sdtp). Empty while no sample is.
+    private var disposableBits: [UInt64] = []
     private var chunks: [(firstSample: UInt32, samples: UInt32, offset: Int64)] = []
     private var lastDecodeTime: Int64? = nil
     private var lastDuration: Int64 = 0
@@ -56,6 +59,11 @@ struct SampleTable {
         count += 1
         sizes.append(UInt32(sample.size))
         if sample.isKeyframe { syncSamples.append(UInt32(count)) }
+        if sample.isDisposable {
+            let index = count - 1
+            if disposableBits.count <= index >> 6 { disposableBits += Array(repeating: 0, count: (index >> 6) + 1 - disposableBits.count) }
+            disposableBits[index >> 6] |= 1 << UInt64(index & 63)
+        }
         if offset == lastChunkEnd, !chunks.isEmpty {
             chunks[chunks.count - 1].samples += 1
         } else {
@@ -106,6 +114,25 @@ struct SampleTable {
             BoxWriter.fullBox("stss", into: &out) { body in
                 BoxWriter.u32(UInt32(syncSamples.count), &body)
                 for sample in syncSamples { BoxWriter.u32(sample, &body) }
+            }
+        }
+        if !disposableBits.isEmpty {
+            // As movenc: a sample depends on others unless it is a sync sample, and no other sample depends on
+            // a disposable one (ISO 14496-12 sample_depends_on, sample_is_depended_on: 1 yes, 2 no).
+            BoxWriter.fullBox("sdtp", into: &out) { body in
+                var syncs = syncSamples.makeIterator()
+                var nextSync = syncs.next()
+                for index in 0 ..< count {
+                    var flags: UInt8 = 1 << 4
+                    if nextSync == UInt32(index + 1) {
+                        flags = 2 << 4
+                        nextSync = syncs.next()
+                    }
+                    if index >> 6 < disposableBits.count, disposableBits[index >> 6] & (1 << UInt64(index & 63)) != 0 {
+                        flags |= 2 << 2
+                    }
+                    body.append(flags)
+                }
             }
         }
         if hasPresentationOffsets {

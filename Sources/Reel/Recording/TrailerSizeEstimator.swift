@@ -1,12 +1,13 @@
 /// Bounds the size of the moov atom FFmpeg 5.1's mov muxer will write at the trailer, from counts the
 /// writer tracks as it hands packets over in file order (see docs/ARCHITECTURE.md, "Size limit").
-/// Derived from libavformat/movenc.c of FFmpeg 5.1 and checked against real files: the bound lands
-/// 26–42 bytes above the real moov; tests assert it is never below.
+/// Derived from libavformat/movenc.c of FFmpeg 5.1 and checked against real files: the bound lands about
+/// 130–150 bytes above the real moov, for H.264 and HEVC alike; tests assert it is never below.
 struct TrailerSizeEstimator {
     struct Track {
         let fixedBytes: Int
         var samples = 0
         var keyframes = 0
+        var disposables = 0
         var chunks = 0
         var samplesPerChunkChanges = 0
         var timeRuns = 0
@@ -24,6 +25,7 @@ struct TrailerSizeEstimator {
         mutating func record(_ sample: Sample) {
             samples += 1
             if sample.isKeyframe { keyframes += 1 }
+            if sample.isDisposable { disposables += 1 }
             // Chunks: a sample joins the open chunk only when it follows it directly in the file and the chunk
             // stays under 1 MiB (movenc's build_chunks).
             let continues = sample.fileOffset == lastSampleEnd
@@ -57,24 +59,29 @@ struct TrailerSizeEstimator {
             total += (needs64BitOffsets ? 8 : 4) * chunks
             if hasOffsets { total += 8 * offsetRuns }
             if keyframes != samples { total += 4 * keyframes }
+            // sdtp, once a video sample is disposable (x265's non-reference B-frames): a byte a sample.
+            if disposables > 0 { total += 12 + samples }
             return total
         }
     }
 
     /// moov header + mvhd, and the udta with the muxer's "encoder" tag.
     private static let movieFixedBytes = 116 + 33
-    /// trak..stbl boxes and empty table headers, per track kind, with the box allowances found in movenc.c.
-    static let videoTrackFixedBytes = 559 + 9 + 16 + 18 + 68
+    /// trak..stbl boxes and empty table headers, per track kind, with the box allowances found in movenc.c;
+    /// a video track's codec configuration record (avcC, hvcC) is added to it.
+    static let videoTrackFixedBytes = 559 + 9 + 16 + 18 + 61
     static let audioTrackFixedBytes = 648 + 32
     static let maximumChunkBytes = 1 << 20
 
     private(set) var tracks: [Track]
 
-    /// `extradataSizes`: the codec headers stored in the sample description (avcC, AudioSpecificConfig).
-    init(trackKinds: [(isVideo: Bool, extradataSize: Int)]) {
+    /// `headerSize`: the codec header stored in each track's sample description: a video track's
+    /// configuration record (CodecConfigurationRecord.size: avcC, hvcC), an audio track's extradata
+    /// (AudioSpecificConfig).
+    init(trackKinds: [(isVideo: Bool, headerSize: Int)]) {
         tracks = trackKinds.map { kind in
             Track(fixedBytes: (kind.isVideo ? TrailerSizeEstimator.videoTrackFixedBytes
-                                            : TrailerSizeEstimator.audioTrackFixedBytes) + kind.extradataSize)
+                                            : TrailerSizeEstimator.audioTrackFixedBytes) + kind.headerSize)
         }
     }
 
@@ -97,6 +104,8 @@ struct TrailerSizeEstimator {
         var decodeTime: Int64
         var presentationOffset: Int64
         var isKeyframe: Bool
+        /// No other sample refers to it (AV_PKT_FLAG_DISPOSABLE), which puts an sdtp in the track.
+        var isDisposable: Bool = false
     }
 
     mutating func record(_ sample: Sample) {
