@@ -7,7 +7,7 @@ enum RecordCommand {
     static let help = """
         usage: reel record [OUTPUT.mov] [options]
 
-        Records a QuickTime movie (H.264 + AAC) from a camera, microphone, screen or test source. Stops at a
+        Records a QuickTime movie (H.264 or HEVC, by the preset, + AAC) from a camera, microphone, screen or test source. Stops at a
         limit, when the input ends, or on Ctrl-C / SIGTERM; the file is finalized and playable in every case.
         Without OUTPUT, writes recordings/recording-YYYYMMDD-HHMMSS.mov.
 

@@ -9,9 +9,9 @@ enum TranscodeCommand {
                               [--max-duration S] [--max-size BYTES] [--min-free BYTES] [--fragment-interval S] [--still FILE]
                               [--overwrite] [--json] [--quiet]
 
-        Converts any file FFmpeg can read to an H.264/AAC QuickTime movie at a preset (default 720p). The picture
-        keeps its aspect ratio: it is fitted inside the preset's size with black bars, never stretched or
-        cropped. Audio is resampled to the preset's rate and channels; a rotation carries over. Video-only and
+        Converts any file FFmpeg can read to an H.264 (or HEVC) + AAC QuickTime movie at a preset (default
+        720p). The picture keeps its aspect ratio: it is fitted inside the preset's size with black bars, never
+        stretched or cropped. Audio is resampled to the preset's rate and channels; a rotation carries over. Video-only and
         audio-only inputs give video-only and audio-only movies. The same limits as `record` apply; a complete
         conversion ends with stopReason inputEnded. A damaged or truncated input is converted up to where it
         stops being readable (a usable partial movie); an input that cannot be opened at all is exit 2.

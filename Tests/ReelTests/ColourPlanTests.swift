@@ -43,7 +43,7 @@ import Testing
             _ = try Self.plan(Self.hlg, bits: 10, output: (1280, 720), toneMapping: false)
         } throws: { error in
             guard case .invalidInput(let message) = error as? ReelError else { return false }
-            return message.hasPrefix("IN.mov is HDR (HLG, BT.2020 10-bit): Reel writes SDR H.264 and this FFmpeg cannot tone-map it")
+            return message.hasPrefix("IN.mov is HDR (HLG, BT.2020 10-bit): Reel writes SDR video and this FFmpeg cannot tone-map it")
                 && message.contains("ffmpeg -i IN.mov -vf 'zscale=t=linear") && !message.contains("\n")
         }
     }

@@ -86,7 +86,7 @@ struct ColourPlan: Sendable, Equatable {
         traits.append((colour.primaries == .bt2020 ? "BT.2020" : "\(colour.primaries)")
                       + (bitsPerComponent > 0 ? " \(bitsPerComponent)-bit" : ""))
         let kind = colour.isHighDynamicRange ? "HDR" : "wide-gamut"
-        return "\(sourceName) is \(kind) (\(traits.joined(separator: ", "))): Reel writes SDR H.264 and this FFmpeg "
+        return "\(sourceName) is \(kind) (\(traits.joined(separator: ", "))): Reel writes SDR video and this FFmpeg "
             + "cannot tone-map it (its libavfilter has no zscale or tonemap filter); convert it first, e.g. "
             + "ffmpeg -i \(sourceName) -vf '\(ToneMapper.filterDescription(for: colour))' sdr.mov"
     }

@@ -24,6 +24,9 @@ struct MovieContext: @unchecked Sendable {
     /// gets, not the input's start.
     func movie(path: String, preset: Preset, limits: RecordingLimits, joinsRunningSession: Bool = false) throws -> MovieRecorder.Setup {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        guard !hasVideo || preset.video.codec.isAvailable else {
+            throw ReelError.invalidInput("this FFmpeg has no \(preset.video.codec.encoderName) encoder for preset \(preset.name): use an h264 preset")
+        }
         try limits.validate(freeBytes: DiskSpace.availableBytes(atFolder: folder), outputFolder: folder,
                             pictureSize: hasVideo ? (preset.video.width, preset.video.height) : nil)
         var rendition = 0
