@@ -34,11 +34,22 @@ enum Terminal {
 }
 
 extension ExitCode {
+    /// The command-line option a library error is about, which the library's messages never name.
+    static func option(for kind: ReelError.Kind) -> String {
+        switch kind {
+        case .outputExists: return " (--overwrite)"
+        case .limitImpossible(.maxFileSize): return " (--max-size)"
+        case .limitImpossible(.minFreeDiskSpace): return " (--min-free)"
+        case .limitImpossible(.maxDuration): return " (--max-duration)"
+        default: return ""
+        }
+    }
+
     /// Prints a failure as one error line and picks its exit code: 2 for bad usage or input, else 1.
     static func reporting(_ error: any Error) -> ExitCode {
         switch error {
         case let error as ReelError:
-            Terminal.printError(error.description)
+            Terminal.printError(error.description + ExitCode.option(for: error.kind))
             return error.isInvalidInput ? .usage : .failure
         case let error as UsageError:
             Terminal.printError(error.description)

@@ -42,7 +42,8 @@ import Testing
         #expect {
             _ = try Self.plan(Self.hlg, bits: 10, output: (1280, 720), toneMapping: false)
         } throws: { error in
-            guard case .invalidInput(let message) = error as? ReelError else { return false }
+            guard let error = error as? ReelError, error.kind == .invalidInput else { return false }
+            let message = error.message
             return message.hasPrefix("IN.mov is HDR (HLG, BT.2020 10-bit): Reel writes SDR video and this FFmpeg cannot tone-map it")
                 && message.contains("ffmpeg -i IN.mov -vf 'zscale=t=linear") && !message.contains("\n")
         }

@@ -16,7 +16,7 @@ public final class BatchRunner: Sendable {
             let parts = text.split(separator: "/")
             guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1,
                   (1...count).contains(index) else {
-                throw ReelError.invalidInput("--shard '\(text)' is not I/N with 1 ≤ I ≤ N (e.g. 2/8)")
+                throw ReelError.invalidInput("shard '\(text)' is not I/N with 1 ≤ I ≤ N (e.g. 2/8)")
             }
             self.index = index
             self.count = count

@@ -133,10 +133,16 @@ struct InputRecipe: Equatable {
             case .x11grab: hint = "check that the X display is running and DISPLAY access is allowed"
             case .lavfi: hint = "check the lavfi filter graph"
             }
-            if spec.kind == .file {
-                throw ReelError.invalidInput("cannot read \(spec): \(error.inputProblem); \(hint)")
+            // What a caller may branch on: a device or file that is not there, a device another program holds.
+            let kind: ReelError.Kind = switch error.posixCode {
+            case ENOENT, ENODEV, ENXIO: .deviceNotFound
+            case EBUSY: .deviceBusy
+            default: .invalidInput
             }
-            throw ReelError.invalidInput("cannot open \(spec): \(error.message) (\(error.call)); \(hint)")
+            if spec.kind == .file {
+                throw ReelError(kind, "cannot read \(spec): \(error.inputProblem); \(hint)")
+            }
+            throw ReelError(kind, "cannot open \(spec): \(error.message) (\(error.call)); \(hint)")
         }
     }
 }

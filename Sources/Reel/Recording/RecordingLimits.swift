@@ -1,6 +1,11 @@
 /// When a recording stops by itself, as AVCaptureMovieFileOutput's maxRecordedDuration,
 /// maxRecordedFileSize and minFreeDiskSpaceLimit.
 public struct RecordingLimits: Sendable, Equatable {
+    /// Which limit a `ReelError.Kind.limitImpossible` is about.
+    public enum Limit: String, Sendable, Equatable {
+        case maxDuration, maxFileSize, minFreeDiskSpace
+    }
+
     /// Seconds of media; nil records until stopped.
     public var maxDuration: Double?
     /// Bytes of the finished file, trailer included; nil for no limit.
@@ -37,24 +42,24 @@ public struct RecordingLimits: Sendable, Equatable {
     /// Rejects limits that cannot be met before anything is written (a usage error, not a stop reason).
     public func validate(freeBytes: Int64?, outputFolder: String, pictureSize: (width: Int, height: Int)? = nil) throws {
         if let maxDuration, !RecordingLimits.maxDurationRange.contains(maxDuration) {
-            throw ReelError.invalidInput(
+            throw ReelError(.limitImpossible(.maxDuration),
                 "max duration \(maxDuration) is out of range: use \(NumberText.plain(RecordingLimits.maxDurationRange.lowerBound)) to \(NumberText.plain(RecordingLimits.maxDurationRange.upperBound)) seconds")
         }
         if let maxFileSize, maxFileSize < RecordingLimits.smallestMaxFileSize {
-            throw ReelError.invalidInput(
+            throw ReelError(.limitImpossible(.maxFileSize),
                 "max size \(maxFileSize) bytes cannot hold a movie header and index: use at least \(RecordingLimits.smallestMaxFileSize) (32Ki)")
         }
         if let maxFileSize, let pictureSize,
            case let smallest = RecordingLimits.smallestMaxFileSize(pictureWidth: pictureSize.width, height: pictureSize.height),
            maxFileSize < smallest {
             let keyframe = RecordingLimits.keyframeEstimate(width: pictureSize.width, height: pictureSize.height)
-            throw ReelError.invalidInput(
+            throw ReelError(.limitImpossible(.maxFileSize),
                 "max size \(maxFileSize) bytes is too small for \(pictureSize.width)x\(pictureSize.height) pictures, whose keyframes take about \((keyframe + 999) / 1000)K each: use at least \((smallest + 999) / 1000)K (ten keyframes), or a smaller preset")
         }
-        if minFreeDiskSpace < 0 { throw ReelError.invalidInput("min free disk space cannot be negative") }
+        if minFreeDiskSpace < 0 { throw ReelError(.limitImpossible(.minFreeDiskSpace), "min free disk space cannot be negative") }
         if minFreeDiskSpace > 0, let freeBytes, freeBytes < minFreeDiskSpace + RecordingLimits.smallestMaxFileSize {
-            throw ReelError.invalidInput(
-                "only \(ByteCount.format(freeBytes)) free on the filesystem of \(outputFolder), below the min-free floor of \(ByteCount.format(minFreeDiskSpace)) plus room for a movie: free space or lower --min-free (0 disables it)")
+            throw ReelError(.limitImpossible(.minFreeDiskSpace),
+                "only \(ByteCount.format(freeBytes)) free on the filesystem of \(outputFolder), below the min-free floor of \(ByteCount.format(minFreeDiskSpace)) plus room for a movie: free space or lower the floor (0 disables it)")
         }
     }
 }

@@ -172,7 +172,7 @@ struct RecordingPreparation {
             }
         }
         if FileManager.default.fileExists(atPath: output.path) && !configuration.overwrite {
-            throw ReelError.invalidInput("\(output.path) already exists: choose another name or pass --overwrite")
+            throw ReelError(.outputExists, "\(output.path) already exists: choose another name or allow overwriting")
         }
     }
 

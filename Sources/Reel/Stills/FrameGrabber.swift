@@ -42,7 +42,7 @@ public enum FrameGrabber {
         let duration = input.durationSeconds ?? stream.durationSeconds
         if let duration, seconds >= duration {
             throw ReelError.invalidInput(
-                "--at \(seconds) is past the end of \(inputPath), which lasts \(String(printf: "%.3f", duration)) s")
+                "time \(seconds) s is past the end of \(inputPath), which lasts \(String(printf: "%.3f", duration)) s")
         }
         let shown = try seekAndDecode(to: target, from: start, in: frames, stream: stream)
         guard let shown else {

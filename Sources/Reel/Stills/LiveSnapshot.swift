@@ -43,7 +43,7 @@ public enum LiveSnapshot {
                 throw ReelError.runtime("\(spec) failed after \(index) frames: \(error)")
             }
             guard got else {
-                throw ReelError.runtime("\(spec) ended after \(index) frames, before the picture (--skip-frames \(skip))")
+                throw ReelError.runtime("\(spec) ended after \(index) frames, before the picture (after skipping \(skip) frames)")
             }
         }
         let scaler = Scaler(outputWidth: preset.video.width, outputHeight: preset.video.height,

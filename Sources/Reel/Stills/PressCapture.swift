@@ -58,7 +58,7 @@ public final class PressCapture: Sendable {
         recording.hiddenFirstFrameStills = firstFrameForHold.map { [$0] } ?? []
         self.configuration = recording
         if !configuration.overwrite && FileManager.default.fileExists(atPath: photoPath) {
-            throw ReelError.invalidInput("\(photoPath) already exists: choose another name or pass --overwrite")
+            throw ReelError(.outputExists, "\(photoPath) already exists: choose another name or allow overwriting")
         }
         try keptStill?.validate()
     }

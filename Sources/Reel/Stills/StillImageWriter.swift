@@ -45,7 +45,7 @@ public struct StillRequest: Sendable, Equatable {
             throw ReelError.invalidInput("\(path) is a folder or a special file: give the still a file name ending in .jpg or .png")
         }
         if !overwrite && FileManager.default.fileExists(atPath: path) {
-            throw ReelError.invalidInput("\(path) already exists: choose another name or pass --overwrite")
+            throw ReelError(.outputExists, "\(path) already exists: choose another name or allow overwriting")
         }
     }
 }
