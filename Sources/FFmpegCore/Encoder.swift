@@ -59,7 +59,6 @@ public final class Encoder {
 
     /// Whether this FFmpeg has the encoder (libx265 is optional in FFmpeg builds; Debian's has it).
     public static func isAvailable(_ name: String) -> Bool {
-        FFmpegLibrary.ensureRegistered()
         return avcodec_find_encoder_by_name(name) != nil
     }
 

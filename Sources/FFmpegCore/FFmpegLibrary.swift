@@ -1,34 +1,24 @@
 import CFFmpeg
 
-/// Process-wide FFmpeg set-up: device registration and log level, done once.
+/// Process-wide FFmpeg set-up: device registration, done once. The log level and the allocation cap are
+/// process-wide too, and changed only when a caller asks (`setLogLevel`, `limitBlockSize`): a library must
+/// not silence or limit the FFmpeg an application shares with it.
 public enum FFmpegLibrary {
-    private static let setUp: Void = {
-        av_log_set_level(AV_LOG_QUIET)
-    }()
-
-    private static let deviceRegistration: Bool = {
-        ensureRegistered()
-        return reel_load_and_register_devices() == 0
-    }()
-
-    /// Process-wide set-up; every entry point that opens media calls this first.
-    public static func ensureRegistered() { _ = setUp }
+    private static let deviceRegistration: Bool = reel_load_and_register_devices() == 0
 
     /// Loads libavdevice and registers its inputs (v4l2, alsa, pulse, x11grab, lavfi); false if it cannot
     /// be loaded. Called before opening any input by format name.
     @discardableResult
     public static func ensureDevicesRegistered() -> Bool { deviceRegistration }
 
-    /// FFmpeg's own log lines on stderr: off by default (the library never prints); the CLI may raise it.
+    /// FFmpeg's own log lines on stderr (FFmpeg's default is `info`); the `reel` command line turns them off.
     public static func setLogLevel(_ level: LogLevel) {
-        ensureRegistered()
         av_log_set_level(level.rawValue)
     }
 
     /// The level FFmpeg's log is at now (the nearest named level at or below it), for libraries that log
     /// on their own (x265) to follow.
     public static var logLevel: LogLevel {
-        ensureRegistered()
         let level = av_log_get_level()
         return [LogLevel.debug, .verbose, .info, .warning, .error].first { level >= $0.rawValue } ?? .quiet
     }

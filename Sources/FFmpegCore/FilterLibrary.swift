@@ -26,7 +26,6 @@ struct FilterLibrary: @unchecked Sendable {
 
     /// nil when the library or one of the functions is missing.
     static let shared: FilterLibrary? = {
-        FFmpegLibrary.ensureRegistered()
         guard let handle = dlopen(reel_avfilter_soname(), RTLD_LAZY | RTLD_GLOBAL) else { return nil }
         func symbol<T>(_ name: String, as type: T.Type) -> T? {
             dlsym(handle, name).map { unsafeBitCast($0, to: type) }

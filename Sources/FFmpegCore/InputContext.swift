@@ -21,7 +21,6 @@ public final class InputContext {
     /// Options the input does not know are an error naming them, as a typo should not pass silently.
     public init(url: String, formatName: String?, options: [(key: String, value: String)] = [],
                 interrupt: InterruptFlag = InterruptFlag(), probeStreams: Bool = true) throws {
-        FFmpegLibrary.ensureRegistered()
         self.url = url
         self.interrupt = interrupt
         var inputFormat: UnsafePointer<AVInputFormat>? = nil

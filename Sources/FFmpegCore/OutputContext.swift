@@ -11,7 +11,6 @@ public final class OutputContext {
     public let path: String
 
     public init(path: String, formatName: String) throws {
-        FFmpegLibrary.ensureRegistered()
         self.path = path
         customIO = nil
         try FFmpegError.check(avformat_alloc_output_context2(&context, nil, formatName, path),
@@ -20,7 +19,6 @@ public final class OutputContext {
 
     /// A muxer writing through `io` (which it keeps alive) rather than to a file; `name` is for messages.
     public init(writingTo io: CapturingOutputIO, formatName: String, name: String) throws {
-        FFmpegLibrary.ensureRegistered()
         self.path = name
         customIO = io
         try FFmpegError.check(avformat_alloc_output_context2(&context, nil, formatName, nil),

@@ -24,7 +24,9 @@ public enum ReelCommandLine {
         """
 
     public static func main(_ arguments: [String]) -> Int32 {
+        // Process-wide FFmpeg settings are the application's to make; the command line makes them here.
         FFmpegMemoryGuard.limitBlockSize()
+        FFmpegLogging.silence()
         if let level = ProcessInfo.processInfo.environment["REEL_FFMPEG_LOG"] {
             FFmpegLogging.enable(levelName: level)
         }

@@ -23,7 +23,7 @@ import Testing
     }
 
     static func makeFrames(_ count: Int, samples: Int) throws -> [Frame] {
-        FFmpegLibrary.ensureRegistered()  // FFmpeg's log lines off, as in the engine
+        FFmpegLibrary.setLogLevel(.quiet)  // FFmpeg's log lines off, as the CLI has them
         return try (0..<count).map { _ in
             let frame = Frame()
             try frame.allocateAudio(sampleCount: samples, format: .floatPlanar, channels: 2, sampleRate: 48000)

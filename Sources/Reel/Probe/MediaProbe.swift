@@ -49,8 +49,12 @@ public enum MediaProbe {
     }
 }
 
-/// FFmpeg's own log output, off by default since the library never prints.
+/// FFmpeg's own log output (process-wide): Reel leaves FFmpeg's level as the application set it (FFmpeg's
+/// default prints warnings and information on stderr); call `silence()` for none, as the `reel` CLI does.
 public enum FFmpegLogging {
+    /// No FFmpeg (or x265) log lines at all.
+    public static func silence() { FFmpegLibrary.setLogLevel(.quiet) }
+
     /// Turns FFmpeg's log on at a level named as -loglevel does ("error", "warning", "info", "debug");
     /// false for an unknown name.
     @discardableResult

@@ -33,7 +33,6 @@ struct RecordingPreparation {
         var prepared = false
         // A start that fails after the camera's controls were set gives them back at once.
         defer { if !prepared, let restore = controlsToRestore { CameraControlSetting.restore(restore.values, to: restore.path) } }
-        FFmpegLibrary.ensureRegistered()
         guard configuration.video != nil || configuration.audio != nil else {
             throw ReelError.invalidInput("nothing to record: give a video or an audio source")
         }
