@@ -29,6 +29,7 @@ public final class CaptureSession: Sendable {
     /// What the running session's movies share, to add one (see `addOutput(_ movie:)`).
     private let runningMovies = Locked<(context: MovieContext, buffer: CaptureBuffer, paced: Bool, outputs: [String])?>(nil)
     private let photoOutputs = Locked<[PhotoOutput]>([])
+    private let previewOutputs = Locked<[PreviewOutput]>([])
     /// The running (or last) recording's photo requests, which photo outputs added later attach to.
     private let photoRequests = Locked<PhotoRequests?>(nil)
     /// While `start` opens the inputs: raised by `stop`, it ends a wait for an input (a named pipe without a
@@ -70,6 +71,11 @@ public final class CaptureSession: Sendable {
             // A stop that came while the inputs were opening is carried out now.
             if interrupt.isRaised { engine.requestStop() }
             for movie in movies { engine.add(movie) }
+            for preview in previewOutputs.withLock({ $0 }) {
+                preparation.buffer.addSlots(.video, count: 1)
+                engine.add(preview: PreviewFeed(output: preview, rendition: 0, rotation: preparation.context.rotation,
+                                                buffer: preparation.buffer))
+            }
             let mainOutput = preparation.movies[0].outputPath
             _ = WorkerThread(name: "reel.session") {
                 events(.started(output: mainOutput))
@@ -88,6 +94,16 @@ public final class CaptureSession: Sendable {
     public func addOutput(_ photo: PhotoOutput) {
         photoOutputs.withLock { $0.append(photo) }
         if let requests = photoRequests.withLock({ $0 }) { photo.attach(requests) }
+    }
+
+    /// Adds a live view (see PreviewOutput): from the next `start` on, or at once while recording. Its
+    /// `pictures` stream ends when the session does.
+    public func addOutput(_ preview: PreviewOutput) {
+        previewOutputs.withLock { $0.append(preview) }
+        if let engine = running.withLock({ $0 }), let shared = runningMovies.withLock({ $0 }) {
+            shared.buffer.addSlots(.video, count: 1)
+            engine.add(preview: PreviewFeed(output: preview, rendition: 0, rotation: shared.context.rotation, buffer: shared.buffer))
+        }
     }
 
     /// Adds a movie while the session records: it starts with the next picture (see MovieOutput). Throws

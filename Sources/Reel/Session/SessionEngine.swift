@@ -33,6 +33,7 @@ final class SessionEngine: @unchecked Sendable {
     /// The movies, and whether the session has ended (then it takes no more).
     private let recorders = Locked<(movies: [MovieRecorder], ended: Bool)>(([], false))
     private let photos: PhotoRequests
+    private let previews = Locked<(feeds: [PreviewFeed], ended: Bool)>(([], false))
     private let stopRequest = Atomic<Bool>(false)
     private let startedAt: Int64
     private var picturesSeen = 0
@@ -62,6 +63,16 @@ final class SessionEngine: @unchecked Sendable {
         return added
     }
 
+    /// Adds a live view: from the next picture on, it is offered every picture (it takes a few a second).
+    /// A session that has ended closes the preview at once (its stream ends).
+    func add(preview: PreviewFeed) {
+        let added = previews.withLock { state in
+            if !state.ended { state.feeds.append(preview) }
+            return !state.ended
+        }
+        if !added { preview.close() }
+    }
+
     /// Pictures the readers dropped because the pools were full (every output lacks them).
     var readerDrops: Int {
         readers.filter { $0.spec.isPaced && $0.carriesVideo }.reduce(0) { $0 + $1.statistics.droppedCount }
@@ -77,6 +88,11 @@ final class SessionEngine: @unchecked Sendable {
         for reader in readers { reader.stop() }
         buffer.close()
         photos.cancelAll(ending.message ?? "the session ended (\(ending.reason.rawValue)) before the next picture")
+        let feeds = previews.withLock { state in
+            state.ended = true
+            return state.feeds
+        }
+        for preview in feeds { preview.close() }
         let all = recorders.withLock { state in
             state.ended = true
             return state.movies
@@ -145,6 +161,7 @@ final class SessionEngine: @unchecked Sendable {
                         }
                     }
                     photos.serve(item, buffer: buffer)
+                    for preview in previews.withLock({ $0.feeds }) { preview.offer(item) }
                 }
                 for output in outputs where output.wants(type) {
                     buffer.hold(item)

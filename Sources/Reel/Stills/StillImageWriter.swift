@@ -57,10 +57,20 @@ public struct StillRequest: Sendable, Equatable {
 enum StillImageWriter {
     static func write(_ frame: Frame, rotation: Int, to request: StillRequest) throws {
         guard let codec = request.codec else { try request.validate(); return }
+        try writeAtomically(try encode(frame, rotation: rotation, codec: codec, quality: request.quality).bytes, to: request.path)
+    }
+
+    /// The picture encoded as JPEG or PNG, upright, at its display size or, with `width`, scaled to that width
+    /// (its display aspect kept, the height even). `frame` is only read.
+    static func encode(_ frame: Frame, rotation: Int, codec: ImageCodec, quality: Int,
+                       width: Int? = nil) throws -> (bytes: [UInt8], width: Int, height: Int) {
         // Rotation works on planar 4:2:0: bring the picture there (as JPEG's full-range 4:2:0) at its display
         // size first, unless it already is.
         var picture = frame
-        let display = displaySize(of: frame)
+        var display = displaySize(of: frame)
+        if let width, width < display.width {
+            display = (width & ~1, max(2, Int((Double(display.height) * Double(width) / Double(display.width)).rounded()) & ~1))
+        }
         if (frame.pixelFormat != .yuv420p && frame.pixelFormat != .yuvj420p)
             || (display.width, display.height) != (frame.width, frame.height) {
             picture = try convert(frame, to: .yuvj420p, width: display.width, height: display.height)
@@ -70,7 +80,7 @@ enum StillImageWriter {
         if !final.isPassThrough(for: picture) {
             picture = try convert(picture, with: final)
         }
-        let encoder = try Encoder(image: codec, width: picture.width, height: picture.height, jpegQuality: request.quality)
+        let encoder = try Encoder(image: codec, width: picture.width, height: picture.height, jpegQuality: quality)
         if picture === frame {
             // The caller's frame is read-only (a running session's outputs may read it): stamp a reference.
             let own = Frame()
@@ -85,7 +95,7 @@ enum StillImageWriter {
             _ = try encoder.send(input)
             while try encoder.receive(into: packet) == .received { bytes += packet.data }
         }
-        try writeAtomically(bytes, to: request.path)
+        return (bytes, picture.width, picture.height)
     }
 
     /// The size with square pixels: the width scaled by the pixel aspect (to an even number), the height kept.
