@@ -9,14 +9,16 @@ public struct CameraDevice: Sendable, Encodable {
     public var modes: [VideoMode]
     /// Its controls (focus, exposure, white balance, zoom, torch ...), with their current values.
     public var controls: [CameraControl]
-    public var spec: String { "v4l2:\(path)" }
+    /// The spec that records from this camera (`v4l2:PATH`).
+    public var spec: DeviceSpec { DeviceSpec(kind: .v4l2, target: path) }
 }
 
 /// An ALSA capture device from /proc/asound/pcm.
 public struct MicrophoneDevice: Sendable, Encodable {
     public var name: String
     public var description: String
-    public var spec: String { "alsa:\(name)" }
+    /// The spec that records from this microphone (`alsa:NAME`).
+    public var spec: DeviceSpec { DeviceSpec(kind: .alsa, target: name) }
 }
 
 /// Finds what can be recorded from: cameras, microphones, and the built-in sources.

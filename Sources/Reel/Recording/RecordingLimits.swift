@@ -39,6 +39,14 @@ public struct RecordingLimits: Sendable, Equatable {
         self.minFreeDiskSpace = minFreeDiskSpace
     }
 
+    /// The same, with the duration as a Swift `Duration` (`.seconds(90)`, `.milliseconds(1500)`).
+    public init(maxDuration: Duration, maxFileSize: Int64? = nil,
+                minFreeDiskSpace: Int64 = RecordingLimits.defaultMinFreeDiskSpace) {
+        let (seconds, attoseconds) = maxDuration.components
+        self.init(maxDuration: Double(seconds) + Double(attoseconds) / 1e18, maxFileSize: maxFileSize,
+                  minFreeDiskSpace: minFreeDiskSpace)
+    }
+
     /// Rejects limits that cannot be met before anything is written (a usage error, not a stop reason).
     public func validate(freeBytes: Int64?, outputFolder: String, pictureSize: (width: Int, height: Int)? = nil) throws {
         if let maxDuration, !RecordingLimits.maxDurationRange.contains(maxDuration) {

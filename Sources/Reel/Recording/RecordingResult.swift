@@ -34,6 +34,11 @@ public struct RecordingResult: Sendable, Codable, Equatable {
     public var outputs: [RecordingResult]? = nil
 }
 
+extension RecordingResult {
+    /// `duration` as a Swift `Duration`.
+    public var mediaDuration: Duration { .milliseconds(Int64((duration * 1000).rounded())) }
+}
+
 /// Live figures while recording.
 public struct RecordingProgress: Sendable, Equatable {
     public var elapsed: Double
