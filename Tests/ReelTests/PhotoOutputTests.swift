@@ -67,7 +67,7 @@ import Testing
         #expect(outputs.map(\.recordedSuccessfully) == [true, true])
         #expect(outputs.map(\.videoFrames) == [60, 30], "30 fps and the low preset's 15 fps")
         #expect(abs(outputs[0].duration - outputs[1].duration) < 0.001)
-        #expect(outputs[0].mediaDuration == .seconds(2))
+        #expect(outputs[0].mediaDuration >= .seconds(2) && outputs[0].mediaDuration < .milliseconds(2100))
         #expect(RecordingLimits(maxDuration: .milliseconds(1500)) == RecordingLimits(maxDuration: 1.5))
         #expect(result == outputs[0].withOutputs(outputs))
     }
