@@ -47,7 +47,6 @@ final class MovieRecorder: @unchecked Sendable {
     /// Set once the movie wants nothing more (a limit, a failure, the end): the session stops handing it items.
     private let doneFlag = Atomic<Bool>(false)
     private let finalResult = Locked<RecordingResult?>(nil)
-    private let finishedSignal = Condition()
     private var thread: WorkerThread?
 
     // Encoding state, owned by the recorder's thread.
@@ -326,15 +325,13 @@ final class MovieRecorder: @unchecked Sendable {
             let originSample = origin?.rescaled(to: audioTimeBase).value ?? itemStart
             audioFIFOStart = setup.timelineFromInputStart ? min(itemStart, originSample) : itemStart
         }
-        let expected = audioFIFOStart! &+ Int64(fifo.count)
-        let gap = itemStart &- expected
         var overlap = 0
-        if gap > tolerance && (setup.timelineFromInputStart || gap < Int64(setup.preset.audio.sampleRate) * 5) {
-            // A hole in a file's audio, or samples a device lost: silence keeps every later sound in place.
-            try appendSilence(gap)
-        } else if gap < -tolerance && setup.timelineFromInputStart {
-            // Audio that steps back over what is already queued: skip the part already there.
-            overlap = Int(min(-gap, Int64(block.sampleCount)))
+        switch AudioPlacement.place(start: itemStart, expected: audioFIFOStart! &+ Int64(fifo.count),
+                                    blockSamples: block.sampleCount, tolerance: tolerance,
+                                    followsInputTimeline: setup.timelineFromInputStart, sampleRate: setup.preset.audio.sampleRate) {
+        case .append: break
+        case .silenceFirst(let samples): try appendSilence(samples)
+        case .skipFirst(let samples): overlap = samples
         }
         guard !audioDone else { return }
         try fifo.append(block, skipping: overlap)
@@ -438,10 +435,7 @@ final class MovieRecorder: @unchecked Sendable {
         var finalized = false
         if let writer {
             do {
-                let limitStopped = [StopReason.maxFileSizeReached, .diskSpaceLimitReached, .diskFull].contains(stopReason)
-                if stopReason != .failed && !limitStopped {
-                    try flushEncoders()
-                }
+                if MovieVerdict.flushesEncoders(after: stopReason) { try flushEncoders() }
                 releaseHeldPicture()
                 stopAudioEncoder(flush: false)
                 try writer.finish()
@@ -458,22 +452,13 @@ final class MovieRecorder: @unchecked Sendable {
         // Report what the file holds, which a size limit may have cut shorter than what was encoded.
         let fileVideoFrames = videoStream >= 0 ? writer?.writtenPackets[videoStream] ?? 0 : 0
         let videoSeconds = videoStream >= 0 ? writer?.writtenSeconds(videoStream) ?? 0 : 0
-        let audioEnd = audioStream >= 0 ? writer?.writtenEnd[audioStream] ?? 0 : 0
-        // AAC packets are stamped earlier by the encoder's priming delay, which the file's edit list trims: the
-        // last written packet's end is the media the track plays.
-        let cut = writer?.stopReason != nil
-        let fileAudioSamples = cut ? min(audioSamplesEncoded, max(0, audioEnd)) : audioSamplesEncoded
-        // A limit that stops the recording before a requested track has anything in the file leaves no
-        // usable movie (a 1080p keyframe larger than the size limit, a disk that fills at once).
-        let limitStopped = [StopReason.maxFileSizeReached, .diskSpaceLimitReached, .diskFull].contains(stopReason)
-        let missingTrack = limitStopped && ((setup.hasVideo && fileVideoFrames == 0) || (setup.hasAudio && fileAudioSamples == 0))
-        if finalized && missingTrack {
-            let track = setup.hasVideo && fileVideoFrames == 0 ? "the first picture" : "the first audio"
-            errorMessage = stopReason == .maxFileSizeReached
-                ? "the size limit was reached before \(track) fit in the file: raise the max size or use a smaller preset"
-                : "the disk filled before \(track) fit in the file: free space on it or record elsewhere"
-        }
-        let usable = finalized && (fileVideoFrames > 0 || fileAudioSamples > 0) && !missingTrack && stopReason != .failed
+        let verdict = MovieVerdict(.init(
+            stopReason: stopReason, finalized: finalized, hasVideo: setup.hasVideo, hasAudio: setup.hasAudio,
+            fileVideoFrames: fileVideoFrames, audioSamplesEncoded: audioSamplesEncoded,
+            audioEnd: audioStream >= 0 ? writer?.writtenEnd[audioStream] ?? 0 : 0, cut: writer?.stopReason != nil))
+        let fileAudioSamples = verdict.fileAudioSamples
+        if let problem = verdict.problem { errorMessage = problem }
+        let usable = verdict.usable
         var bytes: Int64 = 0
         if usable {
             var info = stat()
