@@ -21,8 +21,9 @@ import Testing
         for await picture in preview.pictures { pictures.append(picture) }
         let result = await session.finished()
         #expect(result.recordedSuccessfully && result.videoFrames == 60 && result.droppedFrames == 0, "\(result)")
-        // About 5 a second over 2 s (the first comes with the first picture).
-        #expect((6...12).contains(pictures.count), "\(pictures.count) previews")
+        // At most 5 a second over 2 s (the first comes with the first picture); fewer when the machine is too
+        // busy to encode them (a preview skips, it never queues), but more than the first.
+        #expect((2...12).contains(pictures.count), "\(pictures.count) previews")
         for picture in pictures {
             #expect(picture.width == 160 && picture.height == 90)
             #expect(picture.jpeg.starts(with: [0xFF, 0xD8]) && picture.jpeg.count > 500)
