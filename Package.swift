@@ -24,6 +24,8 @@ let package = Package(
         .executableTarget(name: "reel", dependencies: ["ReelCLI"]),
         // The benchmark harness's photo-latency probe (benchmarks/bench.py), not a product.
         .executableTarget(name: "reel-photo-latency", dependencies: ["Reel"], path: "benchmarks/PhotoLatency"),
+        // Drives the library from a process of its own for end-to-end tests (an emulated camera is preloaded).
+        .executableTarget(name: "reel-test-driver", dependencies: ["Reel"], path: "Tests/Driver"),
         // Decoding, probing and process helpers shared by the test targets (not part of any product).
         .target(name: "ReelTestSupport", dependencies: ["FFmpegCore"], path: "Tests/ReelTestSupport"),
         .testTarget(name: "FFmpegCoreTests", dependencies: ["FFmpegCore", "ReelTestSupport"]),

@@ -180,6 +180,34 @@ import Testing
         #expect(state["brightness"] == 0 && state["focus_automatic_continuous"] == 1 && state["focus_absolute"] == 0, "\(state)")
     }
 
+    /// Controls change while recording (the library's CaptureSession.setCameraControls, driven from a process
+    /// of its own so the emulator can be preloaded): the camera receives them mid-recording, no frame is lost,
+    /// a bad name is a usage error naming what the camera offers, and with restoring the camera gets back
+    /// what it had before the session changed it.
+    @Test func controlsChangeWhileRecording() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let driver = URL(fileURLWithPath: Processes.reelExecutable).deletingLastPathComponent().appendingPathComponent("reel-test-driver").path
+        try Self.writeConfig(#"[{"path": "/dev/video0", "card": "Fake UVC Camera", "modes": \#(Self.modes)}]"#, in: folder)
+        let run = try Processes.run(driver, ["camera-controls-while-recording", "\(folder)/live.mov", "torch=on", "focus=manual:0.5",
+                                             "--restore"], environment: try Self.environment(in: folder), timeout: 60)
+        #expect(run.status == 0, "\(run.standardError)")
+        let report = try TestInputs.json(run.standardOutput)
+        let during = ((report["during"] as? [String: Any])?["cameras"] as? [[String: Any]])?.first?["controls"] as? [String: Int] ?? [:]
+        #expect(during["torch_intensity"] == 100 && during["focus_automatic_continuous"] == 0 && during["focus_absolute"] == 125,
+                "the camera holds the new values while recording: \(during)")
+        let refusal = report["refusal"] as? String ?? ""
+        #expect(refusal.hasPrefix("invalidInput:") && refusal.contains("no_such_control") && refusal.contains("focus_absolute"), "\(refusal)")
+        #expect(report["recordedSuccessfully"] as? Bool == true && report["droppedFrames"] as? Int == 0, "\(report)")
+        let frames = report["videoFrames"] as? Int ?? 0
+        #expect(frames >= 50 && frames <= 70, "about 2 s at 30 fps: \(frames)")
+        let numbers = try TestInputs.frameNumbers("\(folder)/live.mov")
+        #expect(numbers.count == frames && Set(numbers) == Set(numbers.first!...numbers.last!), "no picture lost: \(numbers)")
+        let after = try Self.controlState(in: folder)
+        #expect(after["torch_intensity"] == 0 && after["focus_automatic_continuous"] == 1 && after["focus_absolute"] == 0,
+                "given back at the end: \(after)")
+    }
+
     /// The AVFoundation-like names: focus, exposure, white balance, torch and zoom as the camera receives them.
     @Test func convenienceSettingsReachTheCamera() throws {
         let folder = try Scratch.folder()

@@ -96,6 +96,21 @@ public final class CaptureSession: Sendable {
         if let requests = photoRequests.withLock({ $0 }) { photo.attach(requests) }
     }
 
+    /// Changes the V4L2 camera's controls while recording, as AVCaptureDevice's torch, focus and exposure
+    /// modes change live: V4L2 names (`focus_absolute=120`) or the conveniences (`torch=on`, `focus=locked`,
+    /// `exposure=manual:0.01`, `white_balance=4500`, `zoom=2`), in order. Throws `ReelError.invalidInput`
+    /// naming what the camera offers when a setting cannot be made (the ones before it stay made). With the
+    /// configuration's `restoresCameraControls`, the values from before are given back when the session ends.
+    public func setCameraControls(_ settings: [CameraControlSetting]) throws {
+        guard let engine = running.withLock({ $0 }), let shared = runningMovies.withLock({ $0 }) else {
+            throw ReelError.invalidInput("the session is not recording: start it first (or give the controls in the configuration)")
+        }
+        guard let camera = shared.context.configuration.video, camera.kind == .v4l2 else {
+            throw ReelError.invalidInput("camera controls need a V4L2 camera as the video source (v4l2:/dev/videoN)")
+        }
+        try engine.changeCameraControls(settings, camera: camera, restores: shared.context.configuration.restoresCameraControls)
+    }
+
     /// Adds a live view (see PreviewOutput): from the next `start` on, or at once while recording. Its
     /// `pictures` stream ends when the session does.
     public func addOutput(_ preview: PreviewOutput) {

@@ -35,6 +35,9 @@ final class SessionEngine: @unchecked Sendable {
     private let photos: PhotoRequests
     private let previews = Locked<(feeds: [PreviewFeed], ended: Bool)>(([], false))
     private let stopRequest = Atomic<Bool>(false)
+    /// The camera's control values to give back at the end (with `restoresCameraControls`), grown by changes
+    /// made while recording; nil once given back (the session has ended: no more changes).
+    private let controlsToRestore: Locked<(path: String, values: [CameraControlSetting.PreviousValue], ended: Bool)>
     private let startedAt: Int64
     private var picturesSeen = 0
     /// The first-frame stills, once written.
@@ -46,6 +49,23 @@ final class SessionEngine: @unchecked Sendable {
         self.readers = readers
         self.photos = photos
         self.startedAt = MonotonicClock.nanoseconds()
+        self.controlsToRestore = Locked((setup.controlsToRestore?.path ?? "", setup.controlsToRestore?.values ?? [], false))
+    }
+
+    /// Gives a V4L2 camera's controls new values while the session runs (V4L2 takes them from any open file
+    /// while streaming). With `restores`, the values they had before the session changed them first are
+    /// given back at the end.
+    func changeCameraControls(_ settings: [CameraControlSetting], camera spec: DeviceSpec, restores: Bool) throws {
+        try controlsToRestore.withLock { state in
+            // Under the lock: the end's restoration cannot run between the change and its bookkeeping.
+            guard !state.ended else { throw ReelError.runtime("the session has ended: start it before changing \(spec)'s controls") }
+            let previous = try CameraControlSetting.apply(settings, to: spec.target, spec: spec)
+            guard restores else { return }
+            let known = Set(state.values.map(\.id))
+            // Changed later, given back first; a control changed before keeps its first value.
+            state.path = spec.target
+            state.values = previous.filter { !known.contains($0.id) } + state.values
+        }
     }
 
     func requestStop() { stopRequest.store(true, ordering: .releasing) }
@@ -103,7 +123,11 @@ final class SessionEngine: @unchecked Sendable {
         for reader in readers where !reader.join(timeout: 1) {
             leftBehind = "\(reader.spec) did not return from a blocking read; its thread was left behind"
         }
-        if let restore = setup.controlsToRestore { CameraControlSetting.restore(restore.values, to: restore.path) }
+        let restore = controlsToRestore.withLock { state in
+            state.ended = true
+            return (state.path, state.values)
+        }
+        if !restore.1.isEmpty { CameraControlSetting.restore(restore.1, to: restore.0) }
         // The readers' stages and the process's total, shared by every output.
         let seconds = { (nanoseconds: Int64) in Double(nanoseconds) / 1e9 }
         let readerClocks = readers.map(\.stageClock.snapshot)
