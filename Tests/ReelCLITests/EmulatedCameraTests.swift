@@ -87,6 +87,13 @@ import Testing
         #expect(zip(numbers, numbers.dropFirst()).allSatisfy { ($1 - $0 + 256) % 256 == 1 }, "\(numbers)")
         let movie = try MediaInspection(path: "\(folder)/cam.mov")
         #expect(movie.width == 1280 && movie.height == 720 && abs(movie.audioDuration - movie.videoDuration) < 1.0 / 30)
+        // The microphone beside the camera starts with the first picture: the tracks' starts (after their edit
+        // lists) within one frame.
+        let starts = try ["video", "audio"].map { type -> Double in
+            let stream = try FFprobe.stream("\(folder)/cam.mov", type: type)
+            return Double(stream?["start_time"] as? String ?? "") ?? .nan
+        }
+        #expect(abs(starts[0] - starts[1]) < 1.0 / 30, "video starts at \(starts[0]) s, audio at \(starts[1]) s")
     }
 
     /// A camera slower than it claims (27 fps for 30): the movie stays at a constant 30 fps, the repeats counted.
