@@ -32,6 +32,42 @@ public final class Frame: @unchecked Sendable {
         try FFmpegError.check(av_frame_get_buffer(pointer, 0), "av_frame_get_buffer")
     }
 
+    /// Copies a raw picture laid out as a device delivers it (planes one after another, each line
+    /// `bytesPerLine` long for the first plane) into this frame, allocated once for its shape.
+    public func copyPicture(from bytes: UnsafeRawPointer, count: Int, width: Int, height: Int, pixelFormat: PixelFormat,
+                            bytesPerLine: Int) throws {
+        if !hasBuffers || self.width != width || self.height != height || self.pixelFormat != pixelFormat {
+            try allocateVideo(width: width, height: height, pixelFormat: pixelFormat)
+        }
+        try makeWritable()
+        var sourcePlanes = [UnsafeMutablePointer<UInt8>?](repeating: nil, count: 4)
+        var sourceLines = [Int32](repeating: 0, count: 4)
+        // The planes' offsets and line sizes for this layout with the device's first line size.
+        let needed = av_image_fill_linesizes(&sourceLines, pixelFormat.rawValue, Int32(width))
+        try FFmpegError.check(needed, "av_image_fill_linesizes")
+        let scale = sourceLines[0] > 0 ? Double(bytesPerLine) / Double(sourceLines[0]) : 1
+        for plane in 0..<4 where sourceLines[plane] > 0 { sourceLines[plane] = Int32((Double(sourceLines[plane]) * scale).rounded()) }
+        let total = av_image_fill_pointers(&sourcePlanes, pixelFormat.rawValue, Int32(height),
+                                           UnsafeMutablePointer(mutating: bytes.assumingMemoryBound(to: UInt8.self)), sourceLines)
+        guard total >= 0, Int(total) <= count else {
+            throw FFmpegError(call: "av_image_fill_pointers", message: "a \(width)x\(height) \(pixelFormat) picture needs \(total) bytes, the buffer holds \(count)")
+        }
+        withUnsafeMutablePointer(to: &pointer.pointee.data) { data in
+            data.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { destination in
+                withUnsafeMutablePointer(to: &pointer.pointee.linesize) { lines in
+                    lines.withMemoryRebound(to: Int32.self, capacity: 8) { destinationLines in
+                        sourcePlanes.withUnsafeMutableBufferPointer { planes in
+                            planes.baseAddress!.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 4) { source in
+                                av_image_copy(destination, destinationLines, source, sourceLines, pixelFormat.rawValue,
+                                              Int32(width), Int32(height))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// Allocates sample buffers for an audio frame of the given shape.
     public func allocateAudio(sampleCount: Int, format: SampleFormat, channels: Int, sampleRate: Int) throws {
         av_frame_unref(pointer)

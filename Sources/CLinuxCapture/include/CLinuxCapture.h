@@ -49,6 +49,40 @@ int reel_v4l2_menu_entry(const char *path, uint32_t id, uint32_t index, int inte
 /// read-only control, ERANGE/EINVAL for a value the driver refuses).
 int reel_v4l2_set_control(const char *path, uint32_t id, int64_t value, int is_64bit);
 
+/// Streaming capture with memory-mapped buffers (video4linux_stream.c).
+typedef struct reel_v4l2_stream reel_v4l2_stream;
+
+/// The format the device settled on (it may adjust the size asked for).
+typedef struct {
+    uint32_t fourcc;
+    int width;
+    int height;
+    int bytes_per_line;
+} reel_v4l2_format;
+
+/// One filled buffer, valid until released.
+typedef struct {
+    int index;
+    const void *data;
+    size_t size;
+    /// CLOCK_MONOTONIC microseconds of the capture.
+    int64_t timestamp_us;
+    uint32_t sequence;
+    int damaged;
+} reel_v4l2_buffer;
+
+/// Opens `path`, sets the format and rate (thousandths of frames per second; 0 keeps the device's), maps and queues the
+/// buffers and starts streaming. NULL with `*error` = -errno on failure (-ENOTTY: not a capture device).
+reel_v4l2_stream *reel_v4l2_stream_open(const char *path, uint32_t fourcc, int width, int height, int fps_milli,
+                                        reel_v4l2_format *format, int *error);
+/// Waits up to `timeout_ms` for a filled buffer: 1 with `out` set, 0 for none yet, -errno when the device
+/// failed (-ENODEV: unplugged).
+int reel_v4l2_stream_next(reel_v4l2_stream *stream, int timeout_ms, reel_v4l2_buffer *out);
+/// Gives a buffer back to the device to fill again.
+int reel_v4l2_stream_release(reel_v4l2_stream *stream, int index);
+/// Stops streaming, unmaps the buffers and closes the device.
+void reel_v4l2_stream_close(reel_v4l2_stream *stream);
+
 /// Stops alsa-lib from printing its own error lines on stderr (Reel reports errors itself). alsa-lib is
 /// reached through libavdevice; this looks it up at run time, so there is no build dependency on it.
 void reel_silence_alsa_errors(void);

@@ -94,6 +94,10 @@ struct InputRecipe: Equatable {
             if let role = roles.first(where: { $0.mediaType != graph.mediaType }) { throw missing(role) }
             return graph
         }
+        if roles == [.video] && V4L2FrameSource.canOpen(self) {
+            // A camera in a mode Reel negotiated: read with the kernel's streaming I/O, no libavdevice.
+            return try V4L2FrameSource(recipe: self, spec: spec, interrupt: interrupt)
+        }
         let input = try open(spec: spec, interrupt: interrupt)
         let indexes = try roles.compactMap { role -> Int? in
             guard let stream = input.bestStream(of: role.mediaType) else {

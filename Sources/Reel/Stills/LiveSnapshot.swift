@@ -46,11 +46,18 @@ public enum LiveSnapshot {
                 throw ReelError.runtime("\(spec) ended after \(index) frames, before the picture (after skipping \(skip) frames)")
             }
         }
+        let source = try colour?.makeToneMapper()?.convert(frame) ?? frame
+        if source.width == preset.video.width && source.height == preset.video.height {
+            // Already the preset's size: the still writer converts it into the picture format itself (one
+            // conversion instead of two).
+            try StillImageWriter.write(source, rotation: 0, to: still)
+            return
+        }
         let scaler = Scaler(outputWidth: preset.video.width, outputHeight: preset.video.height,
                             outputColour: colour?.output ?? .unspecified)
         let picture = Frame()
         try picture.allocateVideo(width: preset.video.width, height: preset.video.height, pixelFormat: .yuv420p)
-        try scaler.scale(try colour?.makeToneMapper()?.convert(frame) ?? frame, into: picture)
+        try scaler.scale(source, into: picture)
         try StillImageWriter.write(picture, rotation: 0, to: still)
     }
 }
