@@ -115,3 +115,37 @@ import Testing
         }
     }
 }
+
+/// A slow output drops (and counts) its own pictures; the session, the readers and the other movies go on.
+/// A live 640x480 test pattern at 120 fps feeds a 64x64 movie (cheap) and a 640x480 tier at x264's slow
+/// speed, which this machine cannot encode at 120 fps: the tier drops its oldest waiting pictures and still
+/// lasts the whole recording; the main movie gets every picture.
+@Suite struct SlowOutputTests {
+    @Test func aSlowTierDropsItsOwnPicturesOnly() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let slow = "\(folder)/slow.json"
+        try """
+            { "name": "slow", "description": "slower than the source",
+              "video": { "size": "640x480", "fps": 120, "x264Preset": "slow", "crf": 18, "profile": "high", "keyframeInterval": 480 },
+              "audio": { "sampleRate": 48000, "channels": 2, "bitrate": "96k" } }
+            """.write(toFile: slow, atomically: true, encoding: .utf8)
+        let result = try Processes.reel(
+            ["record", "main.mov", "--video", "lavfi:testsrc2=size=640x480:rate=120", "--audio", "none",
+             "--preset", "352x288", "--size", "64x64", "--fps", "120", "--tier", "\(slow):slow.mov", "--max-duration", "2", "--json"],
+            currentDirectory: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let outputs = try #require(try TestInputs.json(result.standardOutput)["outputs"] as? [[String: Any]])
+        #expect(outputs.map { $0["recordedSuccessfully"] as? Bool } == [true, true])
+        let main = outputs[0], tier = outputs[1]
+        // The main movie keeps up: at most a few pictures lost on a machine whose two cores the tier's encoder
+        // saturates (none, most runs), where the tier loses dozens.
+        let mainLost = (main["droppedFrames"] as? Int ?? 99) + (main["duplicatedFrames"] as? Int ?? 99)
+        #expect(main["videoFrames"] as? Int == 240 && mainLost <= 5, "the main movie lost \(mainLost) pictures: \(main)")
+        let tierDropped = tier["droppedFrames"] as? Int ?? -1
+        #expect(tierDropped > 24, "the slow tier dropped \(tierDropped)")
+        // The slow tier still lasts the whole recording: its pictures repeat where it dropped (constant rate).
+        #expect(tier["videoFrames"] as? Int == 240 && tier["stopReason"] as? String == "maxDurationReached", "\(tier)")
+        #expect(try CleanDecode.problems(in: "\(folder)/slow.mov") == "")
+    }
+}

@@ -3,7 +3,8 @@ import FFmpegCore
 /// What the session hands one output: captured items in time order, then the end. Items are slots the output
 /// holds (see CaptureSlot); the output releases each when done with it. The queue itself holds no frames of
 /// its own: its length is bounded by the CaptureBuffer's pools, and for a live source by `pictureLimit`, past
-/// which this output drops pictures (and counts them) without holding up the session or the other outputs.
+/// which this output drops its oldest waiting picture (and counts it) without holding up the session or the
+/// other outputs.
 final class OutputQueue: @unchecked Sendable {
     enum Entry {
         case item(MediaType, CapturedItem)
@@ -32,14 +33,21 @@ final class OutputQueue: @unchecked Sendable {
     /// (While its encoders open, pictures wait, bounded by the CaptureBuffer's pool.)
     func beginLimiting() { condition.withLock { limiting = true } }
 
-    /// Queues an item; false when the output is too far behind a live source to take another picture.
-    func offer(_ type: MediaType, _ item: CapturedItem) -> Bool {
+    /// Queues an item. A live output that already has `pictureLimit` pictures waiting drops its oldest
+    /// waiting picture for this one (the movie keeps up with the present and reaches its full duration; the
+    /// dropped picture is counted) and returns it for the session to release. Returns false when the output
+    /// has ended (the session releases the item itself).
+    func offer(_ type: MediaType, _ item: CapturedItem, dropped: inout CapturedItem?) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         if closed { return false }
-        if type == .video, limiting, let pictureLimit, queuedPictures >= pictureLimit {
+        if type == .video, limiting, let pictureLimit, queuedPictures >= pictureLimit,
+           let oldest = entries[head...].firstIndex(where: { if case .item(.video, _) = $0 { return true } else { return false } }),
+           case .item(_, let old) = entries[oldest] {
+            entries.remove(at: oldest)
             droppedPictures += 1
-            return false
+            queuedPictures -= 1
+            dropped = old
         }
         if type == .video { queuedPictures += 1 }
         entries.append(.item(type, item))

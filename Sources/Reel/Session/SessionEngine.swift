@@ -189,7 +189,9 @@ final class SessionEngine: @unchecked Sendable {
                 }
                 for output in outputs where output.wants(type) {
                     buffer.hold(item)
-                    if !output.queue.offer(type, item) { buffer.release(type, item.slot) }
+                    var dropped: CapturedItem? = nil
+                    if !output.queue.offer(type, item, dropped: &dropped) { buffer.release(type, item.slot) }
+                    if let dropped { buffer.release(type, dropped.slot) }
                 }
             }
         }
