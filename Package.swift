@@ -29,7 +29,7 @@ let package = Package(
         // Decoding, probing and process helpers shared by the test targets (not part of any product).
         .target(name: "ReelTestSupport", dependencies: ["FFmpegCore"], path: "Tests/ReelTestSupport"),
         .testTarget(name: "FFmpegCoreTests", dependencies: ["FFmpegCore", "ReelTestSupport"]),
-        .testTarget(name: "QuickTimeTests", dependencies: ["QuickTime"]),
+        .testTarget(name: "QuickTimeTests", dependencies: ["QuickTime"], exclude: ["Fixtures"]),
         .testTarget(name: "ReelTests", dependencies: ["Reel", "FFmpegCore", "ReelTestSupport"]),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "Reel", "ReelTestSupport"]),
     ],
