@@ -17,9 +17,11 @@ let package = Package(
                               "libswresample-dev", "libavutil-dev", "pkg-config"])]
         ),
         .target(name: "FFmpegCore", dependencies: ["CFFmpeg"]),
+        // The container code (boxes, sample tables, fragments, index, trailer bound): no FFmpeg, no engine types.
+        .target(name: "QuickTime"),
         .target(name: "CLinuxCapture"),
         .plugin(name: "EmbedPresets", capability: .buildTool()),
-        .target(name: "Reel", dependencies: ["FFmpegCore", "CLinuxCapture"], plugins: ["EmbedPresets"]),
+        .target(name: "Reel", dependencies: ["FFmpegCore", "QuickTime", "CLinuxCapture"], plugins: ["EmbedPresets"]),
         .target(name: "ReelCLI", dependencies: ["Reel"]),
         .executableTarget(name: "reel", dependencies: ["ReelCLI"]),
         // The benchmark harness's photo-latency probe (benchmarks/bench.py), not a product.
@@ -29,6 +31,7 @@ let package = Package(
         // Decoding, probing and process helpers shared by the test targets (not part of any product).
         .target(name: "ReelTestSupport", dependencies: ["FFmpegCore"], path: "Tests/ReelTestSupport"),
         .testTarget(name: "FFmpegCoreTests", dependencies: ["FFmpegCore", "ReelTestSupport"]),
+        .testTarget(name: "QuickTimeTests", dependencies: ["QuickTime"], exclude: ["Fixtures"]),
         .testTarget(name: "ReelTests", dependencies: ["Reel", "FFmpegCore", "ReelTestSupport"]),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "Reel", "ReelTestSupport"]),
     ],

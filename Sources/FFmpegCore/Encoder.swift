@@ -89,6 +89,12 @@ public final class Encoder {
     public var bitRate: Int64 { context!.pointee.bit_rate }
 
     public var timeBase: Rational { Rational(context!.pointee.time_base) }
+    /// Picture size of a video encoder (0 for audio).
+    public var width: Int { Int(context!.pointee.width) }
+    public var height: Int { Int(context!.pointee.height) }
+    /// Sample rate and channel count of an audio encoder (0 for video).
+    public var sampleRate: Int { Int(context!.pointee.sample_rate) }
+    public var channelCount: Int { Int(context!.pointee.ch_layout.nb_channels) }
     /// Samples per audio frame the encoder requires (1024 for AAC); 0 for video.
     public var frameSize: Int { Int(context!.pointee.frame_size) }
     /// Samples of encoder delay at the start (AAC's priming); packet times are shifted back by it.

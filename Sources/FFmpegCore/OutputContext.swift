@@ -6,22 +6,11 @@ public final class OutputContext {
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private var encoderTimeBases: [Rational] = []
     private var isOpen = false
-    /// A caller-owned I/O layer instead of a file (nil: the muxer writes `path`).
-    private let customIO: CapturingOutputIO?
     public let path: String
 
     public init(path: String, formatName: String) throws {
         self.path = path
-        customIO = nil
         try FFmpegError.check(avformat_alloc_output_context2(&context, nil, formatName, path),
-                              "avformat_alloc_output_context2(\(formatName))")
-    }
-
-    /// A muxer writing through `io` (which it keeps alive) rather than to a file; `name` is for messages.
-    public init(writingTo io: CapturingOutputIO, formatName: String, name: String) throws {
-        self.path = name
-        customIO = io
-        try FFmpegError.check(avformat_alloc_output_context2(&context, nil, formatName, nil),
                               "avformat_alloc_output_context2(\(formatName))")
     }
 
@@ -33,7 +22,7 @@ public final class OutputContext {
     private func closeIO() {
         guard isOpen else { return }
         isOpen = false
-        if customIO != nil { context!.pointee.pb = nil } else { avio_closep(&context!.pointee.pb) }
+        avio_closep(&context!.pointee.pb)
     }
 
     private var formatContext: UnsafeMutablePointer<AVFormatContext> { context! }
@@ -81,30 +70,13 @@ public final class OutputContext {
         }
     }
 
-    /// Replaces the codec header a stream's sample description is made from (before `writeHeader`).
-    public func setExtradata(streamIndex: Int, _ bytes: [UInt8]) throws {
-        let parameters = formatContext.pointee.streams[streamIndex]!.pointee.codecpar!
-        av_freep(&parameters.pointee.extradata)
-        parameters.pointee.extradata_size = 0
-        guard let buffer = av_mallocz(bytes.count + Int(AV_INPUT_BUFFER_PADDING_SIZE))?.assumingMemoryBound(to: UInt8.self) else {
-            throw FFmpegError(call: "av_mallocz", message: "out of memory")
-        }
-        buffer.update(from: bytes, count: bytes.count)
-        parameters.pointee.extradata = buffer
-        parameters.pointee.extradata_size = Int32(bytes.count)
-    }
-
     public func setMetadata(_ key: String, _ value: String) {
         av_dict_set(&formatContext.pointee.metadata, key, value, 0)
     }
 
     /// Opens the file and writes the header. `options` are the muxer's own (movflags, ...).
     public func writeHeader(options: [(key: String, value: String)] = []) throws {
-        if let customIO {
-            formatContext.pointee.pb = customIO.context
-        } else {
-            try FFmpegError.check(avio_open(&formatContext.pointee.pb, path, AVIO_FLAG_WRITE), "avio_open(\(path))")
-        }
+        try FFmpegError.check(avio_open(&formatContext.pointee.pb, path, AVIO_FLAG_WRITE), "avio_open(\(path))")
         isOpen = true
         let dictionary = OptionDictionary(options)
         try FFmpegError.check(avformat_write_header(formatContext, &dictionary.pointer), "avformat_write_header(\(path))")

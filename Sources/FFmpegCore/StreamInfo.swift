@@ -18,8 +18,9 @@ public struct StreamInfo: Sendable {
     /// Clockwise rotation in degrees a player applies to show the picture upright (display matrix).
     public let rotationDegrees: Int
     public let frameCount: Int64
-    /// Bytes of codec headers the container stores for the stream (avcC, AudioSpecificConfig).
-    public let extradataSize: Int
+    /// The codec headers the container stores for the stream (an avcC or hvcC record, AudioSpecificConfig).
+    public let extradata: [UInt8]
+    public var extradataSize: Int { extradata.count }
     /// A single picture attached to the file (an album's cover art), not a video track.
     public let isAttachedPicture: Bool
     /// The colour tags of the stream (from the container's colr atom or the codec's headers).
@@ -46,7 +47,7 @@ public struct StreamInfo: Sendable {
         startTime = stream.pointee.start_time == noValue ? nil : stream.pointee.start_time
         duration = stream.pointee.duration == noValue || stream.pointee.duration <= 0 ? nil : stream.pointee.duration
         frameCount = stream.pointee.nb_frames
-        extradataSize = Int(parameters.extradata_size)
+        extradata = parameters.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(parameters.extradata_size))) } ?? []
         isAttachedPicture = stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0
         colour = ColourDescription(primaries: ColourPrimaries(parameters.color_primaries),
                                    transfer: TransferCurve(parameters.color_trc), matrix: ColourMatrix(parameters.color_space),

@@ -1,5 +1,6 @@
 import FFmpegCore
 import Foundation
+import QuickTime
 @testable import Reel
 import ReelTestSupport
 import Testing
@@ -137,40 +138,29 @@ import Testing
 }
 
 /// The configuration record size the trailer bound counts is the one the mov muxer writes, for x264's
-/// High and Baseline headers and x265's (whose SEI of its settings the record keeps).
+/// High and Baseline headers and x265's (whose SEI of its settings the record keeps). (The Annex B split
+/// itself is unit-tested in QuickTimeTests.)
 @Suite struct CodecConfigurationRecordTests {
-    @Test func splitsAnnexBAsFFmpegDoes() throws {
-        // A VPS after a 4-byte start code, an SPS after a 3-byte one, a PPS after a 4-byte one (whose first
-        // zero does not belong to the SPS).
-        let bytes: [UInt8] = [0, 0, 0, 1, 0x40, 1, 2, 0, 0, 1, 0x42, 3, 0, 0, 0, 1, 0x44, 4]
-        let units = try #require(CodecConfigurationRecord.nalUnits(inAnnexB: bytes))
-        #expect(units == [4 ..< 7, 10 ..< 12, 16 ..< 18])
-        #expect(CodecConfigurationRecord.nalUnits(inAnnexB: [1, 2, 3, 4]) == nil)
-        // 23 bytes of header, three arrays of 3, and the units of 3, 2 and 2 bytes with 2-byte lengths.
-        #expect(CodecConfigurationRecord.size(codec: "hevc", extradata: bytes) == 23 + 9 + 5 + 4 + 4)
-        // A record already is stored as it is.
-        #expect(CodecConfigurationRecord.size(codec: "hevc", extradata: [1, 2, 3]) == 3)
-    }
-
     @Test(arguments: ["352x288", "low", "1080p-hevc"])
     func recordSizeIsWhatTheMuxerStores(presetName: String) throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let preset = try PresetLibrary.preset(named: presetName)
         let encoder = try Encoder(video: preset.videoEncoderSettings(colour: .unspecified), globalHeader: true)
-        let codec = encoder.codecIdentifier
+        let codec = Codec(encoder.codecIdentifier)
         let path = "\(folder)/header.mov"
         let output = try OutputContext(path: path, formatName: "mov")
-        try output.addStream(for: encoder, codecTag: CodecConfigurationRecord.sampleEntryTag(forCodec: codec))
+        try output.addStream(for: encoder, codecTag: CodecConfigurationRecord.sampleEntryTag(forCodec: codec)?.description)
         // A fragmented movie's moov, with the sample description, is written with the header.
         try output.writeHeader(options: MovieFragmenter.muxerOptions)
         try output.finish()
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let type = try #require(CodecConfigurationRecord.boxType(forCodec: codec))
         let at = try #require(BoxReader.firstOccurrence(of: type, in: bytes, from: 0)) - 4
-        let stored = Int(BoxReader.u32(bytes, at)) - 8
+        let stored = Int(BigEndian.uint32(bytes, at: at)) - 8
         #expect(CodecConfigurationRecord.size(codec: codec, extradata: encoder.extradata) == stored, "\(presetName): \(type)")
-        if codec == "hevc" {
+        #expect(TrackDescription(encoder).storedHeaderSize == stored)
+        if codec == .hevc {
             #expect(BoxReader.firstOccurrence(of: "hvc1", in: bytes, from: 0) != nil)
             #expect(BoxReader.firstOccurrence(of: "hev1", in: bytes, from: 0) == nil)
         }

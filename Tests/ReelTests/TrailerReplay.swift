@@ -1,5 +1,5 @@
 import FFmpegCore
-@testable import Reel
+import QuickTime
 
 /// Feeds a finished movie's samples, in file order, to the TrailerSizeEstimator the writer uses, to compare
 /// its bound with the moov the muxer really wrote. (The mov demuxer marks the samples an sdtp box calls
@@ -8,15 +8,20 @@ enum TrailerReplay {
     static func bound(for path: String) throws -> Int64 {
         let input = try InputContext(url: path, formatName: nil)
         // A video stream's extradata, read back, is the configuration record the file stores (avcC, hvcC).
-        var estimator = TrailerSizeEstimator(trackKinds: input.streams.map { ($0.mediaType == .video, $0.extradataSize) })
-        var samples: [TrailerSizeEstimator.Sample] = []
+        var estimator = TrailerSizeEstimator(tracks: input.streams.map { stream in
+            TrackDescription(media: stream.mediaType == .video ? .video(width: stream.width, height: stream.height)
+                                                               : .audio(sampleRate: stream.sampleRate, channels: stream.channelCount),
+                             codec: Codec(stream.codecName), timeBase: TimeBase(stream.timeBase.numerator, stream.timeBase.denominator),
+                             extradata: stream.extradata)
+        })
+        var placements: [SamplePlacement] = []
         let packet = Packet()
         while try input.read(into: packet) == .packet {
-            samples.append(.init(track: packet.streamIndex, fileOffset: packet.position, storedSize: packet.size,
-                                 decodeTime: packet.dts, presentationOffset: packet.pts - packet.dts,
-                                 isKeyframe: packet.isKeyframe, isDisposable: packet.isDisposable))
+            placements.append(SamplePlacement(track: packet.streamIndex, offset: packet.position, sample: Sample(
+                decodeTime: packet.dts, presentationOffset: packet.pts - packet.dts, duration: packet.duration, size: packet.size,
+                isKeyframe: packet.isKeyframe, isDisposable: packet.isDisposable)))
         }
-        for sample in samples.sorted(by: { $0.fileOffset < $1.fileOffset }) { estimator.record(sample) }
+        for placement in placements.sorted(by: { $0.offset < $1.offset }) { estimator.record(placement) }
         return Int64(estimator.bound)
     }
 }

@@ -3,16 +3,18 @@ import FFmpegCore
 import Dispatch
 import FoundationEssentials
 import Glibc
+import QuickTime
 
 /// Crash-safe writing: the mov muxer writes movie fragments (an empty moov up front, then moof + mdat pairs),
 /// cut at a keyframe at least every `interval` seconds and flushed whole to the operating system, so a file
 /// interrupted by a crash, a kill or a power cut plays up to its last fragment.
 ///
 /// A clean stop turns the file into an ordinary movie in place (as hybrid MP4 does): the complete moov from
-/// MovieIndexBuilder is appended and synced (readers take the first moov, so the file is still the same
-/// fragmented movie), then one write turns the fragmented moov's header into a `skip` box that spans
-/// everything up to the new moov: the old moov, every moof and every mdat. Players then see `ftyp`, `skip`,
-/// `moov`, whose sample table points into the fragments' data inside the skipped span. Nothing is moved.
+/// MovieIndexBuilder (QuickTime, built from the fragmented moov and the samples found in the fragments) is
+/// appended and synced (readers take the first moov, so the file is still the same fragmented movie), then
+/// one write turns the fragmented moov's header into a `skip` box that spans everything up to the new moov:
+/// the old moov, every moof and every mdat. Players then see `ftyp`, `skip`, `moov`, whose sample table
+/// points into the fragments' data inside the skipped span. Nothing is moved.
 /// The switch is that single write of 8 bytes (16 past 4 GiB) in the file's first sector, which a disk
 /// writes whole: before it the file is a valid fragmented movie, after it a valid regular one, with no
 /// state in between. (`skip`, not `free`: VLC looks for a hidden moov inside `free` boxes and warns.)
@@ -23,15 +25,17 @@ final class MovieFragmenter {
     let interval: Double
     private let memoryLimit: Int64
     private let output: OutputContext
-    private let index: MovieIndexBuilder
+    private var index: MovieIndexBuilder
     private let scanner: MovieFragmentScanner
     private let descriptor: Int32
     private let leadStream: Int
-    private let leadTimeBase: Rational
+    private let leadTimeBase: TimeBase
     private let trackCount: Int
     private var leadOrigin: Int64? = nil
     private var nextCut: Double
-    private var fragmentedMoov: MovieFragmentScanner.TopLevelBox
+    /// The moov the muxer wrote at the start, where it is, and as the template of the final one.
+    private let fragmentedMoov: MovieFragmentScanner.TopLevelBox
+    private let template: MovieBoxTemplate
     private var fragmentedMoovOffset: Int64 { fragmentedMoov.offset }
     private var fragmentOffsets: [Int64] = []
     /// End of the last fragment known to be complete on disk.
@@ -52,7 +56,7 @@ final class MovieFragmenter {
     /// Set once the first cut completed the header: where mehd's duration is in the file, and its time scale.
     private var durationField: (offset: Int64, timescale: UInt32)?
     private var headerCompleted = false
-    private let encoderTimeBases: [Rational]
+    private let encoderTimeBases: [TimeBase]
     /// Per stream: the first packet's decode time (encoder time base), whose negation is the start delay.
     private var firstDecodeTimes: [Int64?]
 
@@ -60,58 +64,38 @@ final class MovieFragmenter {
     /// leaves room for the index (on filesystems with fallocate).
     static let minimumReserve: Int64 = 256 * 1024
 
-    /// Call after the muxer has written its header with `muxerOptions`.
-    init(output: OutputContext, path: String, encoders: [Encoder], rotationDegrees: Int, interval: Double,
-         memoryLimit: Int64) throws {
+    /// Call after the muxer has written its header with `muxerOptions`. `tracks`: its streams, in order.
+    init(output: OutputContext, path: String, tracks: [TrackDescription], interval: Double, memoryLimit: Int64) throws {
         self.interval = interval
         self.memoryLimit = memoryLimit
         self.output = output
-        let videoStream = encoders.firstIndex { $0.mediaType == .video }
-        leadStream = videoStream ?? 0
-        leadTimeBase = encoders[leadStream].timeBase
-        trackCount = encoders.count
-        encoderTimeBases = encoders.map(\.timeBase)
-        firstDecodeTimes = Array(repeating: nil, count: encoders.count)
-        placedSamples = Array(repeating: 0, count: encoders.count)
-        placedEnd = Array(repeating: 0, count: encoders.count)
+        leadStream = tracks.firstIndex { $0.isVideo } ?? 0
+        leadTimeBase = tracks[leadStream].timeBase
+        trackCount = tracks.count
+        encoderTimeBases = tracks.map(\.timeBase)
+        firstDecodeTimes = Array(repeating: nil, count: tracks.count)
+        placedSamples = Array(repeating: 0, count: tracks.count)
+        placedEnd = Array(repeating: 0, count: tracks.count)
         nextCut = interval
         output.flush()
         descriptor = open(path, O_RDWR | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw ReelError.runtime("cannot reopen \(path) to index its fragments: \(String(cString: strerror(errno)))")
         }
-        scanner = MovieFragmentScanner(descriptor: descriptor)
+        scanner = MovieFragmentScanner(FileBytes(descriptor: descriptor))
         completeEnd = output.bytesWritten
-        let header: (moov: MovieFragmentScanner.TopLevelBox, storedHeaders: [Int: [UInt8]])
         do {
-            header = try MovieFragmenter.readHeader(scanner, end: completeEnd, videoStream: videoStream,
-                                                    videoCodec: videoStream.map { encoders[$0].codecIdentifier }, path: path)
+            guard let moov = try scanner.topLevelBoxes(from: 0, to: completeEnd).first(where: { $0.type == "moov" }) else {
+                throw ReelError.runtime("the muxer wrote no moov at the start of \(path)")
+            }
+            fragmentedMoov = moov
+            template = try MovieBoxTemplate(scanner.bytes(of: moov))
+            index = try MovieIndexBuilder(template: template, tracks: tracks)
         } catch {
             close(descriptor)  // deinit does not run for an object that failed before it was complete
             throw error
         }
-        fragmentedMoov = header.moov
-        let storedHeaders = header.storedHeaders
-        index = MovieIndexBuilder(encoders: encoders, rotationDegrees: rotationDegrees, videoStream: videoStream,
-                                  storedHeaders: storedHeaders, trackTimeBases: encoders.indices.map(output.streamTimeBase))
         reserveSpace(estimatorBound: 0)
-    }
-
-    /// The fragmented moov the muxer wrote at the start, and the video's configuration record (avcC, hvcC)
-    /// it stored in the sample description.
-    private static func readHeader(_ scanner: MovieFragmentScanner, end: Int64, videoStream: Int?, videoCodec: String?,
-                                   path: String) throws -> (moov: MovieFragmentScanner.TopLevelBox, storedHeaders: [Int: [UInt8]]) {
-        guard let moov = try scanner.topLevelBoxes(from: 0, to: end).first(where: { $0.type == "moov" }) else {
-            throw ReelError.runtime("the muxer wrote no moov at the start of \(path)")
-        }
-        var storedHeaders: [Int: [UInt8]] = [:]
-        if let videoStream, let codec = videoCodec, let type = CodecConfigurationRecord.boxType(forCodec: codec) {
-            guard let record = try scanner.nestedPayload(ofType: type, in: moov) else {
-                throw ReelError.runtime("the muxer wrote no \(codec) sample description (\(type)) to \(path)")
-            }
-            storedHeaders[videoStream] = record
-        }
-        return (moov, storedHeaders)
     }
 
     /// Fragments are pushed to the disk (fdatasync) off the encoding thread, so a slow disk cannot stall
@@ -134,18 +118,17 @@ final class MovieFragmenter {
         guard stream == leadStream else { return false }
         if leadOrigin == nil { leadOrigin = pts }
         guard isKeyframe, pendingSamples > 0 else { return false }
-        let seconds = Double(pts - leadOrigin!) * leadTimeBase.doubleValue
+        let seconds = Double(pts - leadOrigin!) * leadTimeBase.secondsPerTick
         guard seconds >= nextCut - 1e-6 else { return false }
         nextCut = ((seconds + 1e-6) / interval).rounded(.down) * interval + interval
         return true
     }
 
-    /// Notes a packet just handed to the muxer (timestamps in its encoder's time base).
-    func noteWritten(stream: Int, pts: Int64, dts: Int64, duration: Int64, size: Int, isKeyframe: Bool, isDisposable: Bool) {
-        if firstDecodeTimes[stream] == nil { firstDecodeTimes[stream] = dts }
-        index.notePending(stream: stream, pts: pts, dts: dts, duration: duration, size: size, isKeyframe: isKeyframe,
-                          isDisposable: isDisposable)
-        pendingPayload += Int64(size)
+    /// Notes a packet just handed to the muxer (times in its encoder's time base).
+    func noteWritten(track: Int, _ sample: Sample) {
+        if firstDecodeTimes[track] == nil { firstDecodeTimes[track] = sample.decodeTime }
+        index.notePending(track: track, sample)
+        pendingPayload += Int64(sample.size)
         pendingSamples += 1
     }
 
@@ -184,9 +167,9 @@ final class MovieFragmenter {
     private func updateTotalDuration() {
         guard let field = durationField else { return }
         // The longest track as it is presented (after its edit list): what a finalized movie would last.
-        let seconds = placedEnd.indices.map { Double(placedEnd[$0]) * encoderTimeBases[$0].doubleValue }.max() ?? 0
+        let seconds = placedEnd.indices.map { Double(placedEnd[$0]) * encoderTimeBases[$0].secondsPerTick }.max() ?? 0
         var bytes: [UInt8] = []
-        BoxWriter.u64(UInt64(max(0, (seconds * Double(field.timescale)).rounded(.up))), &bytes)
+        BigEndian.append(UInt64(max(0, (seconds * Double(field.timescale)).rounded(.up))), to: &bytes)
         // Best effort: a stale total misreports the length to some readers, it does not hide any media.
         _ = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, bytes.count, off_t(field.offset)) }
     }
@@ -196,13 +179,12 @@ final class MovieFragmenter {
     /// stays as the muxer wrote it (a valid fragmented movie, without edit lists).
     private func completeHeader() {
         headerCompleted = true
-        guard let moovBytes = try? scanner.bytes(of: fragmentedMoov) else { return }
+        let moovBytes = template.bytes
         var delays: [UInt32: Int64] = [:]
-        for (stream, first) in firstDecodeTimes.enumerated() {
+        for (track, first) in firstDecodeTimes.enumerated() {
             guard let first, first < 0 else { continue }
             // FFmpeg numbers tracks from 1 in stream order.
-            delays[UInt32(stream + 1)] = Timestamp(value: -first, timeBase: encoderTimeBases[stream])
-                .rescaled(to: output.streamTimeBase(stream)).value
+            delays[UInt32(track + 1)] = encoderTimeBases[track].convert(-first, to: index.trackTimeBases[track])
         }
         guard let completed = try? FragmentedHeader.completing(moovBytes, startDelays: delays) else { return }
         let space = Int(fragmentedMoov.size) + MovieFragmenter.headerReserve.count
@@ -243,7 +225,7 @@ final class MovieFragmenter {
         }
         // Anything past the last complete fragment is a torn write.
         guard ftruncate(descriptor, off_t(completeEnd)) == 0 else { throw posixError("truncate") }
-        let moov = try index.finishIndex()
+        let moov = index.finishIndex()
         let written = moov.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, moov.count, off_t(completeEnd)) }
         guard written == moov.count else {
             let error = posixError("write the movie index to")
@@ -269,12 +251,10 @@ final class MovieFragmenter {
     private func indexFragments(upTo end: Int64, into estimator: inout TrailerSizeEstimator) throws {
         let boxes = try scanner.topLevelBoxes(from: completeEnd, to: end)
         let fragments = try scanner.fragments(in: boxes)
-        try index.place(fragments) { stream, offset, sample, encoded in
-            placedSamples[stream] += 1
-            placedEnd[stream] = max(placedEnd[stream], encoded.pts + encoded.duration)
-            estimator.record(TrailerSizeEstimator.Sample(
-                track: stream, fileOffset: offset, storedSize: sample.size, decodeTime: sample.dts,
-                presentationOffset: sample.pts - sample.dts, isKeyframe: sample.isKeyframe, isDisposable: sample.isDisposable))
+        try index.place(fragments) { placement, noted in
+            placedSamples[placement.track] += 1
+            placedEnd[placement.track] = max(placedEnd[placement.track], noted.presentationTime + noted.duration)
+            estimator.record(placement)
         }
         fragmentOffsets += fragments.map(\.moofOffset)
         if let last = boxes.last { completeEnd = last.offset + last.size }
@@ -296,7 +276,7 @@ final class MovieFragmenter {
     /// Rewrites the fragmented moov's header as a `skip` box reaching to `end` (where the complete moov
     /// starts). Returns the bytes written.
     private func retireFragments(upTo end: Int64) throws -> Int {
-        let header = BoxWriter.skipHeader(spanning: end - fragmentedMoovOffset)
+        let header = BoxHeader(type: "skip", size: end - fragmentedMoovOffset).encoded()
         guard header.withUnsafeBytes({ pwrite(descriptor, $0.baseAddress, header.count, off_t(fragmentedMoovOffset)) }) == header.count else {
             throw posixError("rewrite the movie header in")
         }

@@ -1,6 +1,7 @@
 import FFmpegCore
 import FoundationEssentials
 import Glibc
+import QuickTime
 
 /// Owns the muxer and the limits. Packets from the encoders are interleaved here by decode time and, before
 /// each is written, the writer knows the bytes written, the bytes the trailer will need and the free space
@@ -13,8 +14,8 @@ final class MovieWriter {
 
     private let output: OutputContext
     private let path: String
-    private let encoders: [Encoder]
-    private let rotationDegrees: Int
+    /// The encoders' streams as the container code sees them.
+    private let tracks: [TrackDescription]
     private let fragmentInterval: Double
     private let fragmentMemoryLimit: Int64
     /// Set once the header is written when fragments are on.
@@ -71,23 +72,19 @@ final class MovieWriter {
          fragmentInterval: Double = 0, fragmentMemoryLimit: Int64 = 4 << 20) throws {
         output = try OutputContext(path: path, formatName: "mov")
         self.path = path
-        self.encoders = encoders
-        self.rotationDegrees = rotationDegrees
         self.fragmentInterval = fragmentInterval
         self.fragmentMemoryLimit = fragmentMemoryLimit
         self.limits = limits
         self.folder = folder
-        for encoder in encoders {
-            try output.addStream(for: encoder, codecTag: CodecConfigurationRecord.sampleEntryTag(forCodec: encoder.codecIdentifier))
+        let tracks = encoders.map(TrackDescription.init)
+        for (encoder, track) in zip(encoders, tracks) {
+            try output.addStream(for: encoder, codecTag: CodecConfigurationRecord.sampleEntryTag(forCodec: track.codec)?.description)
         }
         if let videoIndex = encoders.firstIndex(where: { $0.mediaType == .video }) {
             try output.setRotation(streamIndex: videoIndex, clockwiseDegrees: rotationDegrees)
         }
-        estimator = TrailerSizeEstimator(trackKinds: encoders.map { encoder in
-            encoder.mediaType == .video
-                ? (true, CodecConfigurationRecord.size(codec: encoder.codecIdentifier, extradata: encoder.extradata))
-                : (false, encoder.extradataSize)
-        })
+        self.tracks = tracks
+        estimator = TrailerSizeEstimator(tracks: tracks)
         queues = Array(repeating: [], count: encoders.count)
         streamEnded = Array(repeating: false, count: encoders.count)
         encoderTimeBases = encoders.map(\.timeBase)
@@ -109,8 +106,7 @@ final class MovieWriter {
             try output.writeHeader(options: MovieFragmenter.muxerOptions)
             // Room after the fragmented moov for what the first fragment completes it with (FragmentedHeader).
             try output.writeRaw(MovieFragmenter.headerReserve)
-            fragmenter = try MovieFragmenter(output: output, path: path, encoders: encoders,
-                                             rotationDegrees: rotationDegrees, interval: fragmentInterval,
+            fragmenter = try MovieFragmenter(output: output, path: path, tracks: tracks, interval: fragmentInterval,
                                              memoryLimit: fragmentMemoryLimit)
         } else {
             try output.writeHeader()
@@ -248,11 +244,10 @@ final class MovieWriter {
             var trailer = estimator
             var position = offset
             for packet in group {
-                trailer.record(TrailerSizeEstimator.Sample(
-                    track: packet.streamIndex, fileOffset: position, storedSize: packet.size + growth, decodeTime: packet.dts,
-                    presentationOffset: packet.pts - packet.dts, isKeyframe: packet.isKeyframe,
-                    isDisposable: packet.isDisposable))
-                position += Int64(packet.size + growth)
+                var sample = Sample(packet)
+                sample.size += growth
+                trailer.record(SamplePlacement(track: packet.streamIndex, offset: position, sample: sample))
+                position += Int64(sample.size)
             }
             projected = position + Int64(trailer.bound)
         }
@@ -303,19 +298,19 @@ final class MovieWriter {
         let growth = isVideoStream[index] ? MovieWriter.startCodeGrowthAllowance : 0
         let offset = output.bytesWritten
         let end = packet.pts + packet.duration
-        var sample = TrailerSizeEstimator.Sample(
-            track: index, fileOffset: offset, storedSize: packet.size + growth, decodeTime: packet.dts,
-            presentationOffset: packet.pts - packet.dts, isKeyframe: packet.isKeyframe, isDisposable: packet.isDisposable)
-        let projected = fragmenter.map { offset + $0.pendingBound(adding: packet.size + growth) + Int64(estimator.bound) }
-            ?? offset + Int64(packet.size + growth) + Int64(estimator.bound(adding: sample))
+        // The packet as encoded (the muxer empties it), and as the trailer will index it: with room for the
+        // start codes the muxer lengthens.
+        let sample = Sample(packet)
+        var placement = SamplePlacement(track: index, offset: offset, sample: sample)
+        placement.sample.size += growth
+        let projected = fragmenter.map { offset + $0.pendingBound(adding: placement.sample.size) + Int64(estimator.bound) }
+            ?? offset + Int64(placement.sample.size) + Int64(estimator.bound(adding: placement))
         if let maxFileSize = limits.maxFileSize, projected > maxFileSize { return .maxFileSizeReached }
         if limits.minFreeDiskSpace > 0 {
             // Bytes still to reach the disk: what sits in the I/O buffer, this packet, and the trailer.
             let pending = projected - output.bytesFlushed
             if freeSpaceEstimate() - pending < limits.minFreeDiskSpace { return .diskSpaceLimitReached }
         }
-        let (pts, dts, duration, size) = (packet.pts, packet.dts, packet.duration, packet.size)
-        let (isKeyframe, isDisposable) = (packet.isKeyframe, packet.isDisposable)
         do {
             try output.write(packet, interleaved: false)
         } catch let error as FFmpegError where error.isNoSpace {
@@ -323,11 +318,10 @@ final class MovieWriter {
             return .diskFull
         }
         if let fragmenter {
-            fragmenter.noteWritten(stream: index, pts: pts, dts: dts, duration: duration, size: size, isKeyframe: isKeyframe,
-                                   isDisposable: isDisposable)
+            fragmenter.noteWritten(track: index, sample)
         } else {
-            sample.storedSize = Int(output.bytesWritten - offset)
-            estimator.record(sample)
+            placement.sample.size = Int(output.bytesWritten - offset)
+            estimator.record(placement)
             lastPacketEnd = output.bytesWritten
         }
         packetsWritten += 1

@@ -1,20 +1,20 @@
 /// The decoder configuration record a QuickTime video sample description carries (ISO 14496-15: avcC for
 /// H.264, hvcC for HEVC), as FFmpeg 5.1's mov muxer makes it from an encoder's Annex B extradata; and the
 /// sample entry tag Reel gives each codec. Streams are named by FFmpeg's codec names (h264, hevc).
-enum CodecConfigurationRecord {
+public enum CodecConfigurationRecord {
     /// The sample entry (the stream's codec tag) in every movie Reel writes, where it is not the muxer's own
     /// choice: HEVC is `hvc1` (parameter sets only in the sample description), which QuickTime and Safari
     /// require; FFmpeg would write `hev1`. H.264 keeps the muxer's `avc1`.
-    static func sampleEntryTag(forCodec codec: String) -> String? {
-        codec == "hevc" ? "hvc1" : nil
+    public static func sampleEntryTag(forCodec codec: Codec) -> FourCC? {
+        codec == .hevc ? "hvc1" : nil
     }
 
     /// The box holding the record inside the sample description.
-    static func boxType(forCodec codec: String) -> String? {
+    public static func boxType(forCodec codec: Codec) -> FourCC? {
         switch codec {
-        case "h264": return "avcC"
-        case "hevc": return "hvcC"
-        default: return nil
+        case .h264: "avcC"
+        case .hevc: "hvcC"
+        default: nil
         }
     }
 
@@ -22,11 +22,11 @@ enum CodecConfigurationRecord {
     /// byte is the version, 1) is stored as it is; Annex B parameter sets are rewritten with 2-byte lengths
     /// in place of start codes, behind a fixed header (ff_isom_write_avcc, ff_isom_write_hvcc). Other codecs:
     /// the extradata's size.
-    static func size(codec: String, extradata: [UInt8]) -> Int {
+    public static func size(codec: Codec, extradata: [UInt8]) -> Int {
         guard extradata.first != 1, let units = nalUnits(inAnnexB: extradata) else { return extradata.count }
         switch codec {
-        case "h264": return avcSize(units, in: extradata)
-        case "hevc": return hevcSize(units, in: extradata)
+        case .h264: return avcSize(units, in: extradata)
+        case .hevc: return hevcSize(units, in: extradata)
         default: return extradata.count
         }
     }
@@ -70,7 +70,7 @@ enum CodecConfigurationRecord {
     /// The NAL units of an Annex B stream, as FFmpeg splits it (ff_avc_parse_nal_units): each runs from
     /// after a 00 00 01 start code to the next one, less the zero byte a 4-byte start code begins with. Nil
     /// when the bytes do not start with a start code.
-    static func nalUnits(inAnnexB bytes: [UInt8]) -> [Range<Int>]? {
+    public static func nalUnits(inAnnexB bytes: [UInt8]) -> [Range<Int>]? {
         func startCode(from index: Int) -> Int? {
             var at = index
             while at + 2 < bytes.count {

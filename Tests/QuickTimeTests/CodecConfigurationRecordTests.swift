@@ -1,0 +1,34 @@
+import QuickTime
+import Testing
+
+/// Annex B extradata split as FFmpeg splits it, and the record size movenc stores for it (the muxer's own
+/// record for real encoders is checked in ReelTests).
+@Suite struct CodecConfigurationRecordTests {
+    @Test func splitsAnnexBAsFFmpegDoes() throws {
+        // A VPS after a 4-byte start code, an SPS after a 3-byte one, a PPS after a 4-byte one (whose first
+        // zero does not belong to the SPS).
+        let bytes: [UInt8] = [0, 0, 0, 1, 0x40, 1, 2, 0, 0, 1, 0x42, 3, 0, 0, 0, 1, 0x44, 4]
+        let units = try #require(CodecConfigurationRecord.nalUnits(inAnnexB: bytes))
+        #expect(units == [4 ..< 7, 10 ..< 12, 16 ..< 18])
+        #expect(CodecConfigurationRecord.nalUnits(inAnnexB: [1, 2, 3, 4]) == nil)
+        // 23 bytes of header, three arrays of 3, and the units of 3, 2 and 2 bytes with 2-byte lengths.
+        #expect(CodecConfigurationRecord.size(codec: .hevc, extradata: bytes) == 23 + 9 + 5 + 4 + 4)
+        // A record already is stored as it is.
+        #expect(CodecConfigurationRecord.size(codec: .hevc, extradata: [1, 2, 3]) == 3)
+    }
+
+    @Test func avcRecordKeepsParameterSetsOnly() {
+        // High profile (100) SPS, a PPS and an SEI: 7 bytes of header, 2-byte lengths, and High's 4 more bytes;
+        // the SEI stays out.
+        let sps: [UInt8] = [0x67, 100, 0, 30, 0xAC]
+        let pps: [UInt8] = [0x68, 0xEE, 0x3C]
+        let sei: [UInt8] = [0x06, 5, 1, 2]
+        let extradata = [0, 0, 0, 1] + sps + [0, 0, 1] + pps + [0, 0, 1] + sei
+        #expect(CodecConfigurationRecord.size(codec: .h264, extradata: extradata) == 7 + 2 + 5 + 2 + 3 + 4)
+        // Baseline (66) has no extension bytes.
+        let baseline = [0, 0, 0, 1, 0x67, 66, 0, 30] + [0, 0, 1] + pps
+        #expect(CodecConfigurationRecord.size(codec: .h264, extradata: baseline) == 7 + 2 + 4 + 2 + 3)
+        #expect(CodecConfigurationRecord.boxType(forCodec: .h264) == "avcC" && CodecConfigurationRecord.sampleEntryTag(forCodec: .h264) == nil)
+        #expect(CodecConfigurationRecord.sampleEntryTag(forCodec: .hevc) == "hvc1")
+    }
+}
