@@ -2,6 +2,7 @@
 /// after them when the 32-bit field is 1; for a `uuid` box, the 16-byte extended type. A 32-bit size of 0
 /// means the box runs to the end of the file.
 public struct BoxHeader: Equatable, Sendable {
+    /// Why bytes are not a box header.
     public enum ParseError: Error, Equatable, CustomStringConvertible {
         /// The bytes end `needed` bytes into a header that starts at `offset`.
         case truncated(offset: Int, needed: Int)
@@ -16,6 +17,7 @@ public struct BoxHeader: Equatable, Sendable {
         }
     }
 
+    /// The box type (`uuid` for a box with an extended type).
     public var type: FourCC
     /// Bytes of the whole box, header included; nil when it runs to the end of the file (size field 0).
     public var size: Int64?
@@ -47,6 +49,7 @@ public struct BoxHeader: Equatable, Sendable {
         return bytes
     }
 
+    /// Appends the header as it is written.
     public func write(into out: inout [UInt8]) {
         switch (size, hasLargeSize) {
         case (nil, false): BigEndian.append(UInt32(0), to: &out)

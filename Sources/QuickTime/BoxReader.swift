@@ -1,5 +1,6 @@
 /// A box inside a byte array: its header and where it lies.
 public struct Box: Equatable, Sendable {
+    /// The header as read (type, size as written, uuid extended type).
     public var header: BoxHeader
     /// Where the header starts.
     public var offset: Int

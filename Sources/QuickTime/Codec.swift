@@ -1,6 +1,7 @@
 /// A codec by name: the names FFmpeg gives codecs (`h264`, `hevc`, `aac`), which is what an encoder
 /// reports and what the container code decides by (configuration records, sample groups).
 public struct Codec: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// FFmpeg's name of the codec.
     public let name: String
 
     public init(_ name: String) {

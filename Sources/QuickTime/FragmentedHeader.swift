@@ -6,6 +6,7 @@
 ///
 /// Pure bytes in, bytes out: the writer puts the result over the space it reserved after the moov.
 public enum FragmentedHeader {
+    /// A moov that is not laid out as FFmpeg's muxer writes one.
     public enum HeaderError: Error, Equatable, CustomStringConvertible {
         case malformed(String)
         public var description: String {
@@ -13,6 +14,7 @@ public enum FragmentedHeader {
         }
     }
 
+    /// The completed moov, and where in it the total duration is kept.
     public struct Completed: Equatable, Sendable {
         public var moov: [UInt8]
         /// Where mehd's 64-bit duration sits in `moov`.

@@ -3,6 +3,8 @@
 /// handlers, sample descriptions, user data) but the durations, the edit lists and the sample tables, which
 /// depend on the samples. MovieIndexBuilder fills those in.
 public struct MovieBoxTemplate: Sendable {
+    /// A moov without what the template needs: a movie header, and per track its headers, handler and
+    /// sample description, with nothing but sample tables beside it.
     public enum TemplateError: Error, Equatable, CustomStringConvertible {
         case malformed(String)
         public var description: String {
@@ -12,6 +14,7 @@ public struct MovieBoxTemplate: Sendable {
 
     /// What the template says of one track.
     public struct Track: Equatable, Sendable {
+        /// tkhd's track ID (FFmpeg numbers tracks from 1 in stream order).
         public var id: UInt32
         /// The media header's time scale: the unit of the track's sample times.
         public var timescale: Int32
@@ -21,6 +24,7 @@ public struct MovieBoxTemplate: Sendable {
         public var box: Box
     }
 
+    /// The moov, whole.
     public let bytes: [UInt8]
     /// mvhd's time scale: the unit of the movie and track header durations and of edit list durations.
     public let movieTimescale: Int32
@@ -33,6 +37,7 @@ public struct MovieBoxTemplate: Sendable {
     static let sampleTables: Set<FourCC> = ["stts", "stss", "stps", "sdtp", "ctts", "cslg", "stsc", "stsz", "stz2",
                                             "stco", "co64", "sgpd", "sbgp"]
 
+    /// Reads and checks `moov` (the whole box).
     public init(_ moov: [UInt8]) throws(TemplateError) {
         guard let header = try? BoxHeader.parse(moov, at: 0), header.type == "moov", header.size == Int64(moov.count) else {
             throw .malformed("not a moov box")

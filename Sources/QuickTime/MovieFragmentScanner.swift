@@ -14,6 +14,7 @@ public struct MovieFragmentScanner {
         }
     }
 
+    /// One moof: where it starts in the file, and its track runs in order.
     public struct Fragment: Equatable, Sendable {
         public var moofOffset: Int64
         public var runs: [Run]
@@ -37,6 +38,7 @@ public struct MovieFragmentScanner {
         }
     }
 
+    /// A fragment that cannot be read, or is not laid out as the format says.
     public enum ScanError: Error, Equatable, CustomStringConvertible {
         case malformed(String)
         case unreadable(ByteReadError)
@@ -49,6 +51,7 @@ public struct MovieFragmentScanner {
         }
     }
 
+    /// The file (or bytes) the muxer writes.
     public let source: any RandomAccessBytes
 
     public init(_ source: any RandomAccessBytes) {

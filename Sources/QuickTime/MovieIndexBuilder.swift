@@ -8,6 +8,7 @@
 /// fragmented moov the muxer wrote at the start (MovieBoxTemplate), with the durations and edit lists
 /// computed as movenc.c computes them.
 public struct MovieIndexBuilder: Sendable {
+    /// The samples written and those found in the file disagree, or the template does not hold the streams.
     public enum IndexError: Error, Equatable, CustomStringConvertible {
         case mismatch(String)
         public var description: String {
@@ -15,13 +16,16 @@ public struct MovieIndexBuilder: Sendable {
         }
     }
 
+    /// The fragmented moov the index is made from.
     public let template: MovieBoxTemplate
+    /// The streams, in order; sample times are noted in each one's time base.
     public let tracks: [TrackDescription]
     /// Per track: the unit of its sample times in the file (1 / the template's media time scale).
     public let trackTimeBases: [TimeBase]
     /// Per track, samples handed to the muxer and not yet found in a fragment on disk.
     private var pending: [[Sample]]
     private var pendingHeads: [Int]
+    /// Per track, the samples placed so far.
     public private(set) var tables: [SampleTable]
 
     /// `tracks` in stream order: stream `i` is the template's track `i + 1` (FFmpeg numbers tracks so).

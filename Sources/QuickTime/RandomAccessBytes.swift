@@ -6,6 +6,7 @@ public protocol RandomAccessBytes {
     func read(at offset: Int64, count: Int) throws(ByteReadError) -> [UInt8]
 }
 
+/// Why bytes could not be read.
 public enum ByteReadError: Error, Equatable, CustomStringConvertible {
     /// Fewer bytes than asked for are there.
     case shortRead(offset: Int64, count: Int, available: Int)
@@ -24,6 +25,7 @@ public enum ByteReadError: Error, Equatable, CustomStringConvertible {
 
 /// A file read with pread through a descriptor its owner keeps open (and closes).
 public struct FileBytes: RandomAccessBytes, Sendable {
+    /// An open descriptor; reading does not move its offset.
     public let descriptor: Int32
 
     public init(descriptor: Int32) {

@@ -1,9 +1,11 @@
 /// One sample (an encoded picture or audio frame) as a container indexes it: timing, size and flags, no
 /// payload. Times count ticks of whatever time base the holder uses (an encoder's, or the track's).
 public struct Sample: Equatable, Sendable {
+    /// When the sample is decoded, in ticks (before 0 for what decodes ahead of the first picture shown).
     public var decodeTime: Int64
     /// Presentation time minus decode time: above 0 for a picture shown after pictures decoded later.
     public var presentationOffset: Int64
+    /// Until the next sample's decode time (the last one: its own length).
     public var duration: Int64
     /// Bytes of the payload (in a file: as stored there, after any start-code rewriting).
     public var size: Int

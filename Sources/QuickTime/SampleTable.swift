@@ -5,6 +5,7 @@
 ///
 /// Times are in the track's timescale, as the muxer received them.
 public struct SampleTable: Sendable {
+    /// A sample the tables cannot hold after the ones before it.
     public enum AppendError: Error, Equatable, CustomStringConvertible {
         /// Decode times must not go back, and a step must fit the 32 bits of an stts entry.
         case decodeTimeStep(from: Int64, to: Int64)

@@ -19,6 +19,7 @@ public struct TimeBase: Hashable, Sendable, CustomStringConvertible {
     /// How long one tick lasts, in seconds (for reports and thresholds; conversions stay exact).
     public var secondsPerTick: Double { Double(numerator) / Double(denominator) }
 
+    /// How a conversion that does not come out whole is rounded (FFmpeg's AVRounding modes).
     public enum Rounding: Sendable {
         /// To the nearest tick, halves away from zero (AV_ROUND_NEAR_INF, av_rescale_q's rounding).
         case nearest

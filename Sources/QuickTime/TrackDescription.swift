@@ -1,6 +1,7 @@
 /// A track described by its codec parameters, as an encoder hands them to a muxer (FFmpeg's
 /// AVCodecParameters, OBS's encoder parameters): what the container code needs without an encoder object.
 public struct TrackDescription: Equatable, Sendable {
+    /// The kind of track, with the picture size or the audio format.
     public enum Media: Equatable, Sendable {
         case video(width: Int, height: Int)
         case audio(sampleRate: Int, channels: Int)
