@@ -29,8 +29,12 @@ import Testing
         let configuration = try FastRecording.configuration(
             "\(folder)/cancelled.mov", limits: RecordingLimits(), video: DeviceSpec(parsing: "lavfi:testsrc2"),
             audio: DeviceSpec(parsing: "lavfi:sine"))
-        let task = Task { try await CaptureSession().record(configuration) }
-        try await Task.sleep(for: .milliseconds(800))
+        let session = CaptureSession()
+        let task = Task { try await session.record(configuration) }
+        // Cancel once it records (on a loaded machine opening the inputs can take a while).
+        let deadline = Date().addingTimeInterval(30)
+        while session.currentState != .recording && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        try await Task.sleep(for: .milliseconds(600))
         task.cancel()
         let result = try await task.value
         #expect(result.stopReason == .stopped && result.recordedSuccessfully, "\(result)")
