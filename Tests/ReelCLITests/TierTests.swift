@@ -117,7 +117,7 @@ import Testing
 }
 
 /// A slow output drops (and counts) its own pictures; the session, the readers and the other movies go on.
-/// A live 640x480 test pattern at 120 fps feeds a 64x64 movie (cheap) and a 640x480 tier at x264's slow
+/// A live 640x480 test pattern at 120 fps feeds a 64x64 movie (cheap) and a 640x480 tier at x264's veryslow
 /// speed, which this machine cannot encode at 120 fps: the tier drops its oldest waiting pictures and still
 /// lasts the whole recording; the main movie gets every picture.
 @Suite struct SlowOutputTests {
@@ -127,7 +127,7 @@ import Testing
         let slow = "\(folder)/slow.json"
         try """
             { "name": "slow", "description": "slower than the source",
-              "video": { "size": "640x480", "fps": 120, "x264Preset": "slow", "crf": 18, "profile": "high", "keyframeInterval": 480 },
+              "video": { "size": "640x480", "fps": 120, "x264Preset": "veryslow", "crf": 18, "profile": "high", "keyframeInterval": 480 },
               "audio": { "sampleRate": 48000, "channels": 2, "bitrate": "96k" } }
             """.write(toFile: slow, atomically: true, encoding: .utf8)
         let result = try Processes.reel(
