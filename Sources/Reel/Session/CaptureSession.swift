@@ -137,7 +137,7 @@ public final class CaptureSession: Sendable {
         // The new movie holds pictures of its own (queued, held, being encoded).
         shared.buffer.addSlots(.video, count: shared.paced ? MovieRecorder.livePictureQueue + 2 : 2)
         let recorder = MovieRecorder(setup: setup, buffer: shared.buffer, paced: shared.paced,
-                                     readerDrops: { engine.readerDrops }, progress: { _ in })
+                                     readerDrops: { [weak engine] in engine?.readerDrops ?? 0 }, progress: { _ in })
         guard engine.add(recorder) else {
             throw ReelError.invalidInput("the session has ended: start it again before adding a movie")
         }

@@ -192,7 +192,7 @@ struct RecordingPreparation {
         let engine = SessionEngine(setup: session, buffer: buffer, readers: readers, photos: photos)
         let silent: @Sendable (RecordingProgress) -> Void = { _ in }
         let recorders = movies.enumerated().map { index, movie -> MovieRecorder in
-            MovieRecorder(setup: movie, buffer: buffer, paced: paced, readerDrops: { engine.readerDrops },
+            MovieRecorder(setup: movie, buffer: buffer, paced: paced, readerDrops: { [weak engine] in engine?.readerDrops ?? 0 },
                           progress: index == 0 ? mainProgress : silent)
         }
         return (engine, recorders)
