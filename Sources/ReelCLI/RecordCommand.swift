@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Reel
+import Synchronization
 
 /// `reel record [OUTPUT.mov] [options]`: records until a limit, the input's end, or SIGINT/SIGTERM.
 enum RecordCommand {
@@ -19,6 +20,8 @@ enum RecordCommand {
                     130 a second Ctrl-C (with fragments the file is kept and plays up to its last fragment)
         The movie is written in fragments under its final name (see --fragment-interval): after a crash or
         kill -9 it plays up to the last fragment; a clean stop turns it into a regular movie in place.
+        SIGUSR1 (kill -USR1 PID) pauses the recording and the next one resumes it: the paused time is cut out of
+        every movie, audio and video together, with no hole; --max-duration counts recorded media.
         """
 
     static func run(_ arguments: [String]) -> ExitCode {
@@ -47,17 +50,22 @@ enum RecordCommand {
 
     /// Runs a session with signal handling and the status line; shared by the commands that record.
     static func record(_ options: RecordingOptions) throws -> RecordingResult {
-        try record(options.configuration, quiet: options.quiet)
+        try record(options.configuration, quiet: options.quiet, pausesOnSignal: true)
     }
 
     /// The input's duration, when a transcode knows it, turns the status line into a progress line with an ETA.
-    static func record(_ configuration: RecordingConfiguration, quiet: Bool) throws -> RecordingResult {
+    /// `pausesOnSignal`: SIGUSR1 pauses and resumes (`reel record`).
+    static func record(_ configuration: RecordingConfiguration, quiet: Bool, pausesOnSignal: Bool = false) throws -> RecordingResult {
         let session = CaptureSession()
         let status = StatusLine(quiet: quiet)
         let limit = configuration.limits.maxDuration
         let writing = configuration.writingPath
         let keepsFragments = writing == configuration.outputPath
         let signals = SignalHandling.shared
+        let paused = Atomic<Int>(0)  // SIGUSR1s so far: odd while paused
+        let togglePause: @Sendable () -> Void = {
+            if paused.add(1, ordering: .relaxed).newValue % 2 == 1 { session.pauseRecording() } else { session.resumeRecording() }
+        }
         signals.attach(stop: { session.stop() }, abort: {
             status.clear()
             if keepsFragments {
@@ -69,7 +77,7 @@ enum RecordCommand {
                 Terminal.printError("aborted by a second interrupt; \(writing) removed, nothing was kept")
             }
             _exit(ExitCode.interrupted.rawValue)
-        })
+        }, togglePause: pausesOnSignal ? togglePause : nil)
         try session.start(configuration) { event in
             guard case .progress(let progress) = event else { return }
             if let inputDuration = progress.inputDuration {

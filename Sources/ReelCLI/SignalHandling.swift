@@ -6,7 +6,8 @@ import Synchronization
 /// Turns SIGINT and SIGTERM into a graceful stop: the first one calls the command's `stop` (the file is
 /// finalized); a second SIGINT calls `abort`. Installed before a command parses its arguments (`install()`),
 /// so a signal that comes while the command is still starting is counted instead of killing the process;
-/// the command attaches its actions once it has something to stop, then checks `stopRequested`.
+/// the command attaches its actions once it has something to stop, then checks `stopRequested`. SIGUSR1
+/// calls the command's `togglePause`, if it has one (`reel record`), and is otherwise ignored.
 /// (`@unchecked`: the dispatch sources are created in init and only kept alive after that.)
 final class SignalHandling: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
@@ -24,8 +25,9 @@ final class SignalHandling: @unchecked Sendable {
     var stopRequested: Bool { count.value > 0 }
 
     /// What the next signals do.
-    func attach(stop: @escaping @Sendable () -> Void, abort: @escaping @Sendable () -> Void) {
-        actions.set(Actions(stop: stop, abort: abort))
+    func attach(stop: @escaping @Sendable () -> Void, abort: @escaping @Sendable () -> Void,
+                togglePause: (@Sendable () -> Void)? = nil) {
+        actions.set(Actions(stop: stop, abort: abort, togglePause: togglePause))
     }
 
     private init() {
@@ -35,14 +37,19 @@ final class SignalHandling: @unchecked Sendable {
         sigemptyset(&unblock)
         sigaddset(&unblock, SIGINT)
         sigaddset(&unblock, SIGTERM)
+        sigaddset(&unblock, SIGUSR1)
         pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         let queue = DispatchQueue(label: "reel.signals")
         let count = self.count
         let actions = self.actions
-        sources = [SIGINT, SIGTERM].map { number in
+        sources = [SIGINT, SIGTERM, SIGUSR1].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler {
+                if number == SIGUSR1 {
+                    actions.current?.togglePause?()
+                    return
+                }
                 let current = actions.current
                 if count.increment() == 1 {
                     current?.stop()
@@ -60,6 +67,7 @@ final class SignalHandling: @unchecked Sendable {
 private struct Actions: Sendable {
     var stop: @Sendable () -> Void
     var abort: @Sendable () -> Void
+    var togglePause: (@Sendable () -> Void)?
 }
 
 /// The command's actions, set on the main thread, read on the signal queue.

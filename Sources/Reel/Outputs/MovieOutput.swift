@@ -24,6 +24,11 @@ public final class MovieOutput: Sendable {
     /// never added or has already finished.
     public func stop() { recorder.withLock { $0 }?.requestStop() }
 
+    /// Pauses this movie (AVCaptureMovieFileOutput's pauseRecording): nothing is written until `resume()`,
+    /// and the movie's timeline then goes on without a hole, with a keyframe. The session keeps running.
+    public func pause() { recorder.withLock { $0 }?.setPaused(true) }
+    public func resume() { recorder.withLock { $0 }?.setPaused(false) }
+
     /// The result once the movie is finalized, else nil.
     public var result: RecordingResult? { recorder.withLock { $0 }?.result }
 

@@ -77,6 +77,12 @@ final class MovieRecorder: @unchecked Sendable {
     private var videoDone = false { didSet { if videoDone { videoWanted.store(false, ordering: .releasing) } } }
     private var audioDone = false { didSet { if audioDone { audioWanted.store(false, ordering: .releasing) } } }
     private let videoWanted = Atomic<Bool>(true)
+    /// Pause, as asked from any thread; the recorder's thread carries it out at the next item.
+    private let pauseRequested = Atomic<Bool>(false)
+    /// Session time at which the pause took effect, while paused.
+    private var pausedAt: Timestamp? = nil
+    /// The first picture after a resume starts a new group of pictures.
+    private var keyframeAtResume = false
     private let audioWanted = Atomic<Bool>(true)
     private var stopReason: StopReason? = nil
     private var errorMessage: String? = nil
@@ -148,6 +154,10 @@ final class MovieRecorder: @unchecked Sendable {
                     continue
                 }
                 do {
+                    if try pausing(at: item) {
+                        buffer.release(type, item.slot)
+                        continue
+                    }
                     if type == .video {
                         try encodeVideo(item)
                     } else {
@@ -179,6 +189,13 @@ final class MovieRecorder: @unchecked Sendable {
         }
         for (type, item) in queue.close() { buffer.release(type, item.slot) }
     }
+
+    /// Pauses or resumes the movie (AVCaptureMovieFileOutput's pauseRecording): while paused nothing is
+    /// written; on resume the movie's timeline goes on from where it paused, without a hole, audio and video
+    /// together, with a keyframe. Takes effect at the next captured item.
+    func setPaused(_ paused: Bool) { pauseRequested.store(paused, ordering: .releasing) }
+
+    var isPaused: Bool { pauseRequested.load(ordering: .acquiring) }
 
     /// Stops this movie only (the session goes on): what is queued before the request is still encoded,
     /// then the movie is finalized with `stopped`.
@@ -222,6 +239,32 @@ final class MovieRecorder: @unchecked Sendable {
                                      fragmentMemoryLimit: setup.fragmentMemoryLimit)
         try writer.start()
         self.writer = writer
+    }
+
+    // MARK: pause
+
+    /// Carries out a pause or resume asked for since the last item; true while paused (the item is not
+    /// recorded). A pause shows the held picture up to the pause instant; a resume moves the movie's origin
+    /// (and the audio queue's start) by the paused time, so the next item continues the timeline.
+    private func pausing(at item: CapturedItem) throws -> Bool {
+        let wanted = pauseRequested.load(ordering: .acquiring)
+        guard let origin else { return false }  // before the first picture there is nothing to pause
+        if wanted, pausedAt == nil {
+            pausedAt = item.time
+            let slots = cadence.arrive(time: VideoCadence.frames(of: item.time - origin, rate: setup.preset.videoFrameRate))
+            if let held = heldPicture {
+                heldPicture = nil
+                defer { buffer.release(.video, held.slot) }
+                try show(held.picture(setup.rendition), in: slots)
+            }
+        } else if !wanted, let paused = pausedAt {
+            let gap = item.time - paused
+            self.origin = origin + gap
+            if let start = audioFIFOStart { audioFIFOStart = start + gap.rescaled(to: audioTimeBase).value }
+            pausedAt = nil
+            keyframeAtResume = true
+        }
+        return pausedAt != nil
     }
 
     // MARK: video
@@ -271,7 +314,8 @@ final class MovieRecorder: @unchecked Sendable {
             videoInput.pts = slot
             // Each fragment starts with a keyframe, so one comes at every multiple of the fragment interval.
             videoInput.forcesKeyframe = keyframes.forcesKeyframe(at: Double(slot) * videoTimeBase.doubleValue,
-                                                                 isFirst: videoFrames == 0)
+                                                                 isFirst: videoFrames == 0) || (keyframeAtResume && videoFrames > 0)
+            keyframeAtResume = false
             try send(videoInput, to: encoder, stream: videoStream)
             if slot > slots.lowerBound { duplicatedFrames += 1 }
             videoFrames += 1

@@ -96,6 +96,13 @@ public final class CaptureSession: Sendable {
         if let requests = photoRequests.withLock({ $0 }) { photo.attach(requests) }
     }
 
+    /// Pauses every movie of the recording (AVCaptureMovieFileOutput's pauseRecording): while paused nothing
+    /// is written and the inputs keep running; `resumeRecording()` goes on without a hole in the movies'
+    /// timelines (audio and video together, a keyframe at the resume point). The duration limit counts
+    /// recorded media, not the paused time. Nothing happens when the session is not recording.
+    public func pauseRecording() { running.withLock { $0 }?.setPaused(true) }
+    public func resumeRecording() { running.withLock { $0 }?.setPaused(false) }
+
     /// Changes the V4L2 camera's controls while recording, as AVCaptureDevice's torch, focus and exposure
     /// modes change live: V4L2 names (`focus_absolute=120`) or the conveniences (`torch=on`, `focus=locked`,
     /// `exposure=manual:0.01`, `white_balance=4500`, `zoom=2`), in order. Throws `ReelError.invalidInput`

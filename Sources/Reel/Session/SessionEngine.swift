@@ -83,6 +83,11 @@ final class SessionEngine: @unchecked Sendable {
         return added
     }
 
+    /// Pauses or resumes every movie of the session (see MovieRecorder.setPaused).
+    func setPaused(_ paused: Bool) {
+        for recorder in recorders.withLock({ $0.movies }) { recorder.setPaused(paused) }
+    }
+
     /// Adds a live view: from the next picture on, it is offered every picture (it takes a few a second).
     /// A session that has ended closes the preview at once (its stream ends).
     func add(preview: PreviewFeed) {

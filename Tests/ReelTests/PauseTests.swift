@@ -1,0 +1,71 @@
+import Foundation
+@testable import Reel
+import ReelTestSupport
+import Testing
+
+/// Issue 15 (part): pause and resume. A live source whose pictures carry their number records, pauses for
+/// about a second and resumes: the movie leaves the paused pictures out, its timeline has no hole (every frame
+/// one frame long), audio covers the same time as video, and the picture after the resume is a keyframe.
+@Suite struct PauseTests {
+    @Test func aPausedStretchIsLeftOutWithoutAHole() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var preset = try PresetLibrary.preset(named: "352x288")
+        (preset.video.width, preset.video.height) = (64, 64)
+        let configuration = RecordingConfiguration(
+            outputPath: "\(folder)/paused.mov", video: try DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: "30"))"),
+            audio: try DeviceSpec(parsing: "lavfi:sine"), preset: preset, limits: RecordingLimits(), fragmentInterval: 0)
+        let session = CaptureSession()
+        try session.start(configuration)
+        try await Task.sleep(for: .milliseconds(1000))
+        session.pauseRecording()
+        try await Task.sleep(for: .milliseconds(1000))
+        session.resumeRecording()
+        try await Task.sleep(for: .milliseconds(1000))
+        session.stop()
+        let result = await session.finished()
+        #expect(result.recordedSuccessfully, "\(result)")
+        let numbers = try TestInputs.frameNumbers("\(folder)/paused.mov")
+        let jumps = zip(numbers, numbers.dropFirst()).map { ($1 - $0 + 256) % 256 }
+        // One jump over the paused pictures (about 30), every other step one picture.
+        let big = jumps.filter { $0 > 1 }
+        #expect(big.count == 1 && (20...45).contains(big.first ?? 0), "steps \(jumps)")
+        #expect(jumps.filter { $0 == 0 }.count <= 1, "no picture repeated: \(jumps)")
+        #expect((50...75).contains(numbers.count), "about 2 s recorded: \(numbers.count) frames")
+        // No hole: every packet one frame long, one after the other.
+        let packets = try TestInputs.videoPacketTimes("\(folder)/paused.mov")
+        for (index, packet) in packets.enumerated() { #expect(abs(packet.time - Double(index) / 30) < 1e-4, "packet \(index) at \(packet.time)") }
+        // Audio covers the same time (within a frame): the pause is cut out of both.
+        let movie = try MediaInspection(path: "\(folder)/paused.mov")
+        #expect(abs(movie.audioDuration - movie.videoDuration) < 1.0 / 30 + 0.022, "audio \(movie.audioDuration) s, video \(movie.videoDuration) s")
+        // The picture after the resume is a keyframe.
+        let keyframes = try Processes.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,flags",
+                                                               "-of", "csv=p=0", "\(folder)/paused.mov"]).standardOutput
+            .split(separator: "\n").filter { $0.contains("K") }.compactMap { Double($0.split(separator: ",")[0]) }
+        let resumeIndex = (jumps.firstIndex { $0 > 1 } ?? -10) + 1
+        #expect(keyframes.contains { abs($0 - Double(resumeIndex) / 30) < 1e-3 }, "keyframes \(keyframes), resume at frame \(resumeIndex)")
+    }
+
+    /// `reel record` pauses on SIGUSR1 and resumes on the next one; the JSON's duration is the recorded media.
+    @Test func sigusr1PausesAndResumesTheCommand() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let running = try Processes.start(Processes.reelExecutable, [
+            "record", "cli.mov", "--video", "lavfi:\(TestInputs.numberedPictures(rate: "30"))", "--audio", "lavfi:sine",
+            "--preset", "352x288", "--size", "64x64", "--json", "--quiet"], currentDirectory: folder)
+        Thread.sleep(forTimeInterval: 1.2)
+        kill(running.process.processIdentifier, SIGUSR1)
+        Thread.sleep(forTimeInterval: 1)
+        kill(running.process.processIdentifier, SIGUSR1)
+        Thread.sleep(forTimeInterval: 1)
+        kill(running.process.processIdentifier, SIGINT)
+        let result = Processes.finish(running)
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try TestInputs.json(result.standardOutput)
+        let duration = json["duration"] as? Double ?? 0
+        #expect(duration > 1.4 && duration < 2.8, "about 2 s recorded of about 3.2 s: \(duration)")
+        let numbers = try TestInputs.frameNumbers("\(folder)/cli.mov")
+        let jumps = zip(numbers, numbers.dropFirst()).map { ($1 - $0 + 256) % 256 }
+        #expect(jumps.filter { $0 > 1 }.count == 1 && (20...45).contains(jumps.max() ?? 0), "steps \(jumps)")
+    }
+}
