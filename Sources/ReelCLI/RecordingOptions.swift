@@ -116,7 +116,11 @@ struct RecordingOptions {
             }
             let path = String(text[text.index(after: colon)...])
             try checkMovieOutput(path, command: "--tier")
-            return MovieTier(outputPath: path, preset: try PresetLibrary.preset(named: String(text[..<colon])))
+            do {
+                return MovieTier(outputPath: path, preset: try PresetLibrary.preset(named: String(text[..<colon])))
+            } catch let error as ReelError {
+                throw UsageError("--tier '\(text)': \(error.message)")
+            }
         }
     }
 
