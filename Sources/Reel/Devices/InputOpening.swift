@@ -124,6 +124,9 @@ struct InputRecipe: Equatable {
         }
     }
 
+    /// What to check when a camera cannot be opened (libavdevice's path and Reel's own V4L2 reader).
+    static let cameraHint = "check that the camera is connected and not in use (reel devices lists cameras)"
+
     private func withHint<Value>(_ spec: DeviceSpec, _ open: () throws -> Value) throws -> Value {
         do {
             return try open()
@@ -131,7 +134,7 @@ struct InputRecipe: Equatable {
             let hint: String
             switch spec.kind {
             case .file: hint = "check the path and that FFmpeg can read the file"
-            case .v4l2: hint = "check that the camera is connected and not in use (reel devices lists cameras)"
+            case .v4l2: hint = InputRecipe.cameraHint
             case .alsa: hint = "check the ALSA device name (reel devices lists capture devices; arecord -L too)"
             case .pulse: hint = "check that a PulseAudio server is running and the source exists"
             case .x11grab: hint = "check that the X display is running and DISPLAY access is allowed"

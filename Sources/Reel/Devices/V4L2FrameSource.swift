@@ -26,11 +26,12 @@ final class V4L2FrameSource: FrameSource {
     /// The options this source takes; anything else needs libavdevice.
     static let handledOptions: Set<String> = ["input_format", "video_size", "framerate"]
 
-    /// V4L2 fourccs by FFmpeg's input_format names, and how their buffers become pictures.
-    static let formats: [String: (fourcc: String, decoder: String?)] = [
-        "mjpeg": ("MJPG", "mjpeg"), "h264": ("H264", "h264"), "yuyv422": ("YUYV", nil), "uyvy422": ("UYVY", nil),
-        "nv12": ("NV12", nil), "yuv420p": ("YU12", nil), "rgb24": ("RGB3", nil), "bgr24": ("BGR3", nil), "gray": ("GREY", nil),
-    ]
+    /// The V4L2 fourcc for an FFmpeg input_format name (VideoMode's table), and the decoder its buffers need
+    /// (compressed formats; raw ones are copied as they are).
+    static func format(named inputFormat: String) -> (fourcc: String, decoder: String?)? {
+        guard let fourcc = VideoMode.ffmpegInputFormats.first(where: { $0.value == inputFormat })?.key else { return nil }
+        return (fourcc, ["mjpeg", "h264"].contains(inputFormat) ? inputFormat : nil)
+    }
 
     /// Whether a recipe can be read directly: a V4L2 camera in a mode Reel names completely.
     static func canOpen(_ recipe: InputRecipe) -> Bool {
@@ -38,13 +39,13 @@ final class V4L2FrameSource: FrameSource {
         let keys = Set(recipe.options.map(\.key))
         guard keys.isSubset(of: handledOptions), keys.contains("input_format"), keys.contains("video_size"),
               let input = recipe.options.first(where: { $0.key == "input_format" })?.value else { return false }
-        return formats[input] != nil
+        return format(named: input) != nil
     }
 
     init(recipe: InputRecipe, spec: DeviceSpec, interrupt: InterruptFlag) throws {
         func option(_ key: String) -> String? { recipe.options.first { $0.key == key }?.value }
         let inputFormat = option("input_format")!
-        let (fourccText, decoderName) = V4L2FrameSource.formats[inputFormat]!
+        let (fourccText, decoderName) = V4L2FrameSource.format(named: inputFormat)!
         guard let size = option("video_size").flatMap(Preset.parseSize) else {
             throw ReelError.invalidInput("\(spec): video_size '\(option("video_size") ?? "")' is not WxH")
         }
@@ -132,13 +133,13 @@ final class V4L2FrameSource: FrameSource {
         let reason = String(cString: strerror(code))
         switch code {
         case ENOENT, ENODEV, ENXIO:
-            return ReelError(.deviceNotFound, "cannot open \(spec): \(reason); check that the camera is connected (reel devices lists cameras)")
+            return ReelError(.deviceNotFound, "cannot open \(spec): \(reason); \(InputRecipe.cameraHint)")
         case EBUSY:
             return ReelError(.deviceBusy, "cannot open \(spec): \(reason); another program is using the camera: close it or choose another")
         case ENOTTY:
             return ReelError(.invalidInput, "cannot open \(spec): it is not a video capture device (a metadata or output node?); reel devices lists cameras")
         default:
-            return ReelError(.invalidInput, "cannot open \(spec): \(reason); check that the camera is connected and not in use (reel devices lists cameras)")
+            return ReelError(.invalidInput, "cannot open \(spec): \(reason); \(InputRecipe.cameraHint)")
         }
     }
 }

@@ -19,20 +19,14 @@ public struct VideoMode: Sendable, Equatable, Encodable {
     var area: Int { width * height }
 
     /// FFmpeg's v4l2 `input_format` name for this fourcc.
-    var ffmpegInputFormat: String? {
-        switch pixelFormat {
-        case "MJPG": return "mjpeg"
-        case "H264": return "h264"
-        case "YUYV": return "yuyv422"
-        case "UYVY": return "uyvy422"
-        case "NV12": return "nv12"
-        case "YU12": return "yuv420p"
-        case "RGB3": return "rgb24"
-        case "BGR3": return "bgr24"
-        case "GREY": return "gray"
-        default: return nil
-        }
-    }
+    var ffmpegInputFormat: String? { VideoMode.ffmpegInputFormats[pixelFormat] }
+
+    /// V4L2 fourccs Reel can capture, by FFmpeg's v4l2 `input_format` names (the one table: mode selection,
+    /// libavdevice's options and Reel's own V4L2 reader all read it).
+    static let ffmpegInputFormats: [String: String] = [
+        "MJPG": "mjpeg", "H264": "h264", "YUYV": "yuyv422", "UYVY": "uyvy422", "NV12": "nv12", "YU12": "yuv420p",
+        "RGB3": "rgb24", "BGR3": "bgr24", "GREY": "gray",
+    ]
 }
 
 /// Chooses the camera mode for a preset: the preset's size at a rate that really reaches the preset's fps

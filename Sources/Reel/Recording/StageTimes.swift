@@ -7,13 +7,13 @@ public struct StageTimes: Sendable, Codable, Equatable {
     public var readDecode: Double = 0
     /// Scaling, pixel-format conversion, resampling and queueing (reader threads).
     public var convert: Double = 0
-    /// Calls into x264 on the encoding thread (x264's own threads count under `codecThreads`).
+    /// Calls into x264 on the movie's thread (x264's own threads count under `codecThreads`).
     public var encodeVideo: Double = 0
     /// The AAC encoder, on its own thread.
     public var encodeAudio: Double = 0
     /// Interleaving, limit checks and writing packets.
     public var mux: Double = 0
-    /// Everything else the encoding thread did (clock, limits, stills, events).
+    /// Everything else the movie's thread did (clock, limits, events).
     public var engineOther: Double = 0
     /// x264's and the decoders' own worker threads, and anything else outside Reel's threads.
     public var codecThreads: Double = 0

@@ -83,6 +83,10 @@ public final class CaptureSession: Sendable {
                 self.didFinish(result)
                 events(.finished(result))
             }
+        } catch let error as FFmpegError {
+            // An FFmpeg call that failed while opening (an encoder, a decoder): the typed kind with the C call.
+            state.withLock { $0 = .ready }
+            throw ReelError.ffmpeg(error, while: "cannot start the recording")
         } catch {
             state.withLock { $0 = .ready }
             throw error

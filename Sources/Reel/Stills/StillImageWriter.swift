@@ -120,8 +120,9 @@ enum StillImageWriter {
     static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
         let partial = CaptureSession.partialPath(for: path)
         if let problem = FileSystem.write(bytes, to: partial) {
+            let full = problem == String(cString: strerror(ENOSPC))
             unlink(partial)
-            throw ReelError.runtime("cannot write the still \(path): \(problem); free space or choose another folder")
+            throw ReelError(full ? .diskFull : .runtime, "cannot write the still \(path): \(problem); free space or choose another folder")
         }
         guard rename(partial, path) == 0 else {
             let reason = String(cString: strerror(errno))
