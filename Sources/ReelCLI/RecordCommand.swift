@@ -14,6 +14,7 @@ enum RecordCommand {
 
         options:
         \(RecordingOptions.help)
+        \(RecordingOptions.segmentHelp)
 
         exit codes: 0 finalized (also when a limit or a signal stopped it), 1 runtime failure,
                     2 bad usage or input (nothing written),
@@ -25,7 +26,7 @@ enum RecordCommand {
         """
 
     static func run(_ arguments: [String]) -> ExitCode {
-        let specification = ParsedArguments.Specification(valueOptions: RecordingOptions.valueOptions,
+        let specification = ParsedArguments.Specification(valueOptions: RecordingOptions.valueOptions.union(RecordingOptions.segmentOptions),
                                                           flagOptions: RecordingOptions.flagOptions)
         let options: RecordingOptions
         do {

@@ -9,6 +9,21 @@ struct RecordingOptions {
                                             "--max-size", "--min-free", "--fragment-interval", "--device-timeout",
                                             "--orientation", "--still", "--still-quality", "--camera-control", "--tier"]
     static let flagOptions: Set<String> = ["--overwrite", "--json", "--quiet", "--restore-controls"]
+    /// Segmenting, for record and transcode (a tap-or-hold capture is one movie).
+    static let segmentOptions: Set<String> = ["--segment-duration", "--segment-size", "--keep-segments", "--keep-free"]
+
+    static let segmentHelp = """
+        segments (continuous recording):
+          --segment-duration S   roll over into a new movie every S seconds of media, exact to the frame (each
+                                 starts with a keyframe; together they hold every frame and sample once)
+          --segment-size BYTES   roll over before a movie would pass BYTES (it uses at least 90 % of them)
+                                 OUTPUT names the segments: {index} (001, 002 ...), {date} and {time} (when each
+                                 starts, 2026-11-30 and 14-05-09); without {index}, -001 ... goes before .mov.
+                                 --max-duration, --max-size and --min-free then apply to the whole recording
+          --keep-segments N      loop recording: keep only the newest N finished segments (deletes older ones)
+          --keep-free BYTES      loop recording: when free space would fall under BYTES, delete the oldest
+                                 finished segments of this recording instead of stopping (sets the --min-free floor)
+        """
 
     static let help = """
           --video SPEC           picture source (default: first v4l2 camera, else lavfi:testsrc2); none for audio only
@@ -87,6 +102,7 @@ struct RecordingOptions {
             orientation: orientation, overwrite: arguments.has("--overwrite"), firstFrameStill: still,
             fragmentInterval: fragmentInterval)
         configuration.tiers = try RecordingOptions.tiers(arguments)
+        configuration.segmentation = try RecordingOptions.segmentation(arguments, limits: &configuration.limits)
         configuration.cameraControls = try arguments.cameraControls()
         configuration.restoresCameraControls = arguments.has("--restore-controls")
         if let seconds = try arguments.number("--device-timeout", in: RecordingConfiguration.deviceTimeoutRange) {
@@ -122,6 +138,36 @@ struct RecordingOptions {
                 throw UsageError("--tier '\(text)': \(error.message)")
             }
         }
+    }
+
+    /// `--segment-duration`, `--segment-size`, `--keep-segments`, `--keep-free` (which sets the min-free floor).
+    static func segmentation(_ arguments: ParsedArguments, limits: inout RecordingLimits) throws -> Segmentation? {
+        var segmentation = Segmentation()
+        segmentation.duration = try arguments.number("--segment-duration", in: Segmentation.durationRange)
+        if let text = arguments.value("--segment-size") {
+            guard let bytes = ByteCount.parse(text), bytes > 0 else {
+                throw UsageError("--segment-size '\(text)' is not a size in bytes (e.g. 100M, 1Gi)")
+            }
+            segmentation.size = bytes
+        }
+        segmentation.keep = try arguments.integer("--keep-segments", in: Segmentation.keepRange)
+        if let text = arguments.value("--keep-free") {
+            guard let bytes = ByteCount.parse(text), bytes > 0 else {
+                throw UsageError("--keep-free '\(text)' is not a size in bytes (e.g. 500M, 2Gi)")
+            }
+            if arguments.value("--min-free") != nil {
+                throw UsageError("--keep-free sets the free-space floor itself: give it or --min-free, not both")
+            }
+            limits.minFreeDiskSpace = bytes
+            segmentation.deletesOldestForFreeSpace = true
+        }
+        guard segmentation.duration != nil || segmentation.size != nil else {
+            if arguments.value("--keep-segments") != nil || arguments.value("--keep-free") != nil {
+                throw UsageError("--keep-segments and --keep-free need segments: add --segment-duration S or --segment-size BYTES")
+            }
+            return nil
+        }
+        return segmentation
     }
 
     static func checkMovieOutput(_ output: String, command: String) throws {

@@ -7,7 +7,7 @@ enum TranscodeCommand {
     static let help = """
         usage: reel transcode INPUT OUTPUT.mov [--preset NAME|FILE] [--size WxH] [--fps N] [--tier PRESET:PATH ...]
                               [--max-duration S] [--max-size BYTES] [--min-free BYTES] [--fragment-interval S] [--still FILE]
-                              [--overwrite] [--json] [--quiet]
+                              [--segment-duration S] [--segment-size BYTES] [--overwrite] [--json] [--quiet]
 
         Converts any file FFmpeg can read to an H.264 (or HEVC) + AAC QuickTime movie at a preset (default
         720p). The picture keeps its aspect ratio: it is fitted inside the preset's size with black bars, never
@@ -23,6 +23,8 @@ enum TranscodeCommand {
         silent, and joined MPEG-TS segments play as one. Cover art is not video. A named pipe or <(...) works.
         --tier PRESET:PATH (repeatable) writes further movies at other presets from the same decode (a 352x288
         proxy beside a 720p copy): the input is read and decoded once.
+        --segment-duration S / --segment-size BYTES split the output into consecutive movies as `record` does
+        (OUTPUT then names them: {index}, or -001, -002 ... before .mov).
         """
 
     static func run(_ arguments: [String]) -> ExitCode {
@@ -30,8 +32,8 @@ enum TranscodeCommand {
         var configuration: RecordingConfiguration
         do {
             let parsed = try ParsedArguments(arguments, command: "transcode", specification: .init(
-                valueOptions: ["--preset", "--size", "--fps", "--max-duration", "--max-size", "--min-free", "--fragment-interval",
-                               "--still", "--still-quality", "--tier"],
+                valueOptions: Set(["--preset", "--size", "--fps", "--max-duration", "--max-size", "--min-free", "--fragment-interval",
+                               "--still", "--still-quality", "--tier"]).union(RecordingOptions.segmentOptions),
                 flagOptions: RecordingOptions.flagOptions))
             guard parsed.positionals.count == 2 else { throw UsageError("transcode: expected INPUT and OUTPUT.mov") }
             let output = parsed.positionals[1]
@@ -40,7 +42,8 @@ enum TranscodeCommand {
             let request = Transcoder.Request(
                 inputPath: parsed.positionals[0], outputPath: output, preset: options.configuration.preset,
                 limits: options.configuration.limits, overwrite: options.configuration.overwrite,
-                firstFrameStill: options.configuration.firstFrameStill, tiers: options.configuration.tiers)
+                firstFrameStill: options.configuration.firstFrameStill, tiers: options.configuration.tiers,
+                segmentation: options.configuration.segmentation)
             configuration = Transcoder.configuration(for: request)
             configuration.fragmentInterval = options.configuration.fragmentInterval
         } catch {

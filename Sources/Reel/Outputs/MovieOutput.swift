@@ -10,12 +10,15 @@ public final class MovieOutput: Sendable {
     public let outputPath: String
     public let preset: Preset
     public let limits: RecordingLimits
+    /// Consecutive files instead of one (outputPath is then their name pattern, see Segmentation).
+    public let segmentation: Segmentation?
     private let recorder = Locked<MovieRecorder?>(nil)
 
-    public init(outputPath: String, preset: Preset, limits: RecordingLimits = RecordingLimits()) {
+    public init(outputPath: String, preset: Preset, limits: RecordingLimits = RecordingLimits(), segmentation: Segmentation? = nil) {
         self.outputPath = outputPath
         self.preset = preset
         self.limits = limits
+        self.segmentation = segmentation
     }
 
     func attach(_ running: MovieRecorder) { recorder.withLock { $0 = running } }

@@ -5,8 +5,14 @@ import Synchronization
 
 /// One movie output of a session, on a thread of its own: takes the captured items the session hands it
 /// (OutputQueue), puts them on the movie's clock, applies the duration limit, encodes H.264 and AAC and hands
-/// packets to the MovieWriter, which applies the size and disk limits. A limit stops this movie only: it is
-/// finalized at once and the output takes no more. AAC runs on an EncoderThread beside it.
+/// packets to its file's MovieWriter, which applies the size and disk limits. A limit stops this movie only:
+/// it is finalized at once and the output takes no more. AAC runs on an EncoderThread beside it.
+///
+/// A segmented movie (Setup.segmentation) writes consecutive files (MovieSegment): at each boundary (a frame
+/// slot and the audio sample at the same instant, see SegmentBoundaries) the picture is forced to be a
+/// keyframe, the audio of the ending file is encoded up to the boundary and its encoder drained, and the next
+/// file begins with a fresh AAC encoder. Video packets go to the file whose range holds their time: with a
+/// closed GOP every picture before the keyframe leaves the encoder before it, so each file is whole.
 final class MovieRecorder: @unchecked Sendable {
     struct Setup: Sendable {
         /// Where the movie is written until finalized: the output path itself when fragments keep it
@@ -34,6 +40,8 @@ final class MovieRecorder: @unchecked Sendable {
         var audioDevice: String?
         /// Seconds the input file lasts (a transcode), for progress.
         var inputDuration: Double?
+        /// Consecutive files instead of one (outputPath is then the name pattern, see SegmentNaming).
+        var segmentation: Segmentation? = nil
     }
 
     let setup: Setup
@@ -43,6 +51,8 @@ final class MovieRecorder: @unchecked Sendable {
     /// Pictures the session's readers dropped (shared by every output), for the result and progress.
     private let readerDrops: @Sendable () -> Int
     private let progress: @Sendable (RecordingProgress) -> Void
+    /// Segment events (segmentStarted, segmentFinished), from this movie's thread.
+    private let segmentEvents: @Sendable (RecordingEvent) -> Void
     private let startedAt: Int64
     /// Set once the movie wants nothing more (a limit, a failure, the end): the session stops handing it items.
     private let doneFlag = Atomic<Bool>(false)
@@ -51,9 +61,26 @@ final class MovieRecorder: @unchecked Sendable {
 
     // Encoding state, owned by the recorder's thread.
     private var videoEncoder: Encoder?
-    private var audioEncoder: EncoderThread?
-    private var audioEncoderRunning = false
-    private var writer: MovieWriter?
+    /// The files being written, oldest first: the last takes the audio and new pictures; an older one stays
+    /// open until the video encoder has given out its last pictures. One for an unsegmented movie.
+    private var segments: [MovieSegment] = []
+    /// Every file finished so far, in order (segment results with what finalizing them gave).
+    private var finishedSegments: [MovieSegment.Outcome] = []
+    private let boundaries: SegmentBoundaries
+    private let naming: SegmentNaming?
+    /// The next segment boundary, planned but not yet reached by the video (audio waits there for it).
+    private var nextBoundary: SegmentBoundaries.Boundary?
+    private var sizeCut: SegmentSizeCut?
+    private var retention: SegmentRetention
+    /// Pictures given to the video encoder and packets it gave back: the difference is in flight.
+    private var picturesSent = 0
+    private var videoPacketsOut = 0
+    private var nextSlotToSend: Int64 = 0
+    private var audioEncodeNanoseconds: Int64 = 0
+    /// A segmented movie's last AAC frame of samples encoded: the next segment's encoder is primed with them
+    /// (encoded before its start, and trimmed by its edit list as any encoder priming is), so its first frame
+    /// decodes as cleanly as the middle of a movie instead of starting from silence.
+    private var preroll: SampleFIFO?
     private let packet = Packet()
     private var audioFIFO: SampleFIFO?
     /// Converts the session's audio when this movie's preset asks for another rate or channel count.
@@ -99,9 +126,15 @@ final class MovieRecorder: @unchecked Sendable {
     static let livePictureQueue = 6
 
     init(setup: Setup, buffer: CaptureBuffer, paced: Bool, readerDrops: @escaping @Sendable () -> Int,
-         progress: @escaping @Sendable (RecordingProgress) -> Void) {
+         progress: @escaping @Sendable (RecordingProgress) -> Void,
+         segmentEvents: @escaping @Sendable (RecordingEvent) -> Void = { _ in }) {
         self.setup = setup
         self.buffer = buffer
+        self.segmentEvents = segmentEvents
+        self.boundaries = SegmentBoundaries(frameRate: setup.preset.videoFrameRate, sampleRate: setup.preset.audio.sampleRate)
+        self.naming = setup.segmentation.map { _ in SegmentNaming(template: setup.outputPath) }
+        self.sizeCut = setup.segmentation?.size.map { SegmentSizeCut(size: $0) }
+        self.retention = SegmentRetention(keep: setup.segmentation?.keep)
         self.queue = OutputQueue(pictureLimit: paced ? MovieRecorder.livePictureQueue : nil)
         self.readerDrops = readerDrops
         self.progress = progress
@@ -209,36 +242,135 @@ final class MovieRecorder: @unchecked Sendable {
     }
 
     private func openOutput() throws {
-        var encoders: [Encoder] = []
         if setup.hasVideo {
-            let encoder = try Encoder(video: setup.preset.videoEncoderSettings(colour: setup.videoColour), globalHeader: MovieWriter.needsGlobalHeader)
-            videoStream = encoders.count
-            encoders.append(encoder)
-            videoEncoder = encoder
+            videoEncoder = try Encoder(video: setup.preset.videoEncoderSettings(colour: setup.videoColour), globalHeader: MovieWriter.needsGlobalHeader)
+            videoStream = 0
         }
         if setup.hasAudio {
-            let encoder = try Encoder(audio: setup.preset.audioEncoderSettings(), globalHeader: MovieWriter.needsGlobalHeader)
-            audioStream = encoders.count
-            encoders.append(encoder)
+            audioStream = setup.hasVideo ? 1 : 0
             audioFIFO = SampleFIFO(format: .floatPlanar, channels: setup.preset.audio.channels)
-            let frames = try (0..<EncoderThread.audioFramePool).map { _ in
-                let frame = Frame()
-                try frame.allocateAudio(sampleCount: encoder.frameSize, format: .floatPlanar,
-                                        channels: setup.preset.audio.channels, sampleRate: setup.preset.audio.sampleRate)
-                return frame
-            }
-            audioEncoder = EncoderThread(encoder: encoder, frames: frames, name: "reel.encoder.audio")
-            audioEncoderRunning = true
+            if setup.segmentation != nil { preroll = SampleFIFO(format: .floatPlanar, channels: setup.preset.audio.channels) }
             if setup.captureAudio != (setup.preset.audio.sampleRate, setup.preset.audio.channels) {
                 audioResampler = Resampler(outputRate: setup.preset.audio.sampleRate, outputChannels: setup.preset.audio.channels)
                 conversion = (SampleFIFO(format: .floatPlanar, channels: setup.preset.audio.channels), Frame(), 0)
             }
         }
-        let writer = try MovieWriter(path: setup.temporaryPath, encoders: encoders, rotationDegrees: setup.rotation,
-                                     limits: setup.limits, folder: setup.folder, fragmentInterval: setup.fragmentInterval,
-                                     fragmentMemoryLimit: setup.fragmentMemoryLimit)
-        try writer.start()
-        self.writer = writer
+        try openSegment(at: SegmentBoundaries.Boundary(slot: 0, sample: 0))
+    }
+
+    // MARK: segments
+
+    /// Opens the next file, starting at `boundary`, and plans the boundary after it.
+    private func openSegment(at boundary: SegmentBoundaries.Boundary) throws {
+        let index = (segments.last?.index ?? finishedSegments.last?.result.index ?? 0) + 1
+        let path = naming?.path(index: index, date: Date()) ?? setup.outputPath
+        let writingPath = setup.temporaryPath == setup.outputPath ? path
+            : (naming == nil ? setup.temporaryPath : CaptureSession.partialPath(for: path))
+        if naming != nil, index > 1, access(path, F_OK) == 0 {
+            throw ReelError(.outputExists, "segment \(path) already exists: choose another name pattern")
+        }
+        let (limits, segmentSizeBinds) = segmentLimits(otherOpen: segments)
+        let segment = try MovieSegment(index: index, outputPath: path, writingPath: writingPath, start: boundary, setup: setup,
+                                       videoEncoder: videoEncoder, limits: limits, sizeLimitIsSegments: segmentSizeBinds)
+        segments.append(segment)
+        keyframes = KeyframeSchedule(interval: setup.fragmentInterval)
+        if let duration = setup.segmentation?.duration {
+            nextBoundary = setup.hasVideo ? boundaries.durationBoundary(index: index, seconds: duration)
+                                          : boundaries.audioOnlyBoundary(index: index, seconds: duration)
+        } else {
+            nextBoundary = nil
+        }
+        if naming != nil { segmentEvents(.segmentStarted(output: path, index: index)) }
+    }
+
+    /// A file's limits: the movie's, with the size the smaller of the segment size and what the recording's
+    /// total size leaves after the files finished and the others still open.
+    private func segmentLimits(otherOpen: [MovieSegment]) -> (RecordingLimits, segmentSizeBinds: Bool) {
+        var limits = setup.limits
+        guard let segmentation = setup.segmentation else { return (limits, false) }
+        if segmentation.deletesOldestForFreeSpace { limits.minFreeDiskSpace = max(limits.minFreeDiskSpace, 0) }
+        let used = finishedSegments.reduce(Int64(0)) { $0 + $1.result.bytes } + otherOpen.reduce(Int64(0)) { $0 + $1.writer.projectedFileSize }
+        let remaining = setup.limits.maxFileSize.map { max(0, $0 - used) }
+        switch (segmentation.size, remaining) {
+        case (let size?, let remaining?):
+            limits.maxFileSize = min(size, remaining)
+            return (limits, size <= remaining)
+        case (let size?, nil):
+            limits.maxFileSize = size
+            return (limits, true)
+        case (nil, let remaining):
+            limits.maxFileSize = remaining
+            return (limits, false)
+        }
+    }
+
+    /// The video (or, without video, the audio) reached the planned boundary: the next file begins there, the
+    /// picture at the boundary its first (a keyframe). The current file takes the audio up to the boundary
+    /// as it comes, then its AAC encoder is drained and it is finalized once its last pictures are out.
+    private func commitBoundary() throws {
+        guard let boundary = nextBoundary, let current = segments.last else { return }
+        current.end = boundary
+        if !setup.hasVideo { current.videoEnded = true }
+        try openSegment(at: boundary)
+        if origin != nil { try encodeQueuedAudio(final: false) }
+        try closeEndedSegments()
+    }
+
+    /// Drains a file's AAC encoder into it and ends its audio track.
+    private func endAudio(of segment: MovieSegment) throws {
+        guard !segment.audioEnded, let encoder = segment.audioEncoder else { return }
+        segment.finishAudioEncoder(flush: true)
+        try encoder.collectPackets { try write($0, stream: audioStream, to: segment) }
+        segment.audioEnded = true
+        _ = try segment.writer.endStream(audioStream)
+    }
+
+    /// Finalizes the files, other than the last, that will get no more packets.
+    private func closeEndedSegments() throws {
+        while segments.count > 1, segments[0].videoEnded, segments[0].audioEnded {
+            finishSegment(segments.removeFirst(), stopReason: nil)
+        }
+    }
+
+    /// Finalizes a file and reports it; a segment then counts towards loop recording's retention.
+    private func finishSegment(_ segment: MovieSegment, stopReason: StopReason?) {
+        var outcome = segment.finalize(stopReason: stopReason, errorMessage: stopReason == nil ? nil : errorMessage,
+                                       videoStream: videoStream, audioStream: audioStream,
+                                       sampleRate: setup.preset.audio.sampleRate)
+        audioEncodeNanoseconds += segment.audioEncoderNanoseconds
+        outcome.result.start = setup.hasVideo ? Double(segment.start.slot) * videoTimeBase.doubleValue
+                                              : Double(segment.start.sample) / Double(setup.preset.audio.sampleRate)
+        finishedSegments.append(outcome)
+        guard naming != nil else { return }
+        segmentEvents(.segmentFinished(outcome.result))
+        if outcome.usable {
+            for deleted in retention.finished(result: finishedSegments.count - 1, path: outcome.result.output) {
+                finishedSegments[deleted].result.deleted = true
+            }
+        }
+        if stopReason == nil, outcome.stopReason == .failed || outcome.stopReason == .diskFull {
+            // A segment that could not be finalized ends the recording: the next would fare no better.
+            self.stopReason = outcome.stopReason
+            errorMessage = outcome.errorMessage
+        }
+        // What the recording's total size leaves for the files still open.
+        if setup.limits.maxFileSize != nil {
+            for (position, open) in segments.enumerated() {
+                var others = segments
+                others.remove(at: position)
+                open.writer.setMaxFileSize(segmentLimits(otherOpen: others).0.maxFileSize)
+            }
+        }
+    }
+
+    /// Loop recording: before free space would fall under the floor, the oldest finished segments go.
+    private func makeRoom(for bytes: Int, in segment: MovieSegment) {
+        guard setup.segmentation?.deletesOldestForFreeSpace == true, setup.limits.minFreeDiskSpace > 0 else { return }
+        let margin = Int64(max(1 << 20, 4 * bytes))
+        while segment.writer.freeSpaceHeadroom() < margin, let deleted = retention.deleteOldest() {
+            finishedSegments[deleted].result.deleted = true
+            for open in segments { open.writer.refreshDiskSpace() }
+        }
     }
 
     // MARK: pause
@@ -311,11 +443,18 @@ final class MovieRecorder: @unchecked Sendable {
                 releaseHeldPicture()
                 return
             }
+            if let boundary = nextBoundary, slot >= boundary.slot { try commitBoundary() }
             videoInput.pts = slot
-            // Each fragment starts with a keyframe, so one comes at every multiple of the fragment interval.
-            videoInput.forcesKeyframe = keyframes.forcesKeyframe(at: Double(slot) * videoTimeBase.doubleValue,
-                                                                 isFirst: videoFrames == 0) || (keyframeAtResume && videoFrames > 0)
+            // Each segment and each fragment starts with a keyframe: one comes at a segment's first picture and
+            // at every multiple of the fragment interval from there.
+            let segmentStart = segments.last?.start.slot ?? 0
+            let startsSegment = slot == segmentStart && videoFrames > 0
+            videoInput.forcesKeyframe = keyframes.forcesKeyframe(at: Double(slot - segmentStart) * videoTimeBase.doubleValue,
+                                                                 isFirst: videoFrames == 0 || startsSegment)
+                || startsSegment || (keyframeAtResume && videoFrames > 0)
             keyframeAtResume = false
+            nextSlotToSend = slot + 1
+            picturesSent += 1
             try send(videoInput, to: encoder, stream: videoStream)
             if slot > slots.lowerBound { duplicatedFrames += 1 }
             videoFrames += 1
@@ -408,38 +547,78 @@ final class MovieRecorder: @unchecked Sendable {
     }
 
     /// Encodes whole AAC frames from the FIFO (and with `final`, the last partial one), from the session
-    /// origin on and up to the duration limit.
+    /// origin on and up to the duration limit, into the files in order: a file the video has left (its end
+    /// is committed) takes audio up to its end, the last frame short, and its encoder is drained; the last
+    /// file takes audio up to the planned boundary and waits there for the video (audio alone commits it).
     private func encodeQueuedAudio(final: Bool) throws {
-        guard let fifo = audioFIFO, let encoder = audioEncoder, let origin, var fifoStart = audioFIFOStart else { return }
-        defer { audioFIFOStart = fifoStart }
+        guard let fifo = audioFIFO, let origin, let queuedStart = audioFIFOStart else { return }
         let originSample = origin.rescaled(to: audioTimeBase).value
-        if fifoStart < originSample {
-            let trim = Int(min(originSample - fifoStart, Int64(fifo.count)))
+        if queuedStart < originSample {
+            let trim = Int(min(originSample - queuedStart, Int64(fifo.count)))
             fifo.drain(trim)
-            fifoStart += Int64(trim)
+            audioFIFOStart = queuedStart + Int64(trim)
         }
+        while !audioDone, let segment = segments.first(where: { !$0.audioEnded }) {
+            let position = audioFIFOStart! - originSample
+            if segment.end == nil, let planned = nextBoundary, !setup.hasVideo, position + Int64(fifo.count) >= planned.sample {
+                try commitBoundary()
+                continue
+            }
+            let wall = segment.end?.sample ?? nextBoundary?.sample
+            try encodeAudio(into: segment, until: wall, closes: segment.end != nil, final: final, originSample: originSample)
+            guard let end = segment.end, audioFIFOStart! - originSample >= end.sample else { break }
+            try endAudio(of: segment)
+            try closeEndedSegments()
+        }
+    }
+
+    /// Encodes AAC frames from the FIFO into one file, up to `wall` (a segment boundary, exclusive) and the
+    /// duration limit. Only the frame that `closes` the file's audio at the wall, or the `final` one, is short.
+    private func encodeAudio(into segment: MovieSegment, until wall: Int64?, closes: Bool, final: Bool,
+                             originSample: Int64) throws {
+        guard let fifo = audioFIFO, let encoder = segment.audioEncoder, var fifoStart = audioFIFOStart else { return }
+        defer { audioFIFOStart = fifoStart }
         let frameSize = encoder.encoder.frameSize
         let limit = setup.limits.maxDuration.map { Int64(($0 * Double(setup.preset.audio.sampleRate)).rounded()) }
-        while !audioDone && (fifo.count >= frameSize || (final && fifo.count > 0)) {
-            let pts = fifoStart - originSample
-            var count = min(frameSize, fifo.count)
-            if let limit {
-                if pts >= limit {
-                    audioDone = true
-                    break
-                }
-                count = Int(min(Int64(count), limit - pts))
+        if let preroll, segment.index > 1, segment.audioSamplesEncoded == 0, preroll.count == frameSize, fifo.count > 0 {
+            try encoder.encode { frame in
+                _ = try preroll.read(into: frame, sampleCount: frameSize)
+                frame.pts = -Int64(frameSize)
+            }
+        }
+        while !audioDone {
+            let position = fifoStart - originSample
+            if let limit, position >= limit {
+                audioDone = true
+                break
+            }
+            var end = position + Int64(frameSize)
+            if let limit { end = min(end, limit) }
+            if let wall, end > wall {
+                guard closes else { break }  // the video has not reached the boundary yet
+                end = wall
+            }
+            var count = Int(end - position)
+            guard count > 0 else { break }
+            if fifo.count < count {
+                guard final, fifo.count > 0 else { break }
+                count = fifo.count
             }
             try encoder.encode { frame in
                 _ = try fifo.read(into: frame, sampleCount: count)
-                frame.pts = pts
+                frame.pts = position - segment.start.sample
+                if let preroll {
+                    try preroll.append(frame)
+                    if preroll.count > frameSize { preroll.drain(preroll.count - frameSize) }
+                }
             }
             fifoStart += Int64(count)
             audioSamplesEncoded += Int64(count)
-            if let limit, pts + Int64(count) >= limit { audioDone = true }
+            segment.audioSamplesEncoded += Int64(count)
+            if let limit, position + Int64(count) >= limit { audioDone = true }
             if count < frameSize { break }  // a short frame is the last one the encoder takes
         }
-        try encoder.collectPackets { try write($0, stream: audioStream) }
+        try encoder.collectPackets { try write($0, stream: audioStream, to: segment) }
     }
 
     // MARK: encoding and muxing
@@ -462,102 +641,126 @@ final class MovieRecorder: @unchecked Sendable {
     private func drainPackets(from encoder: Encoder, stream: Int) throws {
         while try encoder.receive(into: packet) == .received {
             if packet.duration == 0 && encoder.mediaType == .video { packet.duration = 1 }
-            try write(packet, stream: stream)
+            try writeVideo(packet)
         }
     }
 
-    private func write(_ packet: Packet, stream: Int) throws {
-        guard let writer else { return }
+    /// A video packet goes to the file whose range holds its time, on that file's timeline; the files before
+    /// it will get no more pictures.
+    private func writeVideo(_ packet: Packet) throws {
+        videoPacketsOut += 1
+        guard let position = segments.firstIndex(where: { $0.end == nil || packet.pts < $0.end!.slot }) else {
+            packet.unref()
+            return
+        }
+        for earlier in segments[..<position] where !earlier.videoEnded {
+            earlier.videoEnded = true
+            _ = try earlier.writer.endStream(videoStream)
+        }
+        let segment = segments[position]
+        packet.pts -= segment.start.slot
+        packet.dts -= segment.start.slot
+        let size = packet.size, isKeyframe = packet.isKeyframe
+        try write(packet, stream: videoStream, to: segment)
+        if position > 0 { try closeEndedSegments() }
+        if var cut = sizeCut, segment === segments.last {
+            cut.note(videoPacketBytes: size, isKeyframe: isKeyframe)
+            sizeCut = cut
+            let inFlight = max(0, picturesSent - videoPacketsOut)
+            let audioPerPicture = Double(setup.preset.audio.bitRate) / 8 * videoTimeBase.doubleValue
+            if nextBoundary == nil,
+               cut.mustCut(projected: segment.writer.projectedFileSize, picturesInFlight: inFlight, audioBytesPerPicture: audioPerPicture) {
+                planSizeCut()
+            }
+        }
+    }
+
+    /// Ends the current file at the next picture that can still begin a new one.
+    private func planSizeCut() {
+        guard nextBoundary == nil, let origin, let fifoStart = audioFIFOStart else {
+            if nextBoundary == nil { nextBoundary = boundaries.earliestCut(nextSlot: nextSlotToSend, audioEncodedUntil: nil) }
+            return
+        }
+        let encodedUntil = fifoStart - origin.rescaled(to: audioTimeBase).value
+        nextBoundary = boundaries.earliestCut(nextSlot: nextSlotToSend, audioEncodedUntil: encodedUntil)
+    }
+
+    private func write(_ packet: Packet, stream: Int, to segment: MovieSegment) throws {
         packet.streamIndex = stream
         let start = CPUClock.threadNanoseconds()
-        let outcome = try writer.submit(packet)
+        makeRoom(for: packet.size, in: segment)
+        let outcome = try segment.writer.submit(packet)
         muxNanoseconds += CPUClock.threadNanoseconds() - start
-        if case .limitReached(let reason) = outcome { stopReason = reason }
+        guard case .limitReached(let reason) = outcome else { return }
+        if reason == .maxFileSizeReached && segment.sizeLimitIsSegments {
+            // The segment's own size (the pictures in flight were larger than foreseen): it ends here and the
+            // next file begins at the next picture that can; what the full one refused is lost.
+            if nextBoundary == nil { planSizeCut() }
+            return
+        }
+        stopReason = reason
     }
 
     private func finalize() -> RecordingResult {
-        var finalized = false
-        if let writer {
+        if !segments.isEmpty {
             do {
                 if MovieVerdict.flushesEncoders(after: stopReason) { try flushEncoders() }
-                releaseHeldPicture()
-                stopAudioEncoder(flush: false)
-                try writer.finish()
-                finalized = true
             } catch {
-                writer.abandon()
                 if stopReason != .failed { errorMessage = "\(error)" }
                 if let ffmpegError = error as? FFmpegError, ffmpegError.isNoSpace { stopReason = .diskFull }
                 else if stopReason != .diskFull { stopReason = .failed }
             }
-        }
-        stopAudioEncoder(flush: false)
-        let stages = stageTimes()
-        // Report what the file holds, which a size limit may have cut shorter than what was encoded.
-        let fileVideoFrames = videoStream >= 0 ? writer?.writtenPackets[videoStream] ?? 0 : 0
-        let videoSeconds = videoStream >= 0 ? writer?.writtenSeconds(videoStream) ?? 0 : 0
-        let verdict = MovieVerdict(.init(
-            stopReason: stopReason, finalized: finalized, hasVideo: setup.hasVideo, hasAudio: setup.hasAudio,
-            fileVideoFrames: fileVideoFrames, audioSamplesEncoded: audioSamplesEncoded,
-            audioEnd: audioStream >= 0 ? writer?.writtenEnd[audioStream] ?? 0 : 0, cut: writer?.stopReason != nil))
-        let fileAudioSamples = verdict.fileAudioSamples
-        if let problem = verdict.problem { errorMessage = problem }
-        let usable = verdict.usable
-        var bytes: Int64 = 0
-        if usable {
-            var info = stat()
-            let inPlace = setup.temporaryPath == setup.outputPath
-            if stat(setup.temporaryPath, &info) == 0 && (inPlace || rename(setup.temporaryPath, setup.outputPath) == 0) {
-                bytes = Int64(info.st_size)
-            } else {
-                // The movie is complete; keep it where it is rather than lose it, and say where.
-                stopReason = .failed
-                errorMessage = "cannot move the finished movie to \(setup.outputPath) (\(String(cString: strerror(errno)))); it is at \(setup.temporaryPath)"
+            releaseHeldPicture()
+            let ending = stopReason ?? .stopped
+            while !segments.isEmpty { finishSegment(segments.removeFirst(), stopReason: ending) }
+            if let last = finishedSegments.last {
+                stopReason = last.stopReason
+                errorMessage = last.errorMessage
             }
-        } else {
-            unlink(setup.temporaryPath)
         }
-        if let problem = writer?.finalizationProblem { errorMessage = errorMessage ?? problem }
-        let recorded = usable && bytes > 0
+        let stages = stageTimes()
+        let files = finishedSegments
+        let recorded = files.contains(where: \.usable) && stopReason != .failed
         if !recorded && stopReason != .failed && errorMessage == nil {
             errorMessage = "nothing was captured before the recording stopped"
         }
-        let audioSeconds = Double(fileAudioSamples) / Double(setup.preset.audio.sampleRate)
+        let fileVideoFrames = files.reduce(0) { $0 + $1.result.videoFrames }
+        let segmented = naming != nil
         return RecordingResult(
             output: setup.outputPath, stopReason: stopReason ?? .stopped, recordedSuccessfully: recorded,
-            duration: recorded ? max(videoSeconds, audioSeconds) : 0,
-            bytes: bytes, videoFrames: recorded ? fileVideoFrames : 0, droppedFrames: droppedFrames,
-            audioSamples: recorded ? fileAudioSamples : 0, preset: setup.preset.name,
-            elapsed: Double(MonotonicClock.nanoseconds() - startedAt) / 1e9,
+            duration: recorded ? files.reduce(0) { $0 + $1.result.duration } : 0,
+            bytes: files.reduce(0) { $0 + $1.result.bytes }, videoFrames: recorded ? fileVideoFrames : 0,
+            droppedFrames: droppedFrames, audioSamples: recorded ? files.reduce(0) { $0 + $1.result.audioSamples } : 0,
+            preset: setup.preset.name, elapsed: Double(MonotonicClock.nanoseconds() - startedAt) / 1e9,
             videoDevice: setup.videoDevice, audioDevice: setup.audioDevice, error: errorMessage, still: nil,
-            stages: stages, fragments: writer?.fragmentCount ?? 0, finalizationBytes: recorded ? writer?.finalizationBytes : nil,
+            stages: stages, fragments: files.reduce(0) { $0 + $1.fragments },
+            finalizationBytes: recorded ? files.last?.finalizationBytes : nil,
             // Repeats counted as they were encoded; a limit cut can leave some out of the file.
-            duplicatedFrames: recorded ? min(duplicatedFrames, max(0, fileVideoFrames - 1)) : nil)
+            duplicatedFrames: recorded ? min(duplicatedFrames, max(0, fileVideoFrames - 1)) : nil,
+            segments: segmented ? files.map(\.result) : nil)
     }
 
+    /// At the end: the held picture is shown and the video encoder drained into the files; the audio still
+    /// queued (and what swresample holds) is encoded, a boundary the video did not reach is dropped, and
+    /// each file's AAC encoder is drained.
     private func flushEncoders() throws {
         if let encoder = videoEncoder {
             try showHeldPicture()
             try send(nil, to: encoder, stream: videoStream)
-            _ = try writer?.endStream(videoStream)
+            for segment in segments where !segment.videoEnded {
+                segment.videoEnded = true
+                _ = try segment.writer.endStream(videoStream)
+            }
         }
-        if let encoder = audioEncoder {
+        if setup.hasAudio {
+            nextBoundary = nil
             if audioResampler != nil, audioFIFOStart != nil, let tail = try resampled(nil) {
                 // What swresample still holds follows what is queued.
                 try queueAudio(tail, start: audioFIFOStart! + Int64(audioFIFO?.count ?? 0), tolerance: 0)
             }
             if origin != nil { try encodeQueuedAudio(final: true) }
-            stopAudioEncoder(flush: true)
-            try encoder.collectPackets { try write($0, stream: audioStream) }
-            _ = try writer?.endStream(audioStream)
+            for segment in segments { try endAudio(of: segment) }
         }
-    }
-
-    /// Ends the audio encoder's thread (once), taking its CPU time for the stage report.
-    private func stopAudioEncoder(flush: Bool) {
-        guard let encoder = audioEncoder, audioEncoderRunning else { return }
-        audioEncoderRunning = false
-        encodeNanoseconds[.audio] = encoder.finish(flush: flush)
     }
 
     /// This output's share of the CPU time, called on its thread once the file is finished. The session
@@ -565,7 +768,7 @@ final class MovieRecorder: @unchecked Sendable {
     private func stageTimes() -> StageTimes {
         let seconds = { (nanoseconds: Int64) in Double(nanoseconds) / 1e9 }
         let ownThread = CPUClock.threadNanoseconds() - threadStart
-        let audioThread = encodeNanoseconds[.audio] ?? 0
+        let audioThread = audioEncodeNanoseconds
         ownThreadNanoseconds = ownThread + audioThread
         let encode = encodeNanoseconds[.video] ?? 0
         var times = StageTimes()
@@ -589,7 +792,13 @@ final class MovieRecorder: @unchecked Sendable {
         let media = max(Double(cadence.nextSlot) * videoTimeBase.doubleValue,
                         Double(audioSamplesEncoded) / Double(setup.preset.audio.sampleRate))
         progress(RecordingProgress(
-            elapsed: Double(now - startedAt) / 1e9, mediaDuration: media, bytes: writer?.projectedFileSize ?? 0,
-            videoFrames: videoFrames, droppedFrames: droppedFrames, framesPerSecond: fps, inputDuration: setup.inputDuration))
+            elapsed: Double(now - startedAt) / 1e9, mediaDuration: media, bytes: bytesSoFar,
+            videoFrames: videoFrames, droppedFrames: droppedFrames, framesPerSecond: fps, inputDuration: setup.inputDuration,
+            segment: naming == nil ? nil : segments.last?.index))
+    }
+
+    /// Bytes of the finished files and of the open ones as if finished now.
+    private var bytesSoFar: Int64 {
+        finishedSegments.reduce(0) { $0 + $1.result.bytes } + segments.reduce(0) { $0 + $1.writer.projectedFileSize }
     }
 }

@@ -20,7 +20,7 @@ final class MovieWriter {
     private let fragmentMemoryLimit: Int64
     /// Set once the header is written when fragments are on.
     private var fragmenter: MovieFragmenter?
-    private let limits: RecordingLimits
+    private var limits: RecordingLimits
     private let folder: String
     private var estimator: TrailerSizeEstimator
     private var queues: [[Packet]]
@@ -333,6 +333,15 @@ final class MovieWriter {
     /// Where the last packet ended in the file (without fragments), to measure the trailer.
     private var lastPacketEnd: Int64 = 0
 
+    /// A segmented movie's files share the recording's total size: what is left of it changes as segments finish.
+    func setMaxFileSize(_ bytes: Int64?) { limits.maxFileSize = bytes }
+
+    /// Bytes that may still be written before free space would fall under the min-free floor (with what is
+    /// still buffered and the trailer counted), for loop recording to delete old segments in time.
+    func freeSpaceHeadroom() -> Int64 {
+        freeSpaceEstimate() - (projectedFileSize - output.bytesFlushed) - limits.minFreeDiskSpace
+    }
+
     /// Free space now: re-read with statvfs every ~250 ms, in between reduced by what has been flushed since.
     private func freeSpaceEstimate() -> Int64 {
         let now = MonotonicClock.nanoseconds()
@@ -340,7 +349,8 @@ final class MovieWriter {
         return freeBytesAtCheck - (output.bytesFlushed - flushedAtCheck)
     }
 
-    private func refreshDiskSpace() {
+    /// Reads the free space again now (after files were deleted).
+    func refreshDiskSpace() {
         lastDiskCheck = MonotonicClock.nanoseconds()
         flushedAtCheck = output.bytesFlushed
         freeBytesAtCheck = DiskSpace.availableBytes(atFolder: folder) ?? Int64.max / 4

@@ -51,6 +51,9 @@ public struct RecordingConfiguration: Sendable {
     public var restoresCameraControls = false
     /// Further movies from the same capture, each at its own preset (quality tiers at once).
     public var tiers: [MovieTier] = []
+    /// Roll over into consecutive files (see Segmentation): every movie (tiers too) is then written as
+    /// segments named from its output path (see `Segmentation` and the `{index}`, `{date}`, `{time}` fields).
+    public var segmentation: Segmentation? = nil
     /// Further pictures of the first frame, kept aside by PressCapture to decide photo or movie afterwards.
     var hiddenFirstFrameStills: [StillRequest] = []
 

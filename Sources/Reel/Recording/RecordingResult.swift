@@ -32,6 +32,9 @@ public struct RecordingResult: Sendable, Codable, Equatable {
     public var duplicatedFrames: Int? = nil
     /// With tiers: every movie's result, the main one first (the fields above repeat the main one's).
     public var outputs: [RecordingResult]? = nil
+    /// A segmented recording's files in order (see Segmentation); `output` is then the name pattern and
+    /// the figures above are the totals.
+    public var segments: [SegmentResult]? = nil
 }
 
 extension RecordingResult {
@@ -50,10 +53,16 @@ public struct RecordingProgress: Sendable, Equatable {
     public var framesPerSecond: Double
     /// Seconds the input file lasts, when a transcode knows it (for a percentage and an ETA).
     public var inputDuration: Double? = nil
+    /// The segment being written (1, 2 ...), when the recording is segmented.
+    public var segment: Int? = nil
 }
 
 public enum RecordingEvent: Sendable {
     case started(output: String)
     case progress(RecordingProgress)
+    /// A segmented recording began a file (its final name; 1, 2 ...).
+    case segmentStarted(output: String, index: Int)
+    /// A segment is finalized (or, with `recordedSuccessfully` false, could not be).
+    case segmentFinished(SegmentResult)
     case finished(RecordingResult)
 }

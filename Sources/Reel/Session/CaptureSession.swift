@@ -63,7 +63,7 @@ public final class CaptureSession: Sendable {
         defer { starting.withLock { $0 = nil } }
         do {
             let preparation = try RecordingPreparation(configuration, interrupt: interrupt)
-            let (engine, movies) = preparation.makeSession(mainProgress: { events(.progress($0)) })
+            let (engine, movies) = preparation.makeSession(mainProgress: { events(.progress($0)) }, segmentEvents: events)
             for photo in photoOutputs.withLock({ $0 }) { photo.attach(preparation.photos) }
             photoRequests.withLock { $0 = preparation.photos }
             running.withLock { $0 = engine }
@@ -140,11 +140,12 @@ public final class CaptureSession: Sendable {
             throw ReelError.invalidInput("the session is not recording: start it before adding a movie (a configuration's tiers start with it)")
         }
         let path = URL(fileURLWithPath: movie.outputPath).path
-        try RecordingPreparation.checkOutput(path, configuration: shared.context.configuration)
+        try RecordingPreparation.checkOutput(path, segmentation: movie.segmentation, configuration: shared.context.configuration)
         if shared.outputs.contains(where: { FileSystem.isSameFile($0, path) || $0 == path }) {
             throw ReelError.invalidInput("\(path) is already an output of this session: give each movie its own file")
         }
-        let setup = try shared.context.movie(path: path, preset: movie.preset, limits: movie.limits, joinsRunningSession: true)
+        let setup = try shared.context.movie(path: path, preset: movie.preset, limits: movie.limits,
+                                             segmentation: movie.segmentation, joinsRunningSession: true)
         // The new movie holds pictures of its own (queued, held, being encoded).
         shared.buffer.addSlots(.video, count: shared.paced ? MovieRecorder.livePictureQueue + 2 : 2)
         let recorder = MovieRecorder(setup: setup, buffer: shared.buffer, paced: shared.paced,

@@ -22,7 +22,8 @@ struct MovieContext: @unchecked Sendable {
     /// A movie's setup: its rendition (added if no movie of its size came before) and colour, its limits
     /// checked against its folder. `joinsRunningSession`: the movie's time zero is the first picture it
     /// gets, not the input's start.
-    func movie(path: String, preset: Preset, limits: RecordingLimits, joinsRunningSession: Bool = false) throws -> MovieRecorder.Setup {
+    func movie(path: String, preset: Preset, limits: RecordingLimits, segmentation: Segmentation? = nil,
+               joinsRunningSession: Bool = false) throws -> MovieRecorder.Setup {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         guard !hasVideo || preset.video.codec.isAvailable else {
             throw ReelError.invalidInput("this FFmpeg has no \(preset.video.codec.encoderName) encoder for preset \(preset.name): use an h264 preset")
@@ -38,6 +39,9 @@ struct MovieContext: @unchecked Sendable {
             rendition = renditions.index(width: width, height: height, colour: plan)
             colour = plan.output
         }
+        if let segmentation {
+            try segmentation.validate(pictureSize: hasVideo ? (preset.video.width, preset.video.height) : nil)
+        }
         var writing = configuration
         writing.outputPath = path
         return MovieRecorder.Setup(
@@ -46,6 +50,7 @@ struct MovieContext: @unchecked Sendable {
             limits: limits, rotation: rotation, hasVideo: hasVideo, rendition: rendition, videoColour: colour,
             hasAudio: hasAudio, captureAudio: captureAudio, timelineFromInputStart: unpaced && !joinsRunningSession,
             videoDevice: hasVideo ? configuration.video?.description : nil,
-            audioDevice: hasAudio ? configuration.audio?.description : nil, inputDuration: inputDuration)
+            audioDevice: hasAudio ? configuration.audio?.description : nil, inputDuration: inputDuration,
+            segmentation: segmentation)
     }
 }

@@ -38,7 +38,9 @@ struct RecordingPreparation {
         }
         let output = URL(fileURLWithPath: configuration.outputPath)
         let outputPaths = [configuration.outputPath] + configuration.tiers.map(\.outputPath)
-        for path in outputPaths { try RecordingPreparation.checkOutput(path, configuration: configuration) }
+        for path in outputPaths {
+            try RecordingPreparation.checkOutput(path, segmentation: configuration.segmentation, configuration: configuration)
+        }
         for (index, path) in outputPaths.enumerated() {
             if let twin = outputPaths[..<index].first(where: { FileSystem.isSameFile($0, path) || URL(fileURLWithPath: $0).standardized.path == URL(fileURLWithPath: path).standardized.path }) {
                 throw ReelError.invalidInput("\(path) is named twice as an output (also as \(twin)): give each movie its own file")
@@ -115,7 +117,9 @@ struct RecordingPreparation {
             configuration: configuration, videoSource: videoSource, renditions: renditions, rotation: rotation,
             hasVideo: hasVideo, hasAudio: hasAudio, captureAudio: (preset.audio.sampleRate, preset.audio.channels),
             unpaced: nonePaced, inputDuration: configuration.takesTracksFromInput ? opened.first?.source.durationSeconds : nil)
-        movies = try moviePlans.map { plan in try context.movie(path: plan.path, preset: plan.preset, limits: plan.limits) }
+        movies = try moviePlans.map { plan in
+            try context.movie(path: plan.path, preset: plan.preset, limits: plan.limits, segmentation: configuration.segmentation)
+        }
         self.context = context
 
         let mediaTypes: [MediaType] = (hasVideo ? [.video] : []) + (hasAudio ? [.audio] : [])
@@ -145,6 +149,18 @@ struct RecordingPreparation {
         self.buffer = buffer
         self.readers = readers
         self.renditions = renditions
+    }
+
+    /// A movie's output path, or the name pattern of its segments: the first segment's name must be one a
+    /// movie can be written to.
+    static func checkOutput(_ path: String, segmentation: Segmentation?, configuration: RecordingConfiguration) throws {
+        guard segmentation != nil else {
+            if SegmentNaming.hasFields(path) {
+                throw ReelError.invalidInput("\(path) holds {index}, {date} or {time}, which only segmented recordings fill in: add --segment-duration or --segment-size, or rename the output")
+            }
+            return try checkOutput(path, configuration: configuration)
+        }
+        try checkOutput(SegmentNaming(template: path).path(index: 1, date: Date()), configuration: configuration)
     }
 
     /// An output path a movie can be written to: its folder exists and is writable, it is a file name (not
@@ -188,12 +204,13 @@ struct RecordingPreparation {
     }
 
     /// The session and its movies, ready to run: the movies are added, their threads not yet started.
-    func makeSession(mainProgress: @escaping @Sendable (RecordingProgress) -> Void) -> (SessionEngine, [MovieRecorder]) {
+    func makeSession(mainProgress: @escaping @Sendable (RecordingProgress) -> Void,
+                     segmentEvents: @escaping @Sendable (RecordingEvent) -> Void = { _ in }) -> (SessionEngine, [MovieRecorder]) {
         let engine = SessionEngine(setup: session, buffer: buffer, readers: readers, photos: photos)
         let silent: @Sendable (RecordingProgress) -> Void = { _ in }
         let recorders = movies.enumerated().map { index, movie -> MovieRecorder in
             MovieRecorder(setup: movie, buffer: buffer, paced: paced, readerDrops: { [weak engine] in engine?.readerDrops ?? 0 },
-                          progress: index == 0 ? mainProgress : silent)
+                          progress: index == 0 ? mainProgress : silent, segmentEvents: segmentEvents)
         }
         return (engine, recorders)
     }

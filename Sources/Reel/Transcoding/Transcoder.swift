@@ -16,9 +16,13 @@ public enum Transcoder {
         public var firstFrameStill: StillRequest?
         /// Further movies from the same decode, each at its own preset.
         public var tiers: [MovieTier]
+        /// Consecutive files instead of one (see Segmentation).
+        public var segmentation: Segmentation?
 
         public init(inputPath: String, outputPath: String, preset: Preset, limits: RecordingLimits = RecordingLimits(),
-                    overwrite: Bool = false, firstFrameStill: StillRequest? = nil, tiers: [MovieTier] = []) {
+                    overwrite: Bool = false, firstFrameStill: StillRequest? = nil, tiers: [MovieTier] = [],
+                    segmentation: Segmentation? = nil) {
+            self.segmentation = segmentation
             self.inputPath = inputPath
             self.outputPath = outputPath
             self.preset = preset
@@ -38,6 +42,7 @@ public enum Transcoder {
             limits: request.limits, overwrite: request.overwrite, firstFrameStill: request.firstFrameStill)
         configuration.takesTracksFromInput = true
         configuration.tiers = request.tiers
+        configuration.segmentation = request.segmentation
         // A transcode can always be run again: its output appears only when complete.
         configuration.writesUnderFinalName = false
         return configuration

@@ -1,0 +1,141 @@
+import FFmpegCore
+import FoundationEssentials
+import Glibc
+
+/// One file of a movie: the whole movie when it is not segmented, else one of its segments. It owns the
+/// file's MovieWriter (the limits apply per file) and the AAC encoder of its audio: each segment's audio is
+/// encoded on its own, so it starts with the encoder's priming (which its edit list trims, as any movie's)
+/// and ends at the segment's last sample, and the segment plays alone without a click or a gap. The video
+/// encoder is the movie's, shared by its segments (a keyframe is forced where each begins).
+final class MovieSegment {
+    /// 1, 2, 3 ... (1 for an unsegmented movie).
+    let index: Int
+    let outputPath: String
+    /// Where the file is written until finalized: the output path itself when fragments keep it playable, else
+    /// a hidden name beside it.
+    let writingPath: String
+    let start: SegmentBoundaries.Boundary
+    /// Where the next segment begins, once the movie has committed to it: later pictures go there.
+    var end: SegmentBoundaries.Boundary?
+    let writer: MovieWriter
+    private(set) var audioEncoder: EncoderThread?
+    private var audioEncoderRunning = false
+    /// No more video (or audio) packets will come to this file.
+    var videoEnded: Bool
+    var audioEnded: Bool
+    var audioSamplesEncoded: Int64 = 0
+    /// The size limit that binds this file is the segment size, not what is left of the recording's total:
+    /// reaching it ends the segment, not the recording.
+    let sizeLimitIsSegments: Bool
+    /// CPU time of the audio encoder's thread, once it has finished.
+    private(set) var audioEncoderNanoseconds: Int64 = 0
+
+    /// What finalizing the file gave.
+    struct Outcome {
+        var result: SegmentResult
+        var usable: Bool
+        var videoSeconds: Double
+        var fragments: Int
+        var finalizationBytes: Int64?
+        var stopReason: StopReason?
+        var errorMessage: String?
+    }
+
+    /// Creates the file (its header is written) and the segment's AAC encoder.
+    init(index: Int, outputPath: String, writingPath: String, start: SegmentBoundaries.Boundary, setup: MovieRecorder.Setup,
+         videoEncoder: Encoder?, limits: RecordingLimits, sizeLimitIsSegments: Bool) throws {
+        self.index = index
+        self.outputPath = outputPath
+        self.writingPath = writingPath
+        self.start = start
+        self.sizeLimitIsSegments = sizeLimitIsSegments
+        var encoders: [Encoder] = []
+        if let videoEncoder { encoders.append(videoEncoder) }
+        if setup.hasAudio {
+            let encoder = try Encoder(audio: setup.preset.audioEncoderSettings(), globalHeader: MovieWriter.needsGlobalHeader)
+            encoders.append(encoder)
+            let frames = try (0..<EncoderThread.audioFramePool).map { _ in
+                let frame = Frame()
+                try frame.allocateAudio(sampleCount: encoder.frameSize, format: .floatPlanar,
+                                        channels: setup.preset.audio.channels, sampleRate: setup.preset.audio.sampleRate)
+                return frame
+            }
+            audioEncoder = EncoderThread(encoder: encoder, frames: frames, name: "reel.encoder.audio")
+            audioEncoderRunning = true
+        }
+        videoEnded = videoEncoder == nil
+        audioEnded = !setup.hasAudio
+        writer = try MovieWriter(path: writingPath, encoders: encoders, rotationDegrees: setup.rotation,
+                                 limits: limits, folder: setup.folder, fragmentInterval: setup.fragmentInterval,
+                                 fragmentMemoryLimit: setup.fragmentMemoryLimit)
+        do {
+            try writer.start()
+        } catch {
+            finishAudioEncoder(flush: false)
+            writer.abandon()
+            unlink(writingPath)
+            throw error
+        }
+    }
+
+    /// Ends the audio encoder's thread (once): with `flush`, it drains its delayed frames, whose packets are
+    /// then there to collect.
+    func finishAudioEncoder(flush: Bool) {
+        guard let encoder = audioEncoder, audioEncoderRunning else { return }
+        audioEncoderRunning = false
+        audioEncoderNanoseconds = encoder.finish(flush: flush)
+    }
+
+    /// Writes the trailer (or the complete index), moves the file to its final name and says what it holds.
+    /// `stopReason` is the movie's when this is its last file, nil for a segment the next one follows.
+    func finalize(stopReason: StopReason?, errorMessage: String?, videoStream: Int, audioStream: Int,
+                  sampleRate: Int) -> Outcome {
+        var stopReason = stopReason
+        var errorMessage = errorMessage
+        var finalized = false
+        finishAudioEncoder(flush: false)
+        do {
+            try writer.finish()
+            finalized = true
+        } catch {
+            writer.abandon()
+            if stopReason != .failed { errorMessage = "\(error)" }
+            if let ffmpegError = error as? FFmpegError, ffmpegError.isNoSpace { stopReason = .diskFull }
+            else if stopReason != .diskFull { stopReason = .failed }
+        }
+        // Report what the file holds, which a size limit may have cut shorter than what was encoded.
+        let fileVideoFrames = videoStream >= 0 ? writer.writtenPackets[videoStream] : 0
+        let videoSeconds = videoStream >= 0 ? writer.writtenSeconds(videoStream) : 0
+        // A segment that ends because its own size was reached is cut like a movie at its size limit.
+        let verdictReason = stopReason ?? (writer.stopReason == .maxFileSizeReached ? .maxFileSizeReached : nil)
+        let verdict = MovieVerdict(.init(
+            stopReason: verdictReason, finalized: finalized, hasVideo: videoStream >= 0, hasAudio: audioStream >= 0,
+            fileVideoFrames: fileVideoFrames, audioSamplesEncoded: audioSamplesEncoded,
+            audioEnd: audioStream >= 0 ? writer.writtenEnd[audioStream] : 0, cut: writer.stopReason != nil))
+        let fileAudioSamples = verdict.fileAudioSamples
+        if let problem = verdict.problem { errorMessage = problem }
+        var bytes: Int64 = 0
+        if verdict.usable {
+            var info = stat()
+            if stat(writingPath, &info) == 0 && (writingPath == outputPath || rename(writingPath, outputPath) == 0) {
+                bytes = Int64(info.st_size)
+            } else {
+                // The movie is complete; keep it where it is rather than lose it, and say where.
+                stopReason = .failed
+                errorMessage = "cannot move the finished movie to \(outputPath) (\(String(cString: strerror(errno)))); it is at \(writingPath)"
+            }
+        } else {
+            unlink(writingPath)
+        }
+        if let problem = writer.finalizationProblem { errorMessage = errorMessage ?? problem }
+        let recorded = verdict.usable && bytes > 0
+        let audioSeconds = Double(fileAudioSamples) / Double(sampleRate)
+        let result = SegmentResult(
+            output: outputPath, index: index, start: 0, duration: recorded ? max(videoSeconds, audioSeconds) : 0,
+            bytes: bytes, videoFrames: recorded ? fileVideoFrames : 0, audioSamples: recorded ? fileAudioSamples : 0,
+            recordedSuccessfully: recorded)
+        return Outcome(result: result, usable: recorded, videoSeconds: videoSeconds, fragments: writer.fragmentCount,
+                       finalizationBytes: recorded ? writer.finalizationBytes : nil, stopReason: stopReason,
+                       errorMessage: errorMessage)
+    }
+}
