@@ -16,6 +16,7 @@ import Testing
                 events.withLock { if $0.last != "progress" { $0.append("progress") } }
                 progress.withLock { $0.append(value) }
             case .finished: events.withLock { $0.append("finished") }
+            case .segmentStarted, .segmentFinished: events.withLock { $0.append("segment") }
             }
         }
         var names: [String] { events.withLock { $0 } }
@@ -56,6 +57,7 @@ import Testing
             case .finished(let result):
                 names.append("finished")
                 finished = result
+            case .segmentStarted, .segmentFinished: names.append("segment")
             }
         }
         #expect(names.first == "started" && names.last == "finished", "\(names)")
