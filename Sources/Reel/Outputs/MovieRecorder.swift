@@ -42,6 +42,8 @@ final class MovieRecorder: @unchecked Sendable {
         var inputDuration: Double?
         /// Consecutive files instead of one (outputPath is then the name pattern, see SegmentNaming).
         var segmentation: Segmentation? = nil
+        /// A segment may replace a file of the same name (the first one's name is checked before the start).
+        var overwrite = false
     }
 
     let setup: Setup
@@ -266,7 +268,7 @@ final class MovieRecorder: @unchecked Sendable {
         let path = naming?.path(index: index, date: Date()) ?? setup.outputPath
         let writingPath = setup.temporaryPath == setup.outputPath ? path
             : (naming == nil ? setup.temporaryPath : CaptureSession.partialPath(for: path))
-        if naming != nil, index > 1, access(path, F_OK) == 0 {
+        if naming != nil, index > 1, !setup.overwrite, access(path, F_OK) == 0 {
             throw ReelError(.outputExists, "segment \(path) already exists: choose another name pattern")
         }
         let (limits, segmentSizeBinds) = segmentLimits(otherOpen: segments)

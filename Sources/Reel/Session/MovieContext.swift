@@ -51,6 +51,6 @@ struct MovieContext: @unchecked Sendable {
             hasAudio: hasAudio, captureAudio: captureAudio, timelineFromInputStart: unpaced && !joinsRunningSession,
             videoDevice: hasVideo ? configuration.video?.description : nil,
             audioDevice: hasAudio ? configuration.audio?.description : nil, inputDuration: inputDuration,
-            segmentation: segmentation)
+            segmentation: segmentation, overwrite: configuration.overwrite)
     }
 }

@@ -1,0 +1,157 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// Issue 15: continuous recording in segments. The source's pictures carry their own number and its sound is
+/// a pure tone, so joining the segments back shows whether any picture or sample was lost or repeated at a
+/// boundary, and whether the audio runs on without a click.
+@Suite struct SegmentTests {
+    static let tone = 440.0
+
+    /// Every segment decoded: frames and samples as the JSON says, a keyframe first, audio covering the video
+    /// to within one AAC frame; joined, the picture numbers run on one by one and the tone without a break.
+    static func checkJoined(_ segments: [[String: Any]], expectedFrames: [Int], sampleRate: Int = 48000,
+                            recordingStartSkip: Int = 0) throws -> (numbers: [Int], samples: [Float]) {
+        #expect(segments.map { $0["videoFrames"] as? Int ?? -1 } == expectedFrames)
+        var numbers: [Int] = []
+        var samples: [Float] = []
+        for segment in segments {
+            let path = try #require(segment["output"] as? String)
+            #expect(FileManager.default.fileExists(atPath: path), "\(path) missing")
+            let movie = try MediaInspection(path: path)
+            #expect(movie.videoFrames == segment["videoFrames"] as? Int, "\(path): \(movie.videoFrames) frames")
+            let played = try SegmentInspection.playedAudioSamples(path)
+            // A live recording's sound may begin a few samples after its first picture (the track then starts
+            // that much later); every later segment starts on its boundary's sample.
+            let lateStart = segment["index"] as? Int == 1 ? recordingStartSkip : 0
+            let counted = segment["audioSamples"] as? Int ?? -1
+            #expect(played >= counted && played - counted <= lateStart, "\(path): \(played) samples played, \(counted) counted")
+            let videoSeconds = Double(movie.videoFrames) / 30
+            #expect(abs(Double(played) / Double(sampleRate) - videoSeconds) <= 1024.0 / Double(sampleRate) + 1e-6,
+                    "\(path): audio \(played) samples against \(movie.videoFrames) frames")
+            #expect(try SegmentInspection.startsWithKeyframe(path), "\(path) starts with a keyframe")
+            numbers += try TestInputs.frameNumbers(path)
+            samples += try SegmentInspection.playedMono(path, sampleRate: sampleRate)
+        }
+        let steps = zip(numbers, numbers.dropFirst()).map { ($1 - $0 + 256) % 256 }
+        #expect(steps.allSatisfy { $0 == 1 }, "picture numbers step by one across segments: \(steps.enumerated().filter { $0.element != 1 }.prefix(10))")
+        #expect(numbers.count == expectedFrames.reduce(0, +))
+        let error = SegmentInspection.worstToneError(samples, frequency: tone, sampleRate: sampleRate, skip: recordingStartSkip)
+        #expect(error < 0.1, "the tone runs on across the joins (worst 5 ms error \(error) of its amplitude)")
+        return (numbers, samples)
+    }
+
+    /// Duration segments of a paced (live) and an unpaced source: exact to the frame, every frame and sample
+    /// once; the unpaced one holds exactly the frames and samples of the same recording unsplit.
+    @Test(arguments: [false, true])
+    func durationSegmentsHoldEveryFrameAndSampleOnce(live: Bool) throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let pace = live ? "" : "?realtime=0"
+        let sources = ["--video", "lavfi:\(TestInputs.numberedPictures(rate: "30"))\(pace)", "--audio", "lavfi:sine=frequency=440\(pace)",
+                       "--preset", "352x288", "--size", "64x64", "--quiet", "--json"]
+        let (duration, segment, expected) = live ? ("4", "1.5", [45, 45, 30]) : ("7", "2", [60, 60, 60, 30])
+        let result = try Processes.reel(["record", "cut-{index}.mov", "--max-duration", duration, "--segment-duration", segment] + sources,
+                                        currentDirectory: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try TestInputs.json(result.standardOutput)
+        let segments = try #require(json["segments"] as? [[String: Any]])
+        #expect(segments.map { $0["output"] as? String } == expected.indices.map { "\(folder)/cut-\(String(format: "%03d", $0 + 1)).mov" })
+        #expect(segments.map { $0["index"] as? Int } == Array(1...expected.count))
+        #expect(json["videoFrames"] as? Int == expected.reduce(0, +))
+        #expect(json["audioSamples"] as? Int == segments.reduce(0) { $0 + ($1["audioSamples"] as? Int ?? 0) })
+        #expect(json["output"] as? String == "\(folder)/cut-{index}.mov")
+        // A live recording's first milliseconds are the encoder starting from silence, as in any movie.
+        let joined = try SegmentTests.checkJoined(segments, expectedFrames: expected, recordingStartSkip: live ? 1440 : 0)
+        #expect(joined.samples.count == Int(Double(duration)! * 48000))
+        // Each segment plays alone in a second reader, as long as it should.
+        let second = try IndependentReaders.gstreamer(segments[1]["output"] as! String)
+        #expect(second.videoFrames == expected[1] && abs(second.duration - Double(expected[1]) / 30) < 0.03 && second.problems.isEmpty, "\(second)")
+        guard !live else { return }
+        let whole = try Processes.reel(["record", "whole.mov", "--max-duration", duration] + sources, currentDirectory: folder)
+        #expect(whole.status == 0, "\(whole.standardError)")
+        #expect(try TestInputs.frameNumbers("\(folder)/whole.mov") == joined.numbers, "the segments hold the unsplit recording's frames")
+        #expect(try SegmentInspection.playedAudioSamples("\(folder)/whole.mov") == joined.samples.count)
+    }
+
+    /// Size segments never pass their size and use at least 90 % of it (all but the last), and still hold
+    /// every picture once. The pictures are noisy so that 2 MB last under two seconds.
+    @Test func sizeSegmentsStayUnderTheirSizeAndUseMostOfIt() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let noisy = TestInputs.numberedPictures(rate: "30") + ",scale=640:480:flags=neighbor,noise=alls=12:allf=t"
+        let result = try Processes.reel(
+            ["record", "size.mov", "--video", "lavfi:\(noisy)?realtime=0", "--audio", "lavfi:sine=frequency=440?realtime=0",
+             "--preset", "640x480", "--max-duration", "12", "--segment-size", "2M", "--quiet", "--json"], currentDirectory: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let segments = try #require(try TestInputs.json(result.standardOutput)["segments"] as? [[String: Any]])
+        #expect(segments.count >= 2)
+        #expect(segments.first?["output"] as? String == "\(folder)/size-001.mov")
+        for (position, segment) in segments.enumerated() {
+            let path = segment["output"] as! String
+            let bytes = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            #expect(bytes == segment["bytes"] as? Int)
+            #expect(bytes <= 2_000_000, "\(path): \(bytes) bytes")
+            if position < segments.count - 1 { #expect(bytes >= 1_800_000, "\(path) uses \(bytes) of 2,000,000 bytes") }
+        }
+        let frames = segments.map { $0["videoFrames"] as? Int ?? 0 }
+        _ = try SegmentTests.checkJoined(segments, expectedFrames: frames)
+        #expect(frames.reduce(0, +) == 360)
+    }
+
+    /// Loop recording by count: only the newest N finished segments stay; the result says which went.
+    @Test func keepSegmentsDeletesTheOldest() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A file of the user's with a name like a segment's is never touched.
+        _ = FileManager.default.createFile(atPath: "\(folder)/loop-000.mov", contents: Data("mine".utf8))
+        let result = try Processes.reel(
+            ["record", "loop.mov", "--video", "lavfi:testsrc2=size=160x120?realtime=0", "--audio", "lavfi:sine?realtime=0",
+             "--preset", "low", "--max-duration", "5", "--segment-duration", "1", "--keep-segments", "2", "--json", "--quiet"],
+            currentDirectory: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let segments = try #require(try TestInputs.json(result.standardOutput)["segments"] as? [[String: Any]])
+        #expect(segments.map { $0["deleted"] as? Bool } == [true, true, true, false, false])
+        #expect(Scratch.files(in: folder).sorted() == ["loop-000.mov", "loop-004.mov", "loop-005.mov"])
+        #expect(try MediaInspection(path: "\(folder)/loop-005.mov").videoFrames == 15)
+    }
+
+    /// Mistakes with segments are usage errors (exit 2, one line, nothing written).
+    @Test func segmentUsageErrors() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        _ = FileManager.default.createFile(atPath: "\(folder)/taken-001.mov", contents: Data())
+        let base = ["--video", "lavfi:testsrc2?realtime=0", "--audio", "none", "--max-duration", "2"]
+        let cases: [([String], String)] = [
+            (["record", "a-{index}.mov"] + base, "only segmented recordings"),
+            (["record", "a.mov", "--keep-segments", "3"] + base, "need segments"),
+            (["record", "a.mov", "--segment-duration", "0.2"] + base, "--segment-duration"),
+            (["record", "a.mov", "--segment-size", "10K"] + base, "too small"),
+            (["record", "a.mov", "--segment-duration", "1", "--keep-free", "1G", "--min-free", "1G"] + base, "not both"),
+            (["record", "taken.mov", "--segment-duration", "1"] + base, "already exists"),
+            (["capture", "shot", "--segment-duration", "1"] + base, "unknown option"),
+        ]
+        for (arguments, message) in cases {
+            let result = try Processes.reel(arguments, currentDirectory: folder)
+            #expect(result.status == 2, "\(arguments): exit \(result.status) \(result.standardError)")
+            #expect(result.standardError.contains(message), "\(arguments): \(result.standardError)")
+            #expect(result.standardError.split(separator: "\n").count == 1, "one line: \(result.standardError)")
+        }
+        #expect(Scratch.files(in: folder) == ["taken-001.mov"])
+    }
+
+    /// A transcode splits too: a 5 s movie in 2 s segments is 60 + 60 + 30 frames.
+    @Test func transcodeSplitsIntoSegments() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try TestInputs.movie("\(folder)/in.mp4", seconds: 5)
+        let result = try Processes.reel(["transcode", "in.mp4", "part.mov", "--preset", "352x288", "--segment-duration", "2", "--json", "--quiet"],
+                                        currentDirectory: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try TestInputs.json(result.standardOutput)
+        let segments = try #require(json["segments"] as? [[String: Any]])
+        #expect(segments.map { $0["videoFrames"] as? Int } == [60, 60, 30])
+        #expect(json["stopReason"] as? String == "inputEnded")
+        #expect(Scratch.files(in: folder).sorted() == ["in.mp4", "part-001.mov", "part-002.mov", "part-003.mov"])
+    }
+}
