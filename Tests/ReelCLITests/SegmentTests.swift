@@ -116,6 +116,38 @@ import Testing
         #expect(try MediaInspection(path: "\(folder)/loop-005.mov").videoFrames == 15)
     }
 
+    /// Loop recording by free space, on a 4 MiB tmpfs: a recording three times longer than the disk holds runs
+    /// to its duration, deleting its own oldest segments as the floor nears; the newest stay and play, and
+    /// free space never went under the floor.
+    @Test func keepFreeLoopsOnASmallDisk() throws {
+        guard let disk = try SmallFilesystem.mount(megabytes: 4, for: "keepFreeLoopsOnASmallDisk") else { return }
+        defer { disk.unmount() }
+        _ = FileManager.default.createFile(atPath: "\(disk.path)/keep-me.txt", contents: Data("not the recording's".utf8))
+        let noisy = TestInputs.numberedPictures(rate: "30") + ",scale=640:480:flags=neighbor,noise=alls=12:allf=t"
+        let result = try Processes.reel(
+            ["record", "dash-{index}.mov", "--video", "lavfi:\(noisy)?realtime=0", "--audio", "lavfi:sine=frequency=440?realtime=0",
+             "--preset", "640x480", "--max-duration", "50", "--segment-duration", "2", "--keep-free", "1Mi", "--quiet", "--json"],
+            currentDirectory: disk.path)
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try TestInputs.json(result.standardOutput)
+        #expect(json["stopReason"] as? String == "maxDurationReached")
+        #expect(json["videoFrames"] as? Int == 1500)
+        let total = json["bytes"] as? Int ?? 0
+        #expect(total > 3 * 4 << 20, "recorded \(total) bytes, three times the disk")
+        let segments = try #require(json["segments"] as? [[String: Any]])
+        #expect(segments.count == 25)
+        let kept = segments.filter { $0["deleted"] as? Bool == false }
+        let deleted = segments.filter { $0["deleted"] as? Bool == true }
+        // The oldest went, the newest stayed (in one run at the end).
+        #expect(!deleted.isEmpty && deleted.map { $0["index"] as! Int } == Array(1...deleted.count), "\(segments.map { $0["deleted"] ?? "?" })")
+        #expect(Scratch.files(in: disk.path) == (["keep-me.txt"] + kept.map { URL(fileURLWithPath: $0["output"] as! String).lastPathComponent }).sorted())
+        _ = try SegmentTests.checkJoined(kept, expectedFrames: kept.map { $0["videoFrames"] as? Int ?? -1 })
+        var info = statvfs()
+        #expect(statvfs(disk.path, &info) == 0)
+        let free = Int64(info.f_bavail) * Int64(info.f_frsize)
+        #expect(free >= 1 << 20, "free space \(free) stayed above the 1 MiB floor")
+    }
+
     /// Mistakes with segments are usage errors (exit 2, one line, nothing written).
     @Test func segmentUsageErrors() throws {
         let folder = try Scratch.folder()
