@@ -2,7 +2,8 @@ import FoundationEssentials
 import Glibc
 import Reel
 
-/// The one-line live status on a terminal (stderr), redrawn in place: `● REC 00:22  1.2 MB  30.0 fps  dropped 0`.
+/// The one-line live status on a terminal (stderr), redrawn in place: `● REC 00:22  1.2 MB  30.0 fps  dropped 0`
+/// (with `segment 3` after the time when the recording is segmented).
 /// Silent when stderr is not a TTY or with --quiet.
 final class StatusLine: Sendable {
     let isEnabled: Bool
@@ -15,6 +16,7 @@ final class StatusLine: Sendable {
         guard isEnabled else { return }
         var line = "\u{25CF} REC \(StatusLine.clock(progress.mediaDuration))"
         if let limit { line += " / \(StatusLine.clock(limit))" }
+        if let segment = progress.segment { line += "  segment \(segment)" }
         line += "  \(ByteCount.format(progress.bytes))  \(String(printf: "%.1f", progress.framesPerSecond)) fps"
         line += "  dropped \(progress.droppedFrames)"
         Terminal.writeError("\r\u{1B}[K" + line)

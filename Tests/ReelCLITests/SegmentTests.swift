@@ -148,6 +148,16 @@ import Testing
         #expect(free >= 1 << 20, "free space \(free) stayed above the 1 MiB floor")
     }
 
+    /// On a terminal the status line says which segment is being written.
+    @Test func theStatusLineShowsTheSegment() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let command = "\(Processes.reelExecutable) record tty.mov --video lavfi:testsrc2=size=160x120 --audio none --preset low --max-duration 2.5 --segment-duration 1"
+        let result = try Processes.shell("cd \(folder) && timeout -k 2 20 script -qec '\(command)' /dev/null", timeout: 30)
+        #expect(result.status == 0, "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("segment 2"), "status line: \(result.standardOutput.suffix(300))")
+    }
+
     /// Mistakes with segments are usage errors (exit 2, one line, nothing written).
     @Test func segmentUsageErrors() throws {
         let folder = try Scratch.folder()
