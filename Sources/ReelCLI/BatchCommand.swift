@@ -14,12 +14,16 @@ enum BatchCommand {
         temporary names and renamed when finalized; a re-run skips jobs whose output is already complete, unless
         --force. --shard I/N runs every N-th job starting with the I-th, so N machines (a Slurm job array) together
         run each job once. Ctrl-C/SIGTERM lets running jobs finalize and leaves the rest notRun.
+        A record job with startAt (local "2026-11-30T14:05", or "14:05" for the next occurrence) waits for its
+        time without taking a slot and then starts whatever else runs; one whose time passed by more than its
+        maxDuration is notRun, one started late still ends on time. Segmented jobs (segmentDuration,
+        segmentSize) name their files OUTPUT-001.mov ... and run again on a re-run.
 
           --parallel N        jobs at a time
           --report FILE       write the JSON report there
           --shard I/N         run only this shard (1-based)
           --force             re-run jobs whose output exists
-          --check             only validate the job file and say how many jobs it has
+          --check             only validate the job file, say how many jobs it has and print the schedule
           --json              print the JSON report on stdout
           --quiet             no progress line
 
@@ -44,6 +48,18 @@ enum BatchCommand {
             let jobs = try JobFile.load(path: parsed.positionals[0])
             if parsed.has("--check") {
                 Terminal.writeOutput("\(parsed.positionals[0]): \(jobs.count) valid jobs\n")
+                // The schedule: when each scheduled recording starts and ends, or why it will not run.
+                let now = Date()
+                for job in jobs.filter({ $0.startAt != nil }).sorted(by: { $0.startAt! < $1.startAt! }) {
+                    let start = job.startAt!, duration = job.limits.maxDuration ?? 0
+                    switch JobSchedule.start(start, duration: duration, now: now) {
+                    case .missed(let reason):
+                        Terminal.writeOutput("  \(job.name): not run: \(reason)\n")
+                    case .at:
+                        let end = start.addingTimeInterval(duration)
+                        Terminal.writeOutput("  \(job.name): \(LocalTime.format("%Y-%m-%d %H:%M:%S", start)) to \(LocalTime.format("%H:%M:%S", end))\(start < now ? " (started late: runs at once)" : "")\n")
+                    }
+                }
                 return .success
             }
             runner = try BatchRunner(jobs: jobs, parallel: parallel, shard: shard, force: parsed.has("--force"))

@@ -127,4 +127,89 @@ import Testing
         #expect(try MediaInspection(path: "\(folder)/live1.mov").videoFrames > 10)
         #expect(Scratch.files(in: folder) == ["jobs.json", "live1.mov"])
     }
+
+    /// A local ISO 8601 time `seconds` from now, as a job file gives it.
+    static func startAt(_ seconds: Double) -> String {
+        var time = time_t(Date().addingTimeInterval(seconds).timeIntervalSince1970.rounded(.up))
+        var fields = tm()
+        localtime_r(&time, &fields)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d", Int(fields.tm_year) + 1900, Int(fields.tm_mon) + 1,
+                      Int(fields.tm_mday), Int(fields.tm_hour), Int(fields.tm_min), Int(fields.tm_sec))
+    }
+
+    /// Issue 15: scheduled record jobs. One starts in 3 s while a one-slot batch is busy with a long job (it
+    /// does not wait for the slot), one started 3 s late still ends on time, one whose time passed more than
+    /// its duration ago is notRun with the reason; `--check` prints the schedule.
+    @Test func scheduledJobsStartOnTime() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let live = #""video": "lavfi:testsrc2=size=160x120", "audio": "lavfi:sine", "preset": "low""#
+        try Self.write("""
+            {"jobs": [
+              {"name": "busy", "type": "record", \(live), "maxDuration": 6, "output": "{name}.mov"},
+              {"name": "soon", "type": "record", \(live), "maxDuration": 1, "startAt": "\(Self.startAt(3))", "output": "{name}.mov"},
+              {"name": "late", "type": "record", \(live), "maxDuration": 4, "startAt": "\(Self.startAt(-2))", "output": "{name}.mov"},
+              {"name": "gone", "type": "record", \(live), "maxDuration": 5, "startAt": "\(Self.startAt(-100))", "output": "{name}.mov"}]}
+            """, to: folder)
+        let check = try Processes.reel(["batch", "jobs.json", "--check"], currentDirectory: folder)
+        #expect(check.status == 0, "\(check.standardError)")
+        #expect(check.standardOutput.contains("soon: ") && check.standardOutput.contains("late: ") && check.standardOutput.contains("started late"),
+                "\(check.standardOutput)")
+        #expect(check.standardOutput.contains("gone: not run: its start time"), "\(check.standardOutput)")
+        let started = Date()
+        let result = try Processes.reel(["batch", "jobs.json", "--parallel", "1", "--json"], currentDirectory: folder, timeout: 60)
+        #expect(result.status == 0, "\(result.standardError)")
+        let report = try Self.report(result.standardOutput)
+        #expect(Self.statuses(report) == ["busy": "succeeded", "soon": "succeeded", "late": "succeeded", "gone": "notRun"])
+        let jobs = Dictionary(uniqueKeysWithValues: (report["jobs"] as! [[String: Any]]).map { ($0["name"] as! String, $0) })
+        #expect((jobs["gone"]?["error"] as? String)?.contains("more than its 5 s duration") == true, "\(jobs["gone"] ?? [:])")
+        // "soon" ran beside "busy" (one slot): it was written during busy's 6 s, and finished about 4 s in.
+        let soonEnd = try FileManager.default.attributesOfItem(atPath: "\(folder)/soon.mov")[.modificationDate] as! Date
+        let busyEnd = try FileManager.default.attributesOfItem(atPath: "\(folder)/busy.mov")[.modificationDate] as! Date
+        #expect(soonEnd < busyEnd, "soon finished before busy")
+        #expect(soonEnd.timeIntervalSince(started) > 3.5 && soonEnd.timeIntervalSince(started) < 6, "soon ended \(soonEnd.timeIntervalSince(started)) s in")
+        let lateDuration = (jobs["late"]?["result"] as? [String: Any])?["duration"] as? Double ?? 0
+        #expect(lateDuration > 0.5 && lateDuration < 3.5, "late recorded only what was left of its 4 s: \(lateDuration)")
+    }
+
+    /// SIGINT while a scheduled job waits ends the batch at once; the job is notRun, with the reason.
+    @Test func interruptWhileWaitingLeavesScheduledJobsNotRun() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Self.write("""
+            {"jobs": [{"name": "later", "type": "record", "video": "lavfi:testsrc2", "audio": "none", "preset": "low",
+                       "maxDuration": 5, "startAt": "\(Self.startAt(60))", "output": "{name}.mov"}]}
+            """, to: folder)
+        let running = try Processes.start(Processes.reelExecutable, ["batch", "jobs.json", "--json"], currentDirectory: folder)
+        usleep(1_000_000)
+        kill(running.process.processIdentifier, SIGINT)
+        let result = Processes.finish(running, timeout: 10)
+        #expect(result.status == 0, "\(result.standardError)")
+        let job = (try Self.report(result.standardOutput)["jobs"] as? [[String: Any]])?.first
+        #expect(job?["status"] as? String == "notRun" && (job?["error"] as? String)?.contains("before its start time") == true, "\(job ?? [:])")
+        #expect(Scratch.files(in: folder) == ["jobs.json"])
+    }
+
+    /// Segmented jobs: segmentDuration and keepSegments in a job file, files named -001, -002 ...
+    @Test func segmentedJobs() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Self.write("""
+            {"jobs": [{"name": "seg", "type": "record", "video": "lavfi:testsrc2=size=160x120?realtime=0", "audio": "lavfi:sine?realtime=0",
+                       "preset": "low", "maxDuration": 3.5, "segmentDuration": 1, "keepSegments": 3, "output": "{name}.mov"},
+                      {"name": "bad", "type": "record", "video": "lavfi:testsrc2", "maxDuration": 3, "keepSegments": 3, "output": "{name}.mov"}]}
+            """, to: folder)
+        let invalid = try Processes.reel(["batch", "jobs.json"], currentDirectory: folder)
+        #expect(invalid.status == 2 && invalid.standardError.contains("jobs.bad.segmentDuration"), "\(invalid.standardError)")
+        try Self.write("""
+            {"jobs": [{"name": "seg", "type": "record", "video": "lavfi:testsrc2=size=160x120?realtime=0", "audio": "lavfi:sine?realtime=0",
+                       "preset": "low", "maxDuration": 3.5, "segmentDuration": 1, "keepSegments": 3, "output": "{name}.mov"}]}
+            """, to: folder)
+        let result = try Processes.reel(["batch", "jobs.json", "--json"], currentDirectory: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let job = (try Self.report(result.standardOutput)["jobs"] as? [[String: Any]])?.first
+        let segments = (job?["result"] as? [String: Any])?["segments"] as? [[String: Any]] ?? []
+        #expect(segments.map { $0["videoFrames"] as? Int } == [15, 15, 15, 7])
+        #expect(Scratch.files(in: folder) == ["jobs.json", "seg-002.mov", "seg-003.mov", "seg-004.mov"])
+    }
 }

@@ -31,4 +31,8 @@ public struct BatchJob: Sendable, Equatable {
     public var cameraControls: [CameraControlSetting] = []
     /// record and transcode: further movies from the same capture at other presets.
     public var tiers: [MovieTier] = []
+    /// record and transcode: consecutive files instead of one (`output` is then their name pattern).
+    public var segmentation: Segmentation? = nil
+    /// record: when the recording starts (`startAt`); nil starts it when a parallel slot is free.
+    public var startAt: Date? = nil
 }

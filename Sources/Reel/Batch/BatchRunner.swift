@@ -5,7 +5,9 @@ import Glibc
 /// Runs batch jobs, at most `parallel` at a time, each on a thread of its own: a failed job does not stop the
 /// others; a finished output is skipped on re-runs unless forced; `stop()` (SIGINT) lets running jobs
 /// finalize and marks the rest notRun. Outputs are written under temporary names and renamed when
-/// finalized, so a crash never leaves a half file under a final name.
+/// finalized, so a crash never leaves a half file under a final name. Scheduled record jobs (`startAt`) wait on
+/// a scheduler thread without taking a slot, and start at their time whatever else runs (a live source cannot
+/// wait for a slot).
 public final class BatchRunner: Sendable {
     public struct Shard: Sendable, Equatable, CustomStringConvertible {
         public var index: Int
@@ -43,6 +45,8 @@ public final class BatchRunner: Sendable {
     private let shard: Shard?
     private let force: Bool
     private let state = Locked<RunState>(RunState())
+    /// Wakes the scheduler when the batch is stopped.
+    private let schedulerWake = Condition()
 
     private struct RunState {
         var next = 0
@@ -68,37 +72,84 @@ public final class BatchRunner: Sendable {
             state.stopping = true
             return Array(state.sessions.values)
         }
+        schedulerWake.withLock { schedulerWake.broadcast() }
         for session in sessions { session.stop() }
     }
 
     /// Runs the jobs (blocking) and returns the report. `progress` is called as jobs start and finish.
     public func run(progress: @escaping @Sendable (Progress) -> Void = { _ in }) -> BatchReport {
         let started = MonotonicClock.nanoseconds()
-        let selected = jobs.filter { shard?.contains($0) ?? true }
+        let chosen = jobs.filter { shard?.contains($0) ?? true }
+        let selected = chosen.filter { $0.startAt == nil }
+        let scheduled = chosen.filter { $0.startAt != nil }.sorted { $0.startAt! < $1.startAt! }
+        let scheduler = scheduled.isEmpty ? nil : WorkerThread(name: "reel.batch.scheduler") { [self] in
+            runScheduled(scheduled, progress: progress, total: chosen.count)
+        }
         let workers = (0..<min(parallel, max(selected.count, 1))).map { worker in
             WorkerThread(name: "reel.batch.\(worker)") { [self] in
                 while let job = takeNext(selected) {
-                    report(progress, total: selected.count)
-                    let entry = execute(job)
-                    state.withLock {
-                        $0.entries[job.index] = entry
-                        $0.sessions[job.name] = nil
-                        $0.finished += 1
-                    }
-                    report(progress, total: selected.count)
+                    run(job, progress: progress, total: chosen.count)
                 }
             }
         }
         for worker in workers { worker.join() }
+        scheduler?.join()
         let entries = state.withLock { $0.entries }
         let all = jobs.map { job -> BatchReport.Entry in
             if let entry = entries[job.index] { return entry }
             let status: BatchReport.Status = (shard?.contains(job) ?? true) ? .notRun : .notInShard
+            let reason = status == .notRun && job.startAt != nil ? "the batch was stopped before its start time" : nil
             return BatchReport.Entry(name: job.name, type: job.kind, status: status, output: job.output, result: nil,
-                                     error: nil, elapsed: 0)
+                                     error: reason, elapsed: 0)
         }
         return BatchReport(jobs: all, elapsed: Double(MonotonicClock.nanoseconds() - started) / 1e9,
                            shard: shard?.description)
+    }
+
+    private func run(_ job: BatchJob, progress: @Sendable (Progress) -> Void, total: Int) {
+        report(progress, total: total)
+        let entry = execute(job)
+        state.withLock {
+            $0.entries[job.index] = entry
+            $0.sessions[job.name] = nil
+            $0.finished += 1
+        }
+        report(progress, total: total)
+    }
+
+    /// Waits for each scheduled job's time (in order) and starts it on a thread of its own; one whose time
+    /// passed by more than its duration is notRun, one that starts late ends when it was meant to. A stop
+    /// while waiting leaves the waiting jobs notRun.
+    private func runScheduled(_ jobs: [BatchJob], progress: @escaping @Sendable (Progress) -> Void, total: Int) {
+        var running: [WorkerThread] = []
+        for job in jobs {
+            guard let start = job.startAt, let duration = job.limits.maxDuration else { continue }
+            // Waits in steps of at most a second, so a change of the wall clock is noticed.
+            schedulerWake.lock()
+            while !state.withLock({ $0.stopping }) && Date() < start {
+                let wait = min(1, start.timeIntervalSinceNow)
+                _ = schedulerWake.wait(untilNanoseconds: MonotonicClock.nanoseconds() + Int64(max(0.001, wait) * 1e9))
+            }
+            schedulerWake.unlock()
+            if state.withLock({ $0.stopping }) { break }
+            switch JobSchedule.start(start, duration: duration, now: Date()) {
+            case .missed(let reason):
+                state.withLock {
+                    $0.entries[job.index] = BatchReport.Entry(name: job.name, type: job.kind, status: .notRun, output: job.output,
+                                                              result: nil, error: reason, elapsed: 0)
+                    $0.finished += 1
+                }
+                report(progress, total: total)
+            case .at:
+                var due = job
+                // Late (the batch started after its time): it still ends when it was meant to.
+                let late = Date().timeIntervalSince(start)
+                if late > 0.5 { due.limits.maxDuration = duration - late }
+                let ready = due
+                running.append(WorkerThread(name: "reel.batch.\(job.name)") { [self] in run(ready, progress: progress, total: total) })
+            }
+        }
+        for thread in running { thread.join() }
     }
 
     private func takeNext(_ selected: [BatchJob]) -> BatchJob? {
@@ -172,6 +223,7 @@ public final class BatchRunner: Sendable {
         configuration.deviceTimeout = job.deviceTimeout
         configuration.cameraControls = job.cameraControls
         configuration.tiers = job.tiers
+        configuration.segmentation = job.segmentation
         // Outputs appear under their final names only once finalized: that is what lets a re-run skip them.
         configuration.writesUnderFinalName = false
         let session = CaptureSession()

@@ -8,12 +8,14 @@ import Glibc
 public enum JobFile {
     static let jobKeys: Set<String> = ["name", "type", "video", "audio", "input", "preset", "maxDuration", "maxSize",
                                        "minFree", "fragmentInterval", "deviceTimeout", "output", "still", "stillQuality",
-                                       "orientation", "at", "controls", "tiers"]
+                                       "orientation", "at", "controls", "tiers", "segmentDuration", "segmentSize",
+                                       "keepSegments", "keepFree", "startAt"]
     static let allowedByKind: [BatchJob.Kind: Set<String>] = [
         .record: ["name", "type", "video", "audio", "preset", "maxDuration", "maxSize", "minFree", "fragmentInterval",
-                  "deviceTimeout", "output", "still", "stillQuality", "orientation", "controls", "tiers"],
+                  "deviceTimeout", "output", "still", "stillQuality", "orientation", "controls", "tiers",
+                  "segmentDuration", "segmentSize", "keepSegments", "keepFree", "startAt"],
         .transcode: ["name", "type", "input", "preset", "maxDuration", "maxSize", "minFree", "fragmentInterval", "output",
-                     "still", "stillQuality", "tiers"],
+                     "still", "stillQuality", "tiers", "segmentDuration", "segmentSize", "keepSegments", "keepFree"],
         .grab: ["name", "type", "input", "at", "output", "stillQuality"],
     ]
 
@@ -53,7 +55,7 @@ public enum JobFile {
             let fitting = BatchJob.Kind(rawValue: kindName).flatMap { allowedByKind[$0] } ?? jobKeys
             let applicable = defaults.filter { fitting.contains($0.key) }
             let fields = try JSONFields(.object(applicable.merging(own) { _, job in job }), path: label, source: source)
-            let job = try parseJob(fields, index: offset + 1, baseFolder: baseFolder, day: day, defaults: defaultSources)
+            let job = try parseJob(fields, index: offset + 1, baseFolder: baseFolder, day: day, now: date, defaults: defaultSources)
             if let first = names[job.name] {
                 throw ReelError.invalidInput("\(source): \(label).name: '\(job.name)' is already used by jobs[\(first - 1)]")
             }
@@ -75,7 +77,7 @@ public enum JobFile {
         lazy var audio = DeviceDiscovery.defaultAudio()
     }
 
-    private static func parseJob(_ fields: JSONFields, index: Int, baseFolder: URL, day: String,
+    private static func parseJob(_ fields: JSONFields, index: Int, baseFolder: URL, day: String, now: Date,
                                  defaults: DefaultSources) throws -> BatchJob {
         let name = try fields.string("name")
         guard !name.contains("/") else { throw fields.fail("name", "must not contain '/' (it is used in file names)") }
@@ -169,6 +171,37 @@ public enum JobFile {
         case .transcode, .grab:
             job.input = resolve(try fields.string("input"), against: baseFolder)
             if kind == .grab { job.at = try fields.has("at") ? fields.number("at", in: FrameGrabber.timeRange) : 0 }
+        }
+        if fields.has("segmentDuration") || fields.has("segmentSize") || fields.has("keepSegments") || fields.has("keepFree") {
+            // Segments are named with -001, -002 ... before the extension ({index} in a job's output is the job's).
+            var segmentation = Segmentation()
+            if fields.has("segmentDuration") { segmentation.duration = try fields.number("segmentDuration", in: Segmentation.durationRange) }
+            if fields.has("segmentSize") { segmentation.size = try fields.byteCount("segmentSize", in: 1...Int64.max / 2) }
+            segmentation.keep = try fields.optionalInteger("keepSegments", in: Segmentation.keepRange)
+            if fields.has("keepFree") {
+                if fields.has("minFree") { throw fields.fail("keepFree", "sets the free-space floor itself: give it or minFree, not both") }
+                job.limits.minFreeDiskSpace = try fields.byteCount("keepFree", in: 1...Int64.max / 2)
+                segmentation.deletesOldestForFreeSpace = true
+            }
+            guard segmentation.duration != nil || segmentation.size != nil else {
+                throw fields.fail("segmentDuration", "keepSegments and keepFree need segments: add segmentDuration or segmentSize")
+            }
+            do {
+                try segmentation.validate(pictureSize: preset.map { ($0.video.width, $0.video.height) })
+            } catch let error as ReelError {
+                throw fields.fail(fields.has("segmentSize") ? "segmentSize" : "segmentDuration", error.message)
+            }
+            job.segmentation = segmentation
+        }
+        if fields.has("startAt") {
+            guard let duration = job.limits.maxDuration else {
+                throw fields.fail("startAt", "a scheduled recording needs maxDuration (when it ends)")
+            }
+            do {
+                job.startAt = try JobSchedule.parse(try fields.string("startAt"), now: now, duration: duration)
+            } catch let error as ReelError {
+                throw fields.fail("startAt", error.message)
+            }
         }
         if fields.has("tiers") {
             // Further movies from the same capture: {"preset": NAME, "output": TEMPLATE, "maxSize": BYTES}.
