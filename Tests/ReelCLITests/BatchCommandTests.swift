@@ -148,7 +148,7 @@ import Testing
             {"jobs": [
               {"name": "busy", "type": "record", \(live), "maxDuration": 6, "output": "{name}.mov"},
               {"name": "soon", "type": "record", \(live), "maxDuration": 1, "startAt": "\(Self.startAt(3))", "output": "{name}.mov"},
-              {"name": "late", "type": "record", \(live), "maxDuration": 4, "startAt": "\(Self.startAt(-2))", "output": "{name}.mov"},
+              {"name": "late", "type": "record", \(live), "maxDuration": 4, "startAt": "\(Self.startAt(-3))", "output": "{name}.mov"},
               {"name": "gone", "type": "record", \(live), "maxDuration": 5, "startAt": "\(Self.startAt(-100))", "output": "{name}.mov"}]}
             """, to: folder)
         let check = try Processes.reel(["batch", "jobs.json", "--check"], currentDirectory: folder)
