@@ -13,6 +13,7 @@ Results: benchmarks/results/latest.{json,md} (quick: quick.{json,md}). See bench
 """
 import argparse
 import datetime
+import glob
 import json
 import os
 import platform
@@ -145,6 +146,50 @@ def tier_record_commands(main, tier, seconds, output):
               "-map", "[main]", "-map", "1:a"] + ffmpeg_encoding(p) + ["-t", str(seconds), "-f", "mov", output + ".ffmpeg.mov",
               "-map", "[tier]", "-map", "1:a"] + ffmpeg_encoding(preset(tier)) + ["-t", str(seconds), "-f", "mov", f"{output}.ffmpeg-{tier}.mov"]
     return reel, ffmpeg
+
+
+def segment_commands(name, seconds, segment, output):
+    """Recording in segments: Reel's --segment-duration against ffmpeg's segment muxer, same encoder settings,
+    plain (unfragmented) movies on both sides."""
+    p = preset(name)
+    width, height = size_of(p)
+    reel = [REEL, "record", output + "-reel-{index}.mov", "--video", "lavfi:testsrc2?realtime=0", "--audio", "lavfi:sine?realtime=0",
+            "--preset", name, "--max-duration", str(seconds), "--segment-duration", str(segment), "--overwrite", "--json",
+            "--quiet", "--min-free", "0"] + SAME_WORK
+    ffmpeg = [FFMPEG, "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=size={width}x{height}:rate={p['video']['fps']}",
+              "-f", "lavfi", "-i", f"sine=frequency=440:sample_rate={p['audio']['sampleRate']}", "-t", str(seconds)]
+    ffmpeg += ffmpeg_encoding(p) + ["-f", "segment", "-segment_time", str(segment), "-segment_format", "mov",
+                                    "-reset_timestamps", "1", output + "-ffmpeg-%03d.mov"]
+    return reel, ffmpeg
+
+
+def segment_files(pattern):
+    """Per segment of one side: video seconds and frames, audio seconds, and their mismatch in ms."""
+    rows = []
+    for path in sorted(glob.glob(pattern)):
+        probe = json.loads(subprocess.run(["ffprobe", "-v", "error", "-show_entries", "stream=codec_type,duration,nb_frames",
+                                           "-of", "json", path], capture_output=True, text=True, check=True).stdout)
+        streams = {stream["codec_type"]: stream for stream in probe["streams"]}
+        video, audio = float(streams["video"]["duration"]), float(streams["audio"]["duration"])
+        rows.append({"video": video, "frames": int(streams["video"]["nb_frames"]), "audio": audio,
+                     "mismatchMs": 1000 * abs(audio - video)})
+    return rows
+
+
+def segments(name, seconds, segment, cwd, runs):
+    output = os.path.join(cwd, f"seg-{name}")
+    reel, ffmpeg = segment_commands(name, seconds, segment, output)
+    row = compare(f"segments: record {seconds} s {name} in {segment} s segments", reel, ffmpeg, cwd, runs,
+                  notes="ffmpeg: -f segment -segment_time (it can cut only at the encoder's keyframes)")
+    fps = preset(name)["video"]["fps"]
+    for side in ("reel", "ffmpeg"):
+        files = segment_files(f"{output}-{side}-*.mov")
+        row[side]["segments"] = files
+        row[side]["segmentSeconds"] = [round(f["video"], 3) for f in files]
+        row[side]["totalFrames"] = sum(f["frames"] for f in files)
+        row[side]["worstMismatchMs"] = max(f["mismatchMs"] for f in files)
+    row["expectedFrames"] = int(seconds * fps)
+    return row
 
 
 def photo_latency(cwd, count):
@@ -353,6 +398,16 @@ def targets(report):
             checks.append((f"{row['job']}: wall ≤ 0.95 × ffmpeg's one command", row["wallRatio"] <= 0.95, f"{row['wallRatio']:.3f}"))
             checks.append((f"{row['job']}: peak RSS ≤ ffmpeg", row["reel"]["rss"]["median"] <= row["ffmpeg"]["rss"]["median"],
                            f"{row['reel']['rss']['median']:.0f} vs {row['ffmpeg']['rss']['median']:.0f} MB"))
+        elif kind == "segments:":
+            checks.append((f"{row['job']}: wall ratio ≤ 1.00", row["wallRatio"] <= 1.0, f"{row['wallRatio']:.3f}"))
+            reel, ffmpeg = row["reel"], row["ffmpeg"]
+            checks.append((f"{row['job']}: per-segment A/V mismatch ≤ 21 ms (ffmpeg's measured beside)",
+                           reel["worstMismatchMs"] <= 21, f"{reel['worstMismatchMs']:.1f} vs {ffmpeg['worstMismatchMs']:.1f} ms worst"))
+            segment = float(row["job"].split(" in ")[1].split()[0])
+            exact = all(abs(seconds - segment) < 1e-3 for seconds in reel["segmentSeconds"][:-1])
+            checks.append((f"{row['job']}: segment lengths exact, every frame once", exact and reel["totalFrames"] == row["expectedFrames"],
+                           f"Reel {reel['segmentSeconds']} ({reel['totalFrames']} frames), ffmpeg {ffmpeg['segmentSeconds']} "
+                           f"({ffmpeg['totalFrames']} frames)"))
         elif kind == "batch":
             checks.append((f"{row['job']}: ≤ ffmpeg one by one", row["wallRatio"] <= 1.0, f"{row['wallRatio']:.3f}"))
     photo = report["photo"]
@@ -470,6 +525,9 @@ def main():
                                             os.path.join(work, "tier-rec"))
         comparisons.append(compare(f"tiers: record {record_seconds} s {'352x288 + low' if quick else '1080p + 352x288'}",
                                    reel, ffmpeg, work, runs, notes="one capture; ffmpeg: one command, split filter, two outputs"))
+        comparisons.append(segments("352x288", 12, 5, work, runs) if quick else segments("720p", 60, 10, work, runs))
+        if not quick:
+            comparisons.append(segments("352x288", 60, 5, work, runs))
         comparisons.extend(camera(3 if quick else 30, work))
         report = {
             "mode": "quick" if quick else "full", "date": datetime.datetime.now().isoformat(timespec="seconds"),
