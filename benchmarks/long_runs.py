@@ -5,7 +5,9 @@
    one video frame of each other, and peak RSS grows by less than 5 MB after the first minute of media
    (RSS sampled from /proc every 0.2 s; the first minute is the first 1/60 of the run, as media is produced
    at a steady rate).
-2. Ten minutes of paced recording with a microphone whose clock runs 0.1 % fast (an ALSA file PCM fed 48,048
+2. The same hour in one-minute segments (--segment-duration 60): 60 files of exactly 60 s, 108,000 frames in
+   all, each segment's audio within one AAC frame (21 ms) of its video, RSS as flat.
+3. Ten minutes of paced recording with a microphone whose clock runs 0.1 % fast (an ALSA file PCM fed 48,048
    samples per second and declaring 48,000): the audio end offset matches that of an exact clock within one
    frame; uncorrected, the audio would run 0.6 s long.
 
@@ -55,10 +57,12 @@ def rss_kb(pid):
     return None
 
 
-def hour_of_media(minutes, folder):
-    output = os.path.join(folder, "hour.mov")
+def hour_of_media(minutes, folder, segment_seconds=None):
+    output = os.path.join(folder, "hour-{index}.mov" if segment_seconds else "hour.mov")
     command = [REEL, "record", output, "--video", "lavfi:testsrc2?realtime=0", "--audio", "lavfi:sine?realtime=0",
                "--preset", "352x288", "--max-duration", str(minutes * 60), "--json"]
+    if segment_seconds:
+        command += ["--segment-duration", str(segment_seconds)]
     samples = []
     start = time.monotonic()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -76,7 +80,20 @@ def hour_of_media(minutes, folder):
     process.wait()
     sampler.join()
     wall = time.monotonic() - start
-    video_end, audio_end, frames = probe_ends(output)
+    segment_report = None
+    if segment_seconds:
+        # Per segment: its own video and audio ends; the whole: the frames of all of them.
+        ends = [probe_ends(segment["output"]) for segment in result["segments"]]
+        frames = sum(end[2] for end in ends)
+        video_end, audio_end = sum(end[0] for end in ends), sum(end[1] for end in ends)
+        lengths = [round(end[0], 4) for end in ends]
+        worst = max(abs(end[1] - end[0]) for end in ends)
+        segment_report = {"segments": len(ends), "lengthsExact": all(abs(length - segment_seconds) < 1e-3 for length in lengths[:-1]),
+                          "worstMismatchMs": round(1000 * worst, 2)}
+        for segment in result["segments"]:
+            os.unlink(segment["output"])
+    else:
+        video_end, audio_end, frames = probe_ends(output)
     first_minute = wall / minutes
     early = max((kb for t, kb in samples if t <= first_minute), default=0)
     peak = max(kb for _, kb in samples)
@@ -90,6 +107,11 @@ def hour_of_media(minutes, folder):
     }
     report["passed"] = (frames == report["expectedFrames"] and abs(audio_end - video_end) <= 1 / 30
                         and report["rssGrowthMB"] < 5)
+    if segment_report:
+        report.update(segment_report)
+        report["passed"] = report["passed"] and segment_report["lengthsExact"] and segment_report["worstMismatchMs"] <= 1024 / 48
+    elif os.path.exists(output):
+        os.unlink(output)
     return report
 
 
@@ -136,6 +158,9 @@ def main():
         print(f"recording {arguments.minutes} min of media ...", flush=True)
         report["hour"] = hour_of_media(arguments.minutes, folder)
         print(json.dumps(report["hour"], indent=1), flush=True)
+        print(f"recording {arguments.minutes} min of media in one-minute segments ...", flush=True)
+        report["segmented"] = hour_of_media(arguments.minutes, folder, segment_seconds=60)
+        print(json.dumps(report["segmented"], indent=1), flush=True)
         print(f"paced recording, exact clock (15 s) and 0.1 % fast clock ({arguments.drift_minutes} min) ...", flush=True)
         exact = paced_with_clock(15, 48000, folder)
         fast = paced_with_clock(int(arguments.drift_minutes * 60), 48048, folder)
@@ -147,7 +172,7 @@ def main():
     results = os.path.join(ROOT, "benchmarks", "results")
     with open(os.path.join(results, "long.json"), "w") as handle:
         json.dump(report, handle, indent=1)
-    hour, drift = report["hour"], report["drift"]
+    hour, drift, segmented = report["hour"], report["drift"], report["segmented"]
     with open(os.path.join(results, "long.md"), "w") as handle:
         handle.write(f"# Long runs ({report['date']})\n\n| check | measured | target | passed |\n| --- | --- | --- | --- |\n")
         handle.write(f"| {hour['mediaMinutes']} min of media: frames | {hour['videoFrames']} | {hour['expectedFrames']} | "
@@ -156,12 +181,18 @@ def main():
                      f"{abs(hour['endGapSeconds']) <= 1 / 30} |\n")
         handle.write(f"| peak RSS growth after the first minute | {hour['rssGrowthMB']} MB (first minute "
                      f"{hour['rssFirstMinuteMB']} MB, peak {hour['rssPeakMB']} MB) | < 5 MB | {hour['rssGrowthMB'] < 5} |\n")
+        handle.write(f"| {segmented['mediaMinutes']} min in {segmented['segments']} one-minute segments: frames | "
+                     f"{segmented['videoFrames']} | {segmented['expectedFrames']} | {segmented['videoFrames'] == segmented['expectedFrames']} |\n")
+        handle.write(f"| segment lengths exactly 60 s; worst per-segment A/V mismatch | {segmented['lengthsExact']}; "
+                     f"{segmented['worstMismatchMs']} ms | exact; ≤ 21.3 ms | {segmented['passed']} |\n")
+        handle.write(f"| segmented: peak RSS growth after the first minute | {segmented['rssGrowthMB']} MB | < 5 MB | "
+                     f"{segmented['rssGrowthMB'] < 5} |\n")
         handle.write(f"| {drift['fast']['seconds'] / 60:g} min with a 0.1 % fast audio clock: drift | "
                      f"{drift['driftSeconds'] * 1000:.1f} ms (uncorrected: {drift['uncorrectedDriftSeconds'] * 1000:.0f} ms) | "
                      f"within 33.3 ms | {drift['passed']} |\n")
         handle.write(f"\nWall time of the hour: {hour['wallSeconds']} s; {hour['fragments']} fragments; "
                      f"{hour['bytes']} bytes, of which {hour['finalizationBytes']} written at finalization.\n")
-    passed = hour["passed"] and drift["passed"]
+    passed = hour["passed"] and drift["passed"] and segmented["passed"]
     print("long runs:", "passed" if passed else "FAILED")
     sys.exit(0 if passed else 1)
 
