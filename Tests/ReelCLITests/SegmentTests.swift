@@ -10,8 +10,10 @@ import Testing
 
     /// Every segment decoded: frames and samples as the JSON says, a keyframe first, audio covering the video
     /// to within one AAC frame; joined, the picture numbers run on one by one and the tone without a break.
+    /// `lastCutByLimit`: a size limit ended the last segment, cutting its tracks where the interleaved
+    /// packets stopped fitting (as it cuts any movie): its audio and video then end within 0.1 s of each other.
     static func checkJoined(_ segments: [[String: Any]], expectedFrames: [Int], sampleRate: Int = 48000,
-                            recordingStartSkip: Int = 0) throws -> (numbers: [Int], samples: [Float]) {
+                            recordingStartSkip: Int = 0, lastCutByLimit: Bool = false) throws -> (numbers: [Int], samples: [Float]) {
         #expect(segments.map { $0["videoFrames"] as? Int ?? -1 } == expectedFrames)
         var numbers: [Int] = []
         var samples: [Float] = []
@@ -25,9 +27,11 @@ import Testing
             // that much later); every later segment starts on its boundary's sample.
             let lateStart = segment["index"] as? Int == 1 ? recordingStartSkip : 0
             let counted = segment["audioSamples"] as? Int ?? -1
-            #expect(played >= counted && played - counted <= lateStart, "\(path): \(played) samples played, \(counted) counted")
+            let cut = lastCutByLimit && segment["index"] as? Int == segments.last?["index"] as? Int
+            #expect(cut ? abs(played - counted) <= 1024 : played >= counted && played - counted <= lateStart,
+                    "\(path): \(played) samples played, \(counted) counted")
             let videoSeconds = Double(movie.videoFrames) / 30
-            #expect(abs(Double(played) / Double(sampleRate) - videoSeconds) <= 1024.0 / Double(sampleRate) + 1e-6,
+            #expect(abs(Double(played) / Double(sampleRate) - videoSeconds) <= (cut ? 0.1 : 1024.0 / Double(sampleRate) + 1e-6),
                     "\(path): audio \(played) samples against \(movie.videoFrames) frames")
             #expect(try SegmentInspection.startsWithKeyframe(path), "\(path) starts with a keyframe")
             numbers += try TestInputs.frameNumbers(path)
@@ -156,6 +160,50 @@ import Testing
         let result = try Processes.shell("cd \(folder) && timeout -k 2 20 script -qec '\(command)' /dev/null", timeout: 30)
         #expect(result.status == 0, "\(result.standardOutput)")
         #expect(result.standardOutput.contains("segment 2"), "status line: \(result.standardOutput.suffix(300))")
+    }
+
+    /// --max-size is the total of all segments: the recording stops before the files together would pass it.
+    @Test func maxSizeIsTheTotalOfAllSegments() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let noisy = TestInputs.numberedPictures(rate: "30") + ",scale=640:480:flags=neighbor,noise=alls=12:allf=t"
+        let result = try Processes.reel(
+            ["record", "total.mov", "--video", "lavfi:\(noisy)?realtime=0", "--audio", "lavfi:sine?realtime=0", "--preset", "640x480",
+             "--max-duration", "30", "--segment-duration", "2", "--max-size", "2M", "--json", "--quiet"], currentDirectory: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try TestInputs.json(result.standardOutput)
+        #expect(json["stopReason"] as? String == "maxFileSizeReached")
+        let segments = try #require(json["segments"] as? [[String: Any]])
+        let sizes = try segments.map { try FileManager.default.attributesOfItem(atPath: $0["output"] as! String)[.size] as! Int }
+        let total = sizes.reduce(0, +)
+        #expect(total <= 2_000_000 && total >= 1_700_000, "\(sizes) total \(total)")
+        #expect(segments.dropLast().allSatisfy { $0["videoFrames"] as? Int == 60 }, "\(segments)")
+        _ = try SegmentTests.checkJoined(segments, expectedFrames: segments.map { $0["videoFrames"] as? Int ?? 0 }, lastCutByLimit: true)
+    }
+
+    /// Killed (SIGKILL) in the middle of its third segment: the first two are complete movies, the third plays
+    /// up to its last fragment, and nothing else is left.
+    @Test func aKilledSegmentedRecordingKeepsWhatItWrote() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let running = try Processes.start(Processes.reelExecutable, [
+            "record", "crash.mov", "--video", "lavfi:\(TestInputs.numberedPictures(rate: "30"))", "--audio", "lavfi:sine=frequency=440",
+            "--preset", "352x288", "--size", "64x64", "--segment-duration", "2", "--fragment-interval", "0.5", "--quiet"],
+            currentDirectory: folder)
+        #expect(Processes.waitForFile("\(folder)/crash-003.mov", seconds: 20))
+        usleep(1_300_000)
+        kill(running.process.processIdentifier, SIGKILL)
+        _ = Processes.finish(running, timeout: 10)
+        #expect(Scratch.files(in: folder) == ["crash-001.mov", "crash-002.mov", "crash-003.mov"])
+        for name in ["crash-001.mov", "crash-002.mov"] {
+            let movie = try MediaInspection(path: "\(folder)/\(name)")
+            let played = try SegmentInspection.playedAudioSamples("\(folder)/\(name)")
+            #expect(movie.videoFrames == 60 && played == 96000, "\(name): \(movie.videoFrames) frames, \(played) samples")
+        }
+        let numbers = try (1...3).flatMap { try TestInputs.frameNumbers("\(folder)/crash-00\($0).mov") }
+        #expect(numbers.count >= 120 + 15, "the third segment plays up to a fragment: \(numbers.count) frames in all")
+        #expect(zip(numbers, numbers.dropFirst()).allSatisfy { ($1 - $0 + 256) % 256 == 1 })
+        #expect(try CleanDecode.problems(in: "\(folder)/crash-003.mov").isEmpty)
     }
 
     /// Mistakes with segments are usage errors (exit 2, one line, nothing written).
