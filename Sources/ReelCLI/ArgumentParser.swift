@@ -85,6 +85,15 @@ extension ParsedArguments {
     }
 
     /// A whole-number option within its range, or a usage error naming the option and the range.
+    /// A size in bytes with FFmpeg's suffixes (`50M`, `1.5G`, `512Mi`), more than 0 unless `allowsZero`.
+    func byteCount(_ name: String, examples: String, allowsZero: Bool = false) throws -> Int64? {
+        guard let text = value(name) else { return nil }
+        guard let bytes = ByteCount.parse(text), bytes > 0 || (allowsZero && bytes == 0) else {
+            throw UsageError("\(name) '\(text)' is not a size in bytes (e.g. \(examples))")
+        }
+        return bytes
+    }
+
     func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
         guard let text = value(name) else { return nil }
         guard let number = Int(text), range.contains(number) else {

@@ -71,16 +71,8 @@ struct RecordingOptions {
         }
         var limits = RecordingLimits()
         limits.maxDuration = try arguments.number("--max-duration", in: RecordingLimits.maxDurationRange)
-        if let text = arguments.value("--max-size") {
-            guard let bytes = ByteCount.parse(text), bytes > 0 else {
-                throw UsageError("--max-size '\(text)' is not a size in bytes (e.g. 50M, 1.5G, 512Mi)")
-            }
-            limits.maxFileSize = bytes
-        }
-        if let text = arguments.value("--min-free") {
-            guard let bytes = ByteCount.parse(text) else {
-                throw UsageError("--min-free '\(text)' is not a size in bytes (e.g. 100M, 1Gi, 0 to disable)")
-            }
+        limits.maxFileSize = try arguments.byteCount("--max-size", examples: "50M, 1.5G, 512Mi")
+        if let bytes = try arguments.byteCount("--min-free", examples: "100M, 1Gi, 0 to disable", allowsZero: true) {
             limits.minFreeDiskSpace = bytes
         }
         let fragmentInterval = try RecordingOptions.fragmentInterval(arguments)
@@ -144,17 +136,9 @@ struct RecordingOptions {
     static func segmentation(_ arguments: ParsedArguments, limits: inout RecordingLimits) throws -> Segmentation? {
         var segmentation = Segmentation()
         segmentation.duration = try arguments.number("--segment-duration", in: Segmentation.durationRange)
-        if let text = arguments.value("--segment-size") {
-            guard let bytes = ByteCount.parse(text), bytes > 0 else {
-                throw UsageError("--segment-size '\(text)' is not a size in bytes (e.g. 100M, 1Gi)")
-            }
-            segmentation.size = bytes
-        }
+        segmentation.size = try arguments.byteCount("--segment-size", examples: "100M, 1Gi")
         segmentation.keep = try arguments.integer("--keep-segments", in: Segmentation.keepRange)
-        if let text = arguments.value("--keep-free") {
-            guard let bytes = ByteCount.parse(text), bytes > 0 else {
-                throw UsageError("--keep-free '\(text)' is not a size in bytes (e.g. 500M, 2Gi)")
-            }
+        if let bytes = try arguments.byteCount("--keep-free", examples: "500M, 2Gi") {
             if arguments.value("--min-free") != nil {
                 throw UsageError("--keep-free sets the free-space floor itself: give it or --min-free, not both")
             }
