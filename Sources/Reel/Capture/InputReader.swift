@@ -1,10 +1,15 @@
 import FFmpegCore
 import FoundationEssentials
 import Glibc
+import Synchronization
 
 /// Reads one input on its own thread: device reads block, and a slow encoder must never stall a device.
 /// Frames of the routed streams are handed, with their session time, to each stream's sink. The reader owns
 /// its FrameSource; other threads only raise its interrupt flag and read its statistics and end state.
+///
+/// A reader opened to replace another while the session runs (a switch, see InputSwitcher) starts `held`:
+/// it reads and stamps frames but hands none on until it takes over; the reader it replaces is then
+/// `retired`: it hands nothing more on, and its end is not the session's (its streams go on).
 final class InputReader: @unchecked Sendable {
     struct Route {
         let stream: SourceStream
@@ -31,9 +36,16 @@ final class InputReader: @unchecked Sendable {
     private var lastTimes: [Int: Timestamp] = [:]
     private var continuity: [Int: TimestampContinuity] = [:]
     private var thread: WorkerThread?
+    /// Frames reach the sinks (false while a switch's new reader waits to take over, and once retired).
+    private let publishing: Atomic<Bool>
+    private let retired = Atomic<Bool>(false)
+    /// Set (and signalled) when the first frame has been read, published or not.
+    private let firstFrame = Condition()
+    private var hasFirstFrame = false
 
     init(spec: DeviceSpec, source: FrameSource, routes: [Route], interrupt: InterruptFlag, buffer: CaptureBuffer,
-         sessionStart: Int64, statistics: ReaderStatistics) {
+         sessionStart: Int64, statistics: ReaderStatistics, held: Bool = false) {
+        self.publishing = Atomic(!held)
         self.spec = spec
         self.statistics = statistics
         self.source = source
@@ -44,6 +56,8 @@ final class InputReader: @unchecked Sendable {
     }
 
     var carriesVideo: Bool { routes.contains { $0.sink.mediaType == .video } }
+    /// The tracks this reader feeds.
+    var mediaTypes: Set<MediaType> { Set(routes.map(\.sink.mediaType)) }
 
     var ending: Ending? { endingState.withLock { $0 } }
 
@@ -53,6 +67,33 @@ final class InputReader: @unchecked Sendable {
 
     /// Unblocks a pending read; the thread then finishes its sinks and exits.
     func stop() { interrupt.raise() }
+
+    /// A held reader starts handing its frames on (it takes over from the one it replaces).
+    func release() { publishing.store(true, ordering: .releasing) }
+
+    /// Replaced: hands nothing more on and stops; its end does not end the session's streams.
+    func retire() {
+        retired.store(true, ordering: .releasing)
+        publishing.store(false, ordering: .releasing)
+        interrupt.raise()
+    }
+
+    var isRetired: Bool { retired.load(ordering: .acquiring) }
+
+    /// Waits until the first frame has been read, the reader has ended, or `seconds` passed; true once a
+    /// frame was read.
+    func waitForFirstFrame(seconds: Double) -> Bool {
+        let deadline = MonotonicClock.nanoseconds() + Int64(seconds * 1e9)
+        firstFrame.lock()
+        defer { firstFrame.unlock() }
+        while !hasFirstFrame && ending == nil && !hasFinished {
+            if !firstFrame.wait(untilNanoseconds: min(deadline, MonotonicClock.nanoseconds() + 50_000_000)),
+               MonotonicClock.nanoseconds() >= deadline { break }
+        }
+        return hasFirstFrame
+    }
+
+    private var hasFinished = false
 
     func join() { thread?.join() }
 
@@ -79,8 +120,11 @@ final class InputReader: @unchecked Sendable {
                 switch try source.nextFrame(into: frame) {
                 case .frame(let streamIndex):
                     guard let route = routes.first(where: { $0.stream.index == streamIndex }) else { continue }
+                    let time = sessionTime(of: frame, stream: route.stream)
+                    if !hasFirstFrame { firstFrame.withLock { hasFirstFrame = true; firstFrame.broadcast() } }
+                    guard publishing.load(ordering: .acquiring) else { continue }
                     let start = CPUClock.threadNanoseconds()
-                    try route.sink.consume(frame, at: sessionTime(of: frame, stream: route.stream))
+                    try route.sink.consume(frame, at: time)
                     convertNanoseconds += CPUClock.threadNanoseconds() - start
                     // Everything wanted is delivered (the duration limit): stop reading, end the streams.
                     if routes.allSatisfy({ $0.sink.isSatisfied }) { break loop }
@@ -98,12 +142,22 @@ final class InputReader: @unchecked Sendable {
                 ending = Ending(reason: spec.kind == .file ? .inputEnded : .deviceLost, message: message)
             }
         }
+        defer { firstFrame.withLock { hasFinished = true; firstFrame.broadcast() } }
+        // A retired reader's end is not the session's: the reader that replaced it carries the streams on.
+        // Its sinks still pass on what they hold (the last part of an audio block), which the replacement's
+        // first samples overlap rather than leave a gap.
+        if isRetired {
+            for route in routes { try? route.sink.finish() }
+            return
+        }
         for route in routes {
             do { try route.sink.finish() } catch { ending = ending ?? Ending(reason: .failed, message: "\(error)") }
         }
         // Publish how it ended before announcing the end: the encoder reads it as soon as streams end.
         let finalEnding = ending
         endingState.withLock { $0 = finalEnding }
+        // A held reader (a switch that never took over) has no streams to end either.
+        guard publishing.load(ordering: .acquiring) else { return }
         for route in routes { buffer.endStream(route.sink.mediaType) }
     }
 

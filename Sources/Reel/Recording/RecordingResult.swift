@@ -43,7 +43,7 @@ extension RecordingResult {
 }
 
 /// Live figures while recording.
-public struct RecordingProgress: Sendable, Equatable {
+public struct RecordingProgress: Sendable, Equatable, Codable {
     public var elapsed: Double
     public var mediaDuration: Double
     public var bytes: Int64

@@ -35,6 +35,10 @@ public final class CaptureSession: Sendable {
     /// While `start` opens the inputs: raised by `stop`, it ends a wait for an input (a named pipe without a
     /// writer) and stops the readers.
     private let starting = Locked<InterruptFlag?>(nil)
+    /// The running session's input switching, its inputs as they are now, whether it is paused, and the
+    /// latest progress of its main movie (for `status`).
+    private let switcher = Locked<InputSwitcher?>(nil)
+    private let live = Locked<SessionStatus.Live>(SessionStatus.Live())
     private let finishedSignal = Locked<[CheckedContinuation<RecordingResult, Never>]>([])
     private let finishCondition = Condition()
 
@@ -63,7 +67,13 @@ public final class CaptureSession: Sendable {
         defer { starting.withLock { $0 = nil } }
         do {
             let preparation = try RecordingPreparation(configuration, interrupt: interrupt)
-            let (engine, movies) = preparation.makeSession(mainProgress: { events(.progress($0)) }, segmentEvents: events)
+            let live = self.live
+            live.withLock { $0 = SessionStatus.Live(video: configuration.video?.description, audio: configuration.audio?.description) }
+            let (engine, movies) = preparation.makeSession(mainProgress: { progress in
+                live.withLock { $0.progress = progress }
+                events(.progress(progress))
+            }, segmentEvents: events)
+            switcher.withLock { $0 = InputSwitcher(engine: engine, factory: preparation.session.readerFactory) }
             for photo in photoOutputs.withLock({ $0 }) { photo.attach(preparation.photos) }
             photoRequests.withLock { $0 = preparation.photos }
             running.withLock { $0 = engine }
@@ -104,8 +114,57 @@ public final class CaptureSession: Sendable {
     /// is written and the inputs keep running; `resumeRecording()` goes on without a hole in the movies'
     /// timelines (audio and video together, a keyframe at the resume point). The duration limit counts
     /// recorded media, not the paused time. Nothing happens when the session is not recording.
-    public func pauseRecording() { running.withLock { $0 }?.setPaused(true) }
-    public func resumeRecording() { running.withLock { $0 }?.setPaused(false) }
+    public func pauseRecording() {
+        guard let engine = running.withLock({ $0 }) else { return }
+        live.withLock { $0.paused = true }
+        engine.setPaused(true)
+    }
+
+    public func resumeRecording() {
+        guard let engine = running.withLock({ $0 }) else { return }
+        live.withLock { $0.paused = false }
+        engine.setPaused(false)
+    }
+
+    /// Switches the camera or screen while recording (the seeds' front/back button): `spec` is opened (a
+    /// camera in the mode that suits the preset) and, once its first picture has arrived, replaces the
+    /// current input in every movie without a hole or a timestamp jump; the pictures are scaled and
+    /// letterboxed to each movie's size. `nil` records black pictures (the track goes on). Returns once the
+    /// new input feeds the movies. Throws `ReelError` (`deviceNotFound`, `deviceBusy`, `invalidInput` ...)
+    /// and changes nothing when the input cannot be used: the recording goes on with the old one. Works
+    /// while paused, with segments and tiers; live sessions only (devices, paced lavfi).
+    public func switchVideo(to spec: DeviceSpec?) throws { try switchInput(.video, to: spec) }
+
+    /// Switches the microphone while recording, as `switchVideo` does the camera: another sample rate or
+    /// layout is resampled; `nil` records silence.
+    public func switchAudio(to spec: DeviceSpec?) throws { try switchInput(.audio, to: spec) }
+
+    private func switchInput(_ type: MediaType, to spec: DeviceSpec?) throws {
+        guard let switcher = switcher.withLock({ $0 }) else {
+            throw ReelError.invalidInput("the session is not recording: start it before switching inputs")
+        }
+        try switcher.switchInput(type, to: spec)
+        let name = spec?.description ?? "none"
+        live.withLock { state in
+            if type == .video { state.video = name } else { state.audio = name }
+        }
+    }
+
+    /// What the session is doing now: its state, inputs, outputs and the main movie's latest progress.
+    public var status: SessionStatus {
+        let current = live.withLock { $0 }
+        let outputs = runningMovies.withLock { $0?.outputs } ?? []
+        switch currentState {
+        case .ready:
+            return SessionStatus(state: .ready, video: nil, audio: nil, outputs: [], progress: nil, result: nil)
+        case .recording:
+            return SessionStatus(state: current.paused ? .paused : .recording, video: current.video, audio: current.audio,
+                                 outputs: outputs, progress: current.progress, result: nil)
+        case .finished(let result):
+            return SessionStatus(state: .finished, video: current.video, audio: current.audio,
+                                 outputs: (result.outputs ?? [result]).map(\.output), progress: current.progress, result: result)
+        }
+    }
 
     /// Changes the V4L2 camera's controls while recording, as AVCaptureDevice's torch, focus and exposure
     /// modes change live: V4L2 names (`focus_absolute=120`) or the conveniences (`torch=on`, `focus=locked`,
@@ -253,6 +312,7 @@ public final class CaptureSession: Sendable {
         finishCondition.unlock()
         running.withLock { $0 = nil }
         runningMovies.withLock { $0 = nil }
+        switcher.withLock { $0 = nil }
         for waiter in waiters { waiter.resume(returning: result) }
     }
 }

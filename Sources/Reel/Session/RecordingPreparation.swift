@@ -129,12 +129,11 @@ struct RecordingPreparation {
                                   : RecordingPreparation.unpacedVideoPoolFrames + extraMovies * 2
         let buffer = CaptureBuffer(videoFrames: videoSlots,
                                    audioFrames: RecordingPreparation.audioPoolBlocks, streams: mediaTypes)
-        let sessionStart = MonotonicClock.nanoseconds()
         // Audio is captured in the main movie's format; a tier in another resamples it.
+        let factory = ReaderFactory(preset: preset, renditions: renditions, buffer: buffer, sessionStart: MonotonicClock.nanoseconds())
         let readers = try opened.map { input in
-            try RecordingPreparation.makeReader(input.spec, source: input.source, interrupt: input.interrupt, preset: preset,
-                                                renditions: renditions, buffer: buffer, sessionStart: sessionStart,
-                                                maxDuration: configuration.limits.maxDuration)
+            try factory.makeReader(input.spec, source: input.source, interrupt: input.interrupt,
+                                   maxDuration: configuration.limits.maxDuration)
         }
         session = SessionEngine.Setup(
             deviceTimeout: configuration.deviceTimeout,
@@ -142,7 +141,7 @@ struct RecordingPreparation {
             // taken as it comes (its file is already interleaved, and waiting on one of its streams while it
             // is blocked on the other would deadlock).
             ordered: nonePaced && readers.count > 1, hasVideo: hasVideo, stills: stills, stillRotation: rotation,
-            controlsToRestore: controlsToRestore)
+            controlsToRestore: controlsToRestore, readerFactory: factory)
         photos = PhotoRequests(rendition: 0, rotation: rotation)
         paced = allPaced
         prepared = true
@@ -213,27 +212,6 @@ struct RecordingPreparation {
                           progress: index == 0 ? mainProgress : silent, segmentEvents: segmentEvents)
         }
         return (engine, recorders)
-    }
-
-    private static func makeReader(_ spec: DeviceSpec, source: FrameSource, interrupt: InterruptFlag, preset: Preset,
-                                   renditions: PictureRenditions, buffer: CaptureBuffer, sessionStart: Int64,
-                                   maxDuration: Double?) throws -> InputReader {
-        let statistics = ReaderStatistics()
-        let routes = try source.streams.map { stream -> InputReader.Route in
-            let sink: FrameSink
-            switch stream.mediaType {
-            case .video:
-                sink = try VideoFrameSink(buffer: buffer, renditions: renditions, waitsForEncoder: !spec.isPaced,
-                                          statistics: statistics, maxDuration: maxDuration)
-            default:
-                sink = AudioFrameSink(buffer: buffer, sampleRate: preset.audio.sampleRate, channels: preset.audio.channels,
-                                      blockSize: 1024, waitsForEncoder: !spec.isPaced, statistics: statistics,
-                                      maxDuration: maxDuration, compensatesClockDrift: spec.isPaced && spec.isDevice)
-            }
-            return InputReader.Route(stream: stream, sink: sink)
-        }
-        return InputReader(spec: spec, source: source, routes: routes, interrupt: interrupt, buffer: buffer,
-                           sessionStart: sessionStart, statistics: statistics)
     }
 
 }

@@ -19,6 +19,8 @@ final class SessionEngine: @unchecked Sendable {
         var stillRotation: Int
         /// A camera's control values to give back when the session ends (`restoresCameraControls`).
         var controlsToRestore: (path: String, values: [CameraControlSetting.PreviousValue])?
+        /// Makes the readers of inputs that replace the session's while it runs.
+        var readerFactory: ReaderFactory
     }
 
     /// How the session ended, for every output that had not stopped by itself.
@@ -29,7 +31,11 @@ final class SessionEngine: @unchecked Sendable {
 
     private let setup: Setup
     private let buffer: CaptureBuffer
-    private let readers: [InputReader]
+    /// The readers handing frames on, and what the ones replaced while running left behind: their CPU
+    /// stages and dropped pictures (the reader objects, and with them their devices, are let go).
+    private let inputs: Locked<(readers: [InputReader], ended: Bool, retiredDrops: Int,
+                                retiredClock: (readDecode: Int64, convert: Int64, thread: Int64))>
+    private var readers: [InputReader] { inputs.withLock { $0.readers } }
     /// The movies, and whether the session has ended (then it takes no more).
     private let recorders = Locked<(movies: [MovieRecorder], ended: Bool)>(([], false))
     private let photos: PhotoRequests
@@ -46,7 +52,7 @@ final class SessionEngine: @unchecked Sendable {
     init(setup: Setup, buffer: CaptureBuffer, readers: [InputReader], photos: PhotoRequests) {
         self.setup = setup
         self.buffer = buffer
-        self.readers = readers
+        self.inputs = Locked((readers, false, 0, (0, 0, 0)))
         self.photos = photos
         self.startedAt = MonotonicClock.nanoseconds()
         self.controlsToRestore = Locked((setup.controlsToRestore?.path ?? "", setup.controlsToRestore?.values ?? [], false))
@@ -100,7 +106,41 @@ final class SessionEngine: @unchecked Sendable {
 
     /// Pictures the readers dropped because the pools were full (every output lacks them).
     var readerDrops: Int {
-        readers.filter { $0.spec.isPaced && $0.carriesVideo }.reduce(0) { $0 + $1.statistics.droppedCount }
+        inputs.withLock { state in
+            state.retiredDrops + state.readers.filter { $0.spec.isPaced && $0.carriesVideo }.reduce(0) { $0 + $1.statistics.droppedCount }
+        }
+    }
+
+    /// Whether the session records a track of this type.
+    func hasTrack(_ type: MediaType) -> Bool { readers.contains { $0.mediaTypes.contains(type) } }
+
+    /// The reader carrying a track, if one alone does (a file feeding both tracks cannot be switched).
+    func reader(carrying type: MediaType) -> InputReader? {
+        readers.first { $0.mediaTypes == [type] }
+    }
+
+    /// A held reader (see InputSwitcher) takes over from `old`: it hands its frames on from now and is one
+    /// of the session's readers; `old` goes on until the switcher retires it (once the new one's first frame
+    /// is out: a frame of both at the switch is better than a hole between them). False (nothing changed)
+    /// when the session has ended or `old` is no longer one of its readers.
+    func replace(_ old: InputReader, with new: InputReader) -> Bool {
+        inputs.withLock { state in
+            guard !state.ended, let position = state.readers.firstIndex(where: { $0 === old }) else { return false }
+            new.release()
+            state.readers[position] = new
+            return true
+        }
+    }
+
+    /// A replaced reader whose thread has ended: keep its counts, let it (and its device) go.
+    func forget(_ retired: InputReader) {
+        let clock = retired.stageClock.snapshot
+        inputs.withLock { state in
+            state.retiredDrops += retired.carriesVideo ? retired.statistics.droppedCount : 0
+            state.retiredClock.readDecode += clock.readDecode
+            state.retiredClock.convert += clock.convert
+            state.retiredClock.thread += clock.thread
+        }
     }
 
     /// Runs the session to its end, finalizes every output and returns their results in the order they were
@@ -110,7 +150,8 @@ final class SessionEngine: @unchecked Sendable {
         let processStart = CPUClock.processNanoseconds()
         for reader in readers { reader.start() }
         let ending = handOutUntilEnd()
-        for reader in readers { reader.stop() }
+        let finalReaders = closeInputs()
+        for reader in finalReaders { reader.stop() }
         buffer.close()
         photos.cancelAll(ending.message ?? "the session ended (\(ending.reason.rawValue)) before the next picture")
         let feeds = previews.withLock { state in
@@ -125,7 +166,7 @@ final class SessionEngine: @unchecked Sendable {
         for recorder in all { recorder.queue.end(ending.reason, message: ending.message) }
         var results = all.map { $0.waitForResult() }
         var leftBehind: String? = nil
-        for reader in readers where !reader.join(timeout: 1) {
+        for reader in finalReaders where !reader.join(timeout: 1) {
             leftBehind = "\(reader.spec) did not return from a blocking read; its thread was left behind"
         }
         let restore = controlsToRestore.withLock { state in
@@ -135,7 +176,8 @@ final class SessionEngine: @unchecked Sendable {
         if !restore.1.isEmpty { CameraControlSetting.restore(restore.1, to: restore.0) }
         // The readers' stages and the process's total, shared by every output.
         let seconds = { (nanoseconds: Int64) in Double(nanoseconds) / 1e9 }
-        let readerClocks = readers.map(\.stageClock.snapshot)
+        let retiredClock = inputs.withLock { $0.retiredClock }
+        let readerClocks = finalReaders.map(\.stageClock.snapshot) + [retiredClock]
         let process = CPUClock.processNanoseconds() - processStart
         let ownThreads = (CPUClock.threadNanoseconds() - threadStart) + readerClocks.reduce(0) { $0 + $1.thread }
             + all.reduce(0) { $0 + $1.ownThreadNanoseconds }
@@ -150,6 +192,14 @@ final class SessionEngine: @unchecked Sendable {
         return results
     }
 
+    /// No switch takes over from here on: the readers as they are now are the last.
+    private func closeInputs() -> [InputReader] {
+        inputs.withLock { state in
+            state.ended = true
+            return state.readers
+        }
+    }
+
     private func handOutUntilEnd() -> Ending {
         var stopping = false
         while true {
@@ -160,7 +210,7 @@ final class SessionEngine: @unchecked Sendable {
             if !stopping && hasFirstPicture && stopRequest.load(ordering: .acquiring) {
                 // Stop the devices; what they already delivered is still handed out below.
                 stopping = true
-                for reader in readers { reader.stop() }
+                for reader in closeInputs() { reader.stop() }
             }
             let outputs = recorders.withLock { $0.movies }
             if !outputs.isEmpty && outputs.allSatisfy(\.isDone) && !photos.arePending {

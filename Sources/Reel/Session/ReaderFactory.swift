@@ -1,0 +1,34 @@
+import FFmpegCore
+
+/// Makes a session's input readers: routes an opened source's streams to sinks that scale pictures into the
+/// session's renditions and resample sound to its capture format, stamped on the session's clock. Used for
+/// the inputs a session starts with and for those that replace them while it runs (InputSwitcher).
+struct ReaderFactory: @unchecked Sendable {
+    /// The preset the session captures for (its audio format; a camera's mode is negotiated for it).
+    let preset: Preset
+    let renditions: PictureRenditions
+    let buffer: CaptureBuffer
+    /// The session clock's zero (monotonic nanoseconds).
+    let sessionStart: Int64
+
+    /// `held`: the reader hands nothing on until released (a switch's new input).
+    func makeReader(_ spec: DeviceSpec, source: FrameSource, interrupt: InterruptFlag, maxDuration: Double?,
+                    held: Bool = false) throws -> InputReader {
+        let statistics = ReaderStatistics()
+        let routes = try source.streams.map { stream -> InputReader.Route in
+            let sink: FrameSink
+            switch stream.mediaType {
+            case .video:
+                sink = try VideoFrameSink(buffer: buffer, renditions: renditions, waitsForEncoder: !spec.isPaced,
+                                          statistics: statistics, maxDuration: maxDuration)
+            default:
+                sink = AudioFrameSink(buffer: buffer, sampleRate: preset.audio.sampleRate, channels: preset.audio.channels,
+                                      blockSize: 1024, waitsForEncoder: !spec.isPaced, statistics: statistics,
+                                      maxDuration: maxDuration, compensatesClockDrift: spec.isPaced && spec.isDevice)
+            }
+            return InputReader.Route(stream: stream, sink: sink)
+        }
+        return InputReader(spec: spec, source: source, routes: routes, interrupt: interrupt, buffer: buffer,
+                           sessionStart: sessionStart, statistics: statistics, held: held)
+    }
+}

@@ -1,0 +1,25 @@
+/// A snapshot of a capture session for status displays and the control socket (`status`).
+public struct SessionStatus: Sendable, Codable, Equatable {
+    public enum State: String, Sendable, Codable {
+        case ready, recording, paused, finished
+    }
+
+    public var state: State
+    /// The inputs now feeding the session (after any switch; "none" for black pictures or silence).
+    public var video: String?
+    public var audio: String?
+    /// The movies' output paths (the main one first).
+    public var outputs: [String]
+    /// The main movie's latest progress report.
+    public var progress: RecordingProgress?
+    /// Once finished.
+    public var result: RecordingResult?
+
+    /// What the session keeps up to date while it runs.
+    struct Live: Sendable {
+        var video: String?
+        var audio: String?
+        var paused = false
+        var progress: RecordingProgress?
+    }
+}
