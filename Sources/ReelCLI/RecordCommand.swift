@@ -15,6 +15,11 @@ enum RecordCommand {
         options:
         \(RecordingOptions.help)
         \(RecordingOptions.segmentHelp)
+        live control:
+          --control PATH         listen on a Unix socket (mode 0600, removed at the end) for commands from
+                                 reel ctl PATH ... or any program speaking its JSON lines: status, stop, pause,
+                                 resume, photo FILE, switch-video SPEC|none, switch-audio SPEC|none,
+                                 camera-control NAME=VALUE, subscribe (see README, "Live control")
 
         exit codes: 0 finalized (also when a limit or a signal stopped it), 1 runtime failure,
                     2 bad usage or input (nothing written),
@@ -26,9 +31,10 @@ enum RecordCommand {
         """
 
     static func run(_ arguments: [String]) -> ExitCode {
-        let specification = ParsedArguments.Specification(valueOptions: RecordingOptions.valueOptions.union(RecordingOptions.segmentOptions),
+        let specification = ParsedArguments.Specification(valueOptions: RecordingOptions.valueOptions.union(RecordingOptions.segmentOptions).union(["--control"]),
                                                           flagOptions: RecordingOptions.flagOptions)
         let options: RecordingOptions
+        let control: String?
         do {
             let parsed = try ParsedArguments(arguments, command: "record", specification: specification)
             guard parsed.positionals.count <= 1 else {
@@ -37,35 +43,38 @@ enum RecordCommand {
             let output = try parsed.positionals.first ?? defaultOutputPath()
             try RecordingOptions.checkMovieOutput(output, command: "record")
             options = try RecordingOptions(parsed, outputPath: output)
+            control = parsed.value("--control")
         } catch {
             return .reporting(error)
         }
         let result: RecordingResult
         do {
-            result = try record(options)
+            result = try record(options.configuration, quiet: options.quiet, pausesOnSignal: true, control: control)
         } catch {
             return .reporting(error)
         }
         return report(result, json: options.json)
     }
 
-    /// Runs a session with signal handling and the status line; shared by the commands that record.
-    static func record(_ options: RecordingOptions) throws -> RecordingResult {
-        try record(options.configuration, quiet: options.quiet, pausesOnSignal: true)
-    }
-
     /// The input's duration, when a transcode knows it, turns the status line into a progress line with an ETA.
-    /// `pausesOnSignal`: SIGUSR1 pauses and resumes (`reel record`).
-    static func record(_ configuration: RecordingConfiguration, quiet: Bool, pausesOnSignal: Bool = false) throws -> RecordingResult {
+    /// `pausesOnSignal`: SIGUSR1 pauses and resumes (`reel record`). `control`: the path of a control socket
+    /// to listen on while recording.
+    static func record(_ configuration: RecordingConfiguration, quiet: Bool, pausesOnSignal: Bool = false,
+                       control: String? = nil) throws -> RecordingResult {
         let session = CaptureSession()
+        // The socket is bound before the recording starts: a path in use is a usage error, nothing recorded.
+        let server = try control.map { path in
+            try ControlSocketServer(path: path, controller: SessionController(session: session, folder: FileManager.default.currentDirectoryPath))
+        }
+        defer { server?.finish() }
+        server?.start()
         let status = StatusLine(quiet: quiet)
         let limit = configuration.limits.maxDuration
         let writing = configuration.writingPath
         let keepsFragments = writing == configuration.outputPath
         let signals = SignalHandling.shared
-        let paused = Atomic<Int>(0)  // SIGUSR1s so far: odd while paused
         let togglePause: @Sendable () -> Void = {
-            if paused.add(1, ordering: .relaxed).newValue % 2 == 1 { session.pauseRecording() } else { session.resumeRecording() }
+            if session.status.state == .paused { session.resumeRecording() } else { session.pauseRecording() }
         }
         signals.attach(stop: { session.stop() }, abort: {
             status.clear()
@@ -80,6 +89,7 @@ enum RecordCommand {
             _exit(ExitCode.interrupted.rawValue)
         }, togglePause: pausesOnSignal ? togglePause : nil)
         try session.start(configuration) { event in
+            server?.publish(event)
             guard case .progress(let progress) = event else { return }
             if let inputDuration = progress.inputDuration {
                 status.showProgress(progress, total: min(inputDuration, limit ?? .infinity))
@@ -89,6 +99,8 @@ enum RecordCommand {
         }
         if signals.stopRequested { session.stop() }  // a signal that came while the session was starting
         let result = session.waitUntilFinished()
+        // The session's own finished event may still be on its way: subscribers get the result once.
+        server?.publish(.finished(result))
         status.clear()
         return result
     }

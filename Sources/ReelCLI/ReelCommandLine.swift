@@ -16,6 +16,7 @@ public enum ReelCommandLine {
           grab INPUT OUTPUT.jpg the picture at a time of any movie
           transcode IN OUT.mov  convert any media file to H.264 or HEVC / AAC at a preset
           batch JOBS.json       run record, transcode and grab jobs, in parallel, with a report
+          ctl SOCKET COMMAND    drive a recording started with --control SOCKET (status, switch, photo, stop ...)
           devices               list cameras, microphones and built-in sources
           presets               list the quality presets
           probe FILE            show a movie's streams
@@ -43,6 +44,7 @@ public enum ReelCommandLine {
             "grab": (GrabCommand.help, GrabCommand.run),
             "transcode": (TranscodeCommand.help, TranscodeCommand.run),
             "batch": (BatchCommand.help, BatchCommand.run),
+            "ctl": (CtlCommand.help, CtlCommand.run),
             "devices": (DevicesCommand.help, DevicesCommand.run),
             "presets": (PresetsCommand.help, PresetsCommand.run),
             "probe": (ProbeCommand.help, ProbeCommand.run),

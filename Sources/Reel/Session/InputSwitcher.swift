@@ -55,6 +55,8 @@ struct InputSwitcher: Sendable {
                 .openSource(spec: target, roles: [role], interrupt: interrupt)
         } catch let error as FFmpegError {
             throw ReelError.ffmpeg(error, while: "cannot open \(target); the recording goes on with \(old.spec)")
+        } catch let error as ReelError {
+            throw ReelError(error.kind, "\(error.message); the recording goes on with \(old.spec)")
         }
         let reader = try factory.makeReader(target, source: source, interrupt: interrupt, maxDuration: nil, held: true)
         reader.start()

@@ -1,0 +1,61 @@
+/// A command for a running session, as the control socket, `reel ctl` and the HTTP service take it:
+/// `["switch-video", "v4l2:/dev/video1"]`. Pure parsing, unit-tested in ControlProtocolTests.
+public enum ControlCommand: Sendable, Equatable {
+    case status
+    case stop
+    case pause
+    case resume
+    /// The next picture to this file (.jpg or .png).
+    case photo(path: String)
+    /// nil: black pictures or silence.
+    case switchVideo(DeviceSpec?)
+    case switchAudio(DeviceSpec?)
+    case cameraControl([CameraControlSetting])
+    /// Events from now on: progress once a second, segment events, the end.
+    case subscribe
+
+    /// Every command with its arguments, for help texts and error messages.
+    public static let usage = [
+        "status", "stop", "pause", "resume", "photo FILE.jpg|png", "switch-video SPEC|none", "switch-audio SPEC|none",
+        "camera-control NAME=VALUE ...", "subscribe",
+    ]
+
+    /// Parses `[name, arguments...]`; throws `ReelError.invalidInput` saying what is wrong and what is expected.
+    public init(parsing words: [String]) throws {
+        guard let name = words.first else {
+            throw ReelError.invalidInput("empty command: use one of \(ControlCommand.usage.joined(separator: ", "))")
+        }
+        let arguments = Array(words.dropFirst())
+        func none() throws {
+            guard arguments.isEmpty else { throw ReelError.invalidInput("\(name) takes no arguments") }
+        }
+        func one(_ what: String) throws -> String {
+            guard arguments.count == 1, !arguments[0].isEmpty else { throw ReelError.invalidInput("\(name) takes one argument: \(name) \(what)") }
+            return arguments[0]
+        }
+        func source(_ text: String) throws -> DeviceSpec? { text == "none" ? nil : try DeviceSpec(parsing: text) }
+        switch name {
+        case "status": try none(); self = .status
+        case "stop": try none(); self = .stop
+        case "pause": try none(); self = .pause
+        case "resume": try none(); self = .resume
+        case "subscribe": try none(); self = .subscribe
+        case "photo":
+            let path = try one("FILE.jpg|png")
+            guard StillRequest(path: path).codec != nil else { throw ReelError.invalidInput("photo \(path): use a .jpg, .jpeg or .png name") }
+            self = .photo(path: path)
+        case "switch-video": self = .switchVideo(try source(try one("SPEC|none")))
+        case "switch-audio": self = .switchAudio(try source(try one("SPEC|none")))
+        case "camera-control":
+            guard !arguments.isEmpty else { throw ReelError.invalidInput("camera-control takes NAME=VALUE settings, e.g. camera-control torch=on") }
+            self = .cameraControl(try arguments.map { text in
+                guard let setting = CameraControlSetting(parsing: text) else {
+                    throw ReelError.invalidInput("camera-control '\(text)' is not NAME=VALUE (reel devices lists a camera's controls)")
+                }
+                return setting
+            })
+        default:
+            throw ReelError.invalidInput("unknown command '\(name)': use one of \(ControlCommand.usage.joined(separator: ", "))")
+        }
+    }
+}

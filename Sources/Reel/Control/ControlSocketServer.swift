@@ -1,0 +1,272 @@
+import FFmpegCore
+import FoundationEssentials
+import Glibc
+
+/// The control socket of a running recording (`reel record --control PATH`): a Unix socket (mode 0600,
+/// removed at the end) that takes JSON-line requests (see ControlMessages) from several clients at once and
+/// pushes events to those that `subscribe`: progress once a second, segment events, and the result at the
+/// end. One thread polls every descriptor; commands that wait (a switch, a photo) run on threads of their
+/// own, so a status request is answered while a switch opens its device.
+///
+/// Bounded: a request line longer than 64 KiB is answered with an error and skipped; a client that does
+/// not read its replies and events is dropped once 1 MiB waits for it, so it can never hold up the
+/// recording; at most 32 clients at once.
+public final class ControlSocketServer: @unchecked Sendable {
+    public static let maximumClients = 32
+    public static let maximumPendingBytes = 1 << 20
+
+    public let path: String
+    private let controller: SessionController
+    /// Owned by the server's thread once started (closed there at the end).
+    private let listener: Int32
+    /// A pipe that wakes the poll when replies or events were queued from other threads.
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    private let state = Locked<State>(State())
+    private var thread: WorkerThread?
+
+    private struct Client {
+        let descriptor: Int32
+        var incoming: [UInt8] = []
+        /// Skipping the rest of a line that was too long.
+        var skipping = false
+        var outgoing: [UInt8] = []
+        var subscribed = false
+        /// Too much waited for it: the server thread closes it.
+        var dropped = false
+    }
+
+    private struct State {
+        var clients: [Int32: Client] = [:]
+        var finishing = false
+        var finishedSent = false
+    }
+
+    /// Listens at `path` (see UnixSocket.listen for what is refused); `start()` begins serving.
+    public init(path: String, controller: SessionController) throws {
+        self.path = path
+        self.controller = controller
+        listener = try UnixSocket.listen(at: path)
+        var ends = [Int32](repeating: -1, count: 2)
+        guard Glibc.pipe(&ends) == 0 else {
+            close(listener)
+            unlink(path)
+            throw ReelError.runtime("pipe2: \(String(cString: strerror(errno)))")
+        }
+        (wakeRead, wakeWrite) = (ends[0], ends[1])
+        for end in ends { UnixSocket.makeNonBlockingAndCloseOnExec(end) }
+    }
+
+    public func start() {
+        thread = WorkerThread(name: "reel.control") { [self] in serve() }
+    }
+
+    /// Pushes a recording event to the subscribers (progress is pushed once a second by the server itself).
+    public func publish(_ event: RecordingEvent) {
+        switch event {
+        case .started(let output): broadcast(ControlMessages.event("started", ["output": output]))
+        case .segmentStarted(let output, let index):
+            broadcast(ControlMessages.event("segmentStarted", SegmentStart(output: output, index: index)))
+        case .segmentFinished(let segment): broadcast(ControlMessages.event("segmentFinished", segment))
+        case .finished(let result):
+            // Published once, whoever comes first (the session's event or its owner once it has the result).
+            guard state.withLock({ state in defer { state.finishedSent = true }; return !state.finishedSent }) else { return }
+            broadcast(ControlMessages.event("finished", result))
+        case .progress: break
+        }
+    }
+
+    private struct SegmentStart: Encodable {
+        var output: String
+        var index: Int
+    }
+
+    /// Sends what is queued (for at most a second), closes every connection, removes the socket and returns.
+    public func finish() {
+        state.withLock { $0.finishing = true }
+        wake()
+        thread?.join()
+        thread = nil
+    }
+
+    // MARK: queueing (any thread)
+
+    private func broadcast(_ line: String) {
+        state.withLock { state in
+            for key in state.clients.keys where state.clients[key]!.subscribed { Self.queue(line, to: &state.clients[key]!) }
+        }
+        wake()
+    }
+
+    private func send(_ line: String, to descriptor: Int32) {
+        state.withLock { state in
+            guard state.clients[descriptor] != nil else { return }
+            Self.queue(line, to: &state.clients[descriptor]!)
+        }
+        wake()
+    }
+
+    private static func queue(_ line: String, to client: inout Client) {
+        guard !client.dropped else { return }
+        if client.outgoing.count + line.utf8.count > maximumPendingBytes {
+            client.dropped = true
+            client.outgoing.removeAll()
+        } else {
+            client.outgoing.append(contentsOf: line.utf8)
+        }
+    }
+
+    private func wake() {
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+    }
+
+    // MARK: the server's thread
+
+    private func serve() {
+        var nextProgress = MonotonicClock.nanoseconds() + 1_000_000_000
+        var finishDeadline: Int64? = nil
+        while true {
+            let (finishing, descriptors) = state.withLock { state in
+                (state.finishing, state.clients.map { ($0.key, !$0.value.outgoing.isEmpty, $0.value.dropped) })
+            }
+            for (descriptor, _, dropped) in descriptors where dropped { disconnect(descriptor) }
+            if finishing {
+                finishDeadline = finishDeadline ?? MonotonicClock.nanoseconds() + 1_000_000_000
+                let pending = descriptors.contains { $0.1 && !$0.2 }
+                if !pending || MonotonicClock.nanoseconds() > finishDeadline! { break }
+            }
+            var polled = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            if !finishing { polled.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0)) }
+            for (descriptor, hasOutput, dropped) in descriptors where !dropped {
+                polled.append(pollfd(fd: descriptor, events: Int16(POLLIN) | (hasOutput ? Int16(POLLOUT) : 0), revents: 0))
+            }
+            let timeout = max(0, Int32((nextProgress - MonotonicClock.nanoseconds()) / 1_000_000))
+            let ready = poll(&polled, nfds_t(polled.count), finishing ? 50 : min(timeout, 1000))
+            if ready < 0 && errno != EINTR { break }
+            for entry in polled where entry.revents != 0 {
+                if entry.fd == wakeRead {
+                    var scratch = [UInt8](repeating: 0, count: 256)
+                    while read(wakeRead, &scratch, scratch.count) > 0 {}
+                } else if entry.fd == listener {
+                    acceptClients()
+                } else {
+                    if entry.revents & Int16(POLLOUT) != 0 { flush(entry.fd) }
+                    if entry.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { receive(entry.fd) }
+                }
+            }
+            if MonotonicClock.nanoseconds() >= nextProgress {
+                nextProgress = MonotonicClock.nanoseconds() + 1_000_000_000
+                if let progress = controller.session.status.progress { broadcast(ControlMessages.event("progress", progress)) }
+            }
+        }
+        for descriptor in state.withLock({ Array($0.clients.keys) }) { disconnect(descriptor) }
+        close(listener)
+        unlink(path)
+        close(wakeRead)
+        close(wakeWrite)
+    }
+
+    private func acceptClients() {
+        while true {
+            let descriptor = accept(listener, nil, nil)
+            guard descriptor >= 0 else { return }
+            UnixSocket.makeNonBlockingAndCloseOnExec(descriptor)
+            let full = state.withLock { state -> Bool in
+                guard state.clients.count < ControlSocketServer.maximumClients else { return true }
+                state.clients[descriptor] = Client(descriptor: descriptor)
+                return false
+            }
+            if full {
+                let line = ControlMessages.reply(requestID: nil, error: "too many clients (at most \(ControlSocketServer.maximumClients))", data: nil)
+                _ = line.withCString { Glibc.send(descriptor, $0, strlen($0), Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+                close(descriptor)
+            }
+        }
+    }
+
+    private func disconnect(_ descriptor: Int32) {
+        guard state.withLock({ $0.clients.removeValue(forKey: descriptor) }) != nil else { return }
+        close(descriptor)
+    }
+
+    private func flush(_ descriptor: Int32) {
+        state.withLock { state in
+            guard var client = state.clients[descriptor], !client.outgoing.isEmpty else { return }
+            let sent = client.outgoing.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+            if sent > 0 {
+                client.outgoing.removeFirst(sent)
+            } else if sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK {
+                client.dropped = true
+            }
+            state.clients[descriptor] = client
+        }
+    }
+
+    private func receive(_ descriptor: Int32) {
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        let count = read(descriptor, &chunk, chunk.count)
+        guard count > 0 else {
+            if count == 0 || (errno != EAGAIN && errno != EINTR) { disconnect(descriptor) }
+            return
+        }
+        var lines: [[UInt8]] = []
+        var tooLong = false
+        state.withLock { state in
+            guard var client = state.clients[descriptor] else { return }
+            for byte in chunk[..<count] {
+                if byte == UInt8(ascii: "\n") {
+                    if !client.skipping { lines.append(client.incoming) }
+                    client.incoming.removeAll(keepingCapacity: true)
+                    client.skipping = false
+                } else if !client.skipping {
+                    client.incoming.append(byte)
+                    if client.incoming.count > ControlMessages.maximumRequestBytes {
+                        client.incoming.removeAll()
+                        client.skipping = true
+                        tooLong = true
+                    }
+                }
+            }
+            state.clients[descriptor] = client
+        }
+        if tooLong {
+            send(ControlMessages.reply(requestID: nil, error: "request longer than \(ControlMessages.maximumRequestBytes) bytes: skipped", data: nil), to: descriptor)
+        }
+        for line in lines where !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { handle(line, from: descriptor) }
+    }
+
+    private func handle(_ line: [UInt8], from descriptor: Int32) {
+        let request: ControlMessages.Request
+        let command: ControlCommand
+        do {
+            request = try ControlMessages.request(line)
+        } catch {
+            return send(ControlMessages.reply(requestID: nil, error: Self.text(of: error), data: nil), to: descriptor)
+        }
+        do {
+            command = try ControlCommand(parsing: request.command)
+        } catch {
+            return send(ControlMessages.reply(requestID: request.requestID, error: Self.text(of: error), data: nil), to: descriptor)
+        }
+        if command == .subscribe { state.withLock { $0.clients[descriptor]?.subscribed = true } }
+        let run: @Sendable () -> Void = { [self] in
+            let reply: String
+            do {
+                reply = ControlMessages.reply(requestID: request.requestID, error: nil, data: try controller.execute(command))
+            } catch {
+                reply = ControlMessages.reply(requestID: request.requestID, error: Self.text(of: error), data: nil)
+            }
+            send(reply, to: descriptor)
+        }
+        if SessionController.isSlow(command) {
+            _ = WorkerThread(name: "reel.control.command") { run() }
+        } else {
+            run()
+        }
+    }
+
+    private static func text(of error: any Error) -> String {
+        (error as? ReelError)?.message ?? "\(error)"
+    }
+}
