@@ -1,0 +1,181 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// Issue 16: driving a running `reel record --control` over its socket with `reel ctl` and raw clients.
+@Suite(.serialized) struct ControlSocketTests {
+    static func ctl(_ arguments: [String], in folder: String) throws -> ProcessResult {
+        try Processes.reel(["ctl"] + arguments, currentDirectory: folder, timeout: 40)
+    }
+
+    static func startRecording(_ arguments: [String], socket: String, in folder: String) throws -> Processes.Running {
+        let running = try Processes.start(Processes.reelExecutable, ["record"] + arguments + ["--control", socket, "--json", "--quiet"],
+                                          currentDirectory: folder)
+        #expect(Processes.waitForFile("\(folder)/\(socket)", seconds: 20), "the control socket did not appear")
+        return running
+    }
+
+    /// Switches lavfi red → blue → the X screen (green) → none (black) → red while recording, and the sound
+    /// from 440 Hz to 1000 Hz; then a photo and a stop over the socket. The movie has one picture per frame
+    /// interval throughout, in runs of the expected sources and about the expected lengths.
+    @Test func switchingPhotoAndStopOverTheSocket() throws {
+        let display = try VirtualDisplay.start()
+        defer { display.stop() }
+        try #require(try Processes.shell("DISPLAY=:\(display.number) xsetroot -solid '#00ff00'").status == 0)
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let running = try Self.startRecording(["take.mov", "--video", "lavfi:color=red", "--audio", "lavfi:sine=frequency=440",
+                                               "--preset", "352x288", "--size", "64x64", "--fragment-interval", "0"],
+                                              socket: "take.sock", in: folder)
+        usleep(1_000_000)
+        // When each video switch had taken over (its reply came back), to compare the runs with.
+        var videoSwitched: [Date] = []
+        for (command, pause) in [(["switch-video", "lavfi:color=blue"], 0), (["switch-audio", "lavfi:sine=frequency=1000:sample_rate=44100"], 1_000_000),
+                                 (["switch-video", "x11grab::\(display.number)"], 1_000_000), (["switch-video", "none"], 700_000),
+                                 (["switch-video", "lavfi:color=red"], 700_000)] {
+            let reply = try Self.ctl(["take.sock"] + command, in: folder)
+            #expect(reply.status == 0, "\(command): \(reply.standardError)")
+            if command[0] == "switch-video" { videoSwitched.append(Date()) }
+            usleep(useconds_t(pause))
+        }
+        let status = try Self.ctl(["take.sock", "status", "--json"], in: folder)
+        let state = try TestInputs.json(status.standardOutput)
+        #expect(state["state"] as? String == "recording" && state["video"] as? String == "lavfi:color=red", "\(status.standardOutput)")
+        #expect((state["audio"] as? String)?.contains("1000") == true)
+        let photo = try Self.ctl(["take.sock", "photo", "shot.jpg"], in: folder)
+        #expect(photo.status == 0 && photo.standardOutput.contains("shot.jpg"), "\(photo.standardError)")
+        #expect(try SourceColours.name(SourceColours.meanColours("\(folder)/shot.jpg")[0]) == "red")
+        let stop = try Self.ctl(["take.sock", "stop"], in: folder)
+        #expect(stop.status == 0, "\(stop.standardError)")
+        let result = Processes.finish(running, timeout: 20)
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try TestInputs.json(result.standardOutput)
+        #expect(json["stopReason"] as? String == "stopped" && json["droppedFrames"] as? Int == 0, "\(json)")
+        #expect(!FileManager.default.fileExists(atPath: "\(folder)/take.sock"), "the socket is removed at the end")
+        let path = "\(folder)/take.mov"
+        let runs = try SourceColours.runs(path)
+        #expect(runs.map(\.name) == ["red", "blue", "green", "black", "red"], "\(runs)")
+        let counts = runs.map(\.count)
+        // Each source lasts from its switch to the next, to within a few frames (a reply reaches the test a
+        // few milliseconds after the switch; `reel ctl` then has to exit: up to 0.2 s on a loaded machine).
+        let expected = zip(videoSwitched, videoSwitched.dropFirst()).map { Int(($1.timeIntervalSince($0) * 30).rounded()) }
+        #expect(counts.count == 5 && zip(counts[1...3], expected).allSatisfy { abs($0 - $1) <= 6 }, "runs \(runs), expected \(expected)")
+        let packets = try TestInputs.videoPacketTimes(path)
+        #expect(packets.count == json["videoFrames"] as? Int)
+        for (index, packet) in packets.enumerated() { #expect(abs(packet.time - Double(index) / 30) < 1e-4, "packet \(index) at \(packet.time)") }
+        // The sound's pitch follows its switch; it covers the video to within a frame.
+        let movie = try MediaInspection(path: path)
+        #expect(abs(movie.audioDuration - movie.videoDuration) < 0.05, "audio \(movie.audioDuration) s, video \(movie.videoDuration) s")
+        let samples = try TestInputs.monoSamples(path, sampleRate: 48000)
+        let switchAt = Double(counts[0]) / 30
+        #expect(abs(ToneAnalysis.frequency(of: Array(samples[Int((switchAt - 0.6) * 48000)..<Int((switchAt - 0.2) * 48000)]), sampleRate: 48000) - 440) < 10)
+        #expect(abs(ToneAnalysis.frequency(of: Array(samples[Int((switchAt + 0.5) * 48000)..<Int((switchAt + 0.9) * 48000)]), sampleRate: 48000) - 1000) < 10)
+    }
+
+    /// A photo over the socket is a picture the movie also holds, and the movie loses none around it.
+    @Test func aPhotoOverTheSocketCostsTheMovieNoFrame() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let running = try Self.startRecording(["numbers.mov", "--video", "lavfi:\(TestInputs.numberedPictures(rate: "30"))",
+                                               "--audio", "none", "--preset", "352x288", "--size", "64x64", "--max-duration", "3"],
+                                              socket: "n.sock", in: folder)
+        usleep(1_000_000)
+        let photo = try Self.ctl(["n.sock", "photo", "\(folder)/n.png"], in: folder)
+        #expect(photo.status == 0, "\(photo.standardError)")
+        let result = Processes.finish(running, timeout: 20)
+        #expect(result.status == 0, "\(result.standardError)")
+        let numbers = try TestInputs.frameNumbers("\(folder)/numbers.mov")
+        let shot = try #require(try TestInputs.frameNumbers("\(folder)/n.png").first)
+        #expect(numbers.contains(shot), "the photo \(shot) is a picture of the movie")
+        #expect(numbers.count == 90 && zip(numbers, numbers.dropFirst()).allSatisfy { ($1 - $0 + 256) % 256 == 1 })
+    }
+
+    /// Garbage, huge lines, malformed JSON, unknown commands and missing arguments each get one error reply
+    /// and the connection stays; several clients at once; a client that never reads is dropped once 1 MiB
+    /// waits for it, and the recording drops nothing meanwhile.
+    @Test func theSocketSurvivesBadClients() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let running = try Self.startRecording(["fuzz.mov", "--video", "lavfi:testsrc2", "--audio", "lavfi:sine", "--preset", "low"],
+                                              socket: "fuzz.sock", in: folder)
+        let script = #"""
+            import json, os, random, socket, sys, time
+            path = sys.argv[1]
+            def connect():
+                s = socket.socket(socket.AF_UNIX); s.connect(path); s.settimeout(10); return s, s.makefile("rb")
+            def ask(s, f, raw):
+                s.sendall(raw); return json.loads(f.readline())
+            s, f = connect()
+            random.seed(7)
+            errors = 0
+            for n in range(50):
+                junk = bytes(random.randrange(256) for _ in range(random.randrange(1, 200))).replace(b"\n", b"")
+                reply = ask(s, f, junk + b"\n"); errors += reply["error"] != "success"
+            reply = ask(s, f, b"x" * 200000 + b"\n"); assert "longer than" in reply["error"], reply
+            for bad in [b'{"command": "status"}', b'{"command": ["dance"], "request_id": 3}', b'{"command": ["photo"]}', b'{"command": []}', b'[1,2']:
+                reply = ask(s, f, bad + b"\n"); assert reply["error"] != "success", (bad, reply); errors += 1
+            assert ask(s, f, b'{"command": ["status"], "request_id": 9}\n') == ask(s, f, b'{"command": ["status"], "request_id": 9}\n') or True
+            reply = ask(s, f, b'{"command": ["status"], "request_id": 9}\n'); assert reply["error"] == "success" and reply["request_id"] == 9, reply
+            clients = [connect() for _ in range(8)]
+            for c, cf in clients:
+                c.sendall(b'{"command": ["status"], "request_id": 1}\n')
+            assert all(json.loads(cf.readline())["error"] == "success" for c, cf in clients)
+            # A client that asks and never reads: dropped once 1 MiB of replies waits for it.
+            greedy = socket.socket(socket.AF_UNIX); greedy.connect(path); greedy.setblocking(False)
+            sent, dropped = 0, False
+            request = b'{"command": ["subscribe"], "request_id": 1}\n' * 100
+            deadline = time.time() + 20
+            while time.time() < deadline and not dropped:
+                try:
+                    greedy.send(request); sent += 1
+                except BlockingIOError:
+                    time.sleep(0.01)
+                except (BrokenPipeError, ConnectionResetError):
+                    dropped = True
+            assert dropped, "the greedy client was not dropped"
+            reply = ask(s, f, b'{"command": ["status"], "request_id": 10}\n'); assert reply["error"] == "success", reply
+            print("errors", errors)
+            """#
+        try script.write(toFile: "\(folder)/fuzz.py", atomically: true, encoding: .utf8)
+        let fuzz = try Processes.run("/usr/bin/python3", ["\(folder)/fuzz.py", "\(folder)/fuzz.sock"], timeout: 60)
+        #expect(fuzz.status == 0, "\(fuzz.standardOutput) \(fuzz.standardError)")
+        #expect(fuzz.standardOutput.contains("errors 55"), "every bad request got an error: \(fuzz.standardOutput)")
+        #expect(try Self.ctl(["fuzz.sock", "stop"], in: folder).status == 0)
+        let result = Processes.finish(running, timeout: 20)
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try TestInputs.json(result.standardOutput)
+        #expect(json["stopReason"] as? String == "stopped" && json["droppedFrames"] as? Int == 0, "\(json)")
+    }
+
+    /// Socket paths: a live one is refused (exit 2, nothing recorded), a stale one left by a crash is
+    /// replaced, another file is refused; `reel ctl` says when nothing listens (exit 2) and when the
+    /// recording refuses a command (exit 1).
+    @Test func socketPathsAndCtlExitCodes() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(try Processes.shell("cd \(folder) && python3 -c \"import socket; socket.socket(socket.AF_UNIX).bind('stale.sock')\"").status == 0)
+        let running = try Self.startRecording(["a.mov", "--video", "lavfi:testsrc2", "--audio", "none", "--preset", "low"],
+                                              socket: "stale.sock", in: folder)
+        usleep(300_000)
+        let mode = try FileManager.default.attributesOfItem(atPath: "\(folder)/stale.sock")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let second = try Processes.reel(["record", "b.mov", "--video", "lavfi:testsrc2", "--audio", "none", "--control", "stale.sock"],
+                                        currentDirectory: folder)
+        #expect(second.status == 2 && second.standardError.contains("another recording listens"), "\(second.standardError)")
+        _ = FileManager.default.createFile(atPath: "\(folder)/plain", contents: Data("x".utf8))
+        let third = try Processes.reel(["record", "c.mov", "--video", "lavfi:testsrc2", "--audio", "none", "--control", "plain"],
+                                       currentDirectory: folder)
+        #expect(third.status == 2 && third.standardError.contains("not a socket"), "\(third.standardError)")
+        let refused = try Self.ctl(["stale.sock", "switch-audio", "lavfi:sine"], in: folder)
+        #expect(refused.status == 1 && refused.standardError.contains("no audio track"), "\(refused.standardError)")
+        let missing = try Self.ctl(["stale.sock", "switch-video", "v4l2:/dev/reel-no-such-camera"], in: folder)
+        #expect(missing.status == 1 && missing.standardError.contains("goes on with lavfi:testsrc2"), "\(missing.standardError)")
+        let usage = try Self.ctl(["stale.sock", "dance"], in: folder)
+        #expect(usage.status == 2)
+        #expect(try Self.ctl(["stale.sock", "stop"], in: folder).status == 0)
+        #expect(Processes.finish(running, timeout: 20).status == 0)
+        let nobody = try Self.ctl(["stale.sock", "status"], in: folder)
+        #expect(nobody.status == 2 && nobody.standardError.contains("no recording listens"), "\(nobody.standardError)")
+        #expect(Scratch.files(in: folder) == ["a.mov", "plain"])
+    }
+}
