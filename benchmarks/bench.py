@@ -25,6 +25,8 @@ import sys
 import tempfile
 import time
 
+import control
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REEL = os.path.join(ROOT, ".build", "release", "reel")
 PHOTO_LATENCY = os.path.join(ROOT, ".build", "release", "reel-photo-latency")
@@ -428,6 +430,15 @@ def targets(report):
                    f"{last['rssGrowth']:+.1f} MB"))
     checks.append(("10,000-job validation < 1 s", report["validation"]["wall"]["median"] < 1,
                    f"{report['validation']['wall']['median']:.3f} s"))
+    live_control = report["control"]
+    for row in live_control["switching"]:
+        checks.append((f"switch to {row['source']}: latency ≤ 150 ms", row["latencyMs"]["median"] <= 150,
+                       f"{row['latencyMs']['median']:.0f} ms median, {row['latencyMs']['max']:.0f} ms max over {row['switches']} switches"))
+        checks.append((f"switch to {row['source']}: gap ≤ 1 frame interval", row["longestGapFrames"] <= 1,
+                       f"{row['longestGapFrames']} pictures repeated at most; {row['droppedFrames']} dropped"))
+    trip = live_control["statusRoundTrip"]
+    checks.append(("control socket status round trip under 720p30: p99 ≤ 5 ms", trip["p99Ms"] <= 5,
+                   f"p50 {trip['p50Ms']:.2f} ms, p99 {trip['p99Ms']:.2f} ms, max {trip['maxMs']:.2f} ms over {trip['requests']}"))
     return [{"target": name, "met": met, "measured": value} for name, met, value in checks]
 
 
@@ -537,6 +548,7 @@ def main():
             "coldTap": cold_tap(work, 3 if quick else 10),
             "growth": growth([2, 6] if quick else [10, 60, 300], work, 1 if quick else 3),
             "validation": validation(work),
+            "control": control.run(REEL, work, quick),
         }
         report["targets"] = targets(report)
         results = os.path.join(ROOT, "benchmarks", "results")

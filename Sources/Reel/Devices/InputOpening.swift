@@ -120,7 +120,10 @@ struct InputRecipe: Equatable {
     private func open(spec: DeviceSpec, interrupt: InterruptFlag) throws -> InputContext {
         if formatName != nil { _ = InputRecipe.devicesPrepared }
         return try withHint(spec) {
-            try InputContext(url: url, formatName: formatName, options: options, interrupt: interrupt)
+            // x11grab describes its stream fully when opened (raw pictures of the screen's size and format):
+            // probing it would read and throw away frames at the screen's rate, a third of a second.
+            try InputContext(url: url, formatName: formatName, options: options, interrupt: interrupt,
+                             probeStreams: spec.kind != .x11grab)
         }
     }
 

@@ -158,8 +158,11 @@ public final class CaptureSession: Sendable {
         case .ready:
             return SessionStatus(state: .ready, video: nil, audio: nil, outputs: [], progress: nil, result: nil)
         case .recording:
+            let engine = running.withLock { $0 }
+            let paced = runningMovies.withLock { $0?.paced } ?? false
             return SessionStatus(state: current.paused ? .paused : .recording, video: current.video, audio: current.audio,
-                                 outputs: outputs, progress: current.progress, result: nil)
+                                 outputs: outputs, progress: current.progress, timeline: paced ? engine?.timelineNow : nil,
+                                 result: nil)
         case .finished(let result):
             return SessionStatus(state: .finished, video: current.video, audio: current.audio,
                                  outputs: (result.outputs ?? [result]).map(\.output), progress: current.progress, result: result)

@@ -46,6 +46,8 @@ final class SessionEngine: @unchecked Sendable {
     private let controlsToRestore: Locked<(path: String, values: [CameraControlSetting.PreviousValue], ended: Bool)>
     private let startedAt: Int64
     private var picturesSeen = 0
+    /// The first picture's session time (microseconds), once it came: the live movies' time zero.
+    private let firstPictureTime = Atomic<Int64>(-1)
     /// The first-frame stills, once written.
     private(set) var stillWritten: String? = nil
 
@@ -109,6 +111,15 @@ final class SessionEngine: @unchecked Sendable {
         inputs.withLock { state in
             state.retiredDrops + state.readers.filter { $0.spec.isPaced && $0.carriesVideo }.reduce(0) { $0 + $1.statistics.droppedCount }
         }
+    }
+
+    /// Seconds on a live session's timeline now (its movies' time zero is the first picture; pauses not
+    /// counted out), or nil before the first picture.
+    var timelineNow: Double? {
+        let first = firstPictureTime.load(ordering: .acquiring)
+        guard first >= 0 else { return nil }
+        let now = (MonotonicClock.nanoseconds() - setup.readerFactory.sessionStart) / 1000
+        return Double(now - first) / 1e6
     }
 
     /// Whether the session records a track of this type.
@@ -230,6 +241,7 @@ final class SessionEngine: @unchecked Sendable {
                 defer { buffer.release(type, item.slot) }
                 if type == .video {
                     picturesSeen += 1
+                    if picturesSeen == 1 { firstPictureTime.store(item.time.rescaled(to: sessionTimeBase).value, ordering: .releasing) }
                     if picturesSeen == 1 && !setup.stills.isEmpty {
                         do {
                             // The photo comes from the raw first picture (sharper than decoding it back out of H.264).

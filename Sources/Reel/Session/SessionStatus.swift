@@ -12,6 +12,9 @@ public struct SessionStatus: Sendable, Codable, Equatable {
     public var outputs: [String]
     /// The main movie's latest progress report.
     public var progress: RecordingProgress?
+    /// Seconds on a live recording's timeline now: where a switch or photo asked for now lands in the
+    /// movies (before any pause is left out). Nil before the first picture and for unpaced inputs.
+    public var timeline: Double? = nil
     /// Once finished.
     public var result: RecordingResult?
 
