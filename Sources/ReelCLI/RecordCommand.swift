@@ -62,12 +62,12 @@ enum RecordCommand {
     static func record(_ configuration: RecordingConfiguration, quiet: Bool, pausesOnSignal: Bool = false,
                        control: String? = nil) throws -> RecordingResult {
         let session = CaptureSession()
-        // The socket is bound before the recording starts: a path in use is a usage error, nothing recorded.
+        // The socket listens before the recording starts (a path in use is a usage error, nothing recorded);
+        // requests are served once it runs (a client that connects early waits for its reply).
         let server = try control.map { path in
             try ControlSocketServer(path: path, controller: SessionController(session: session, folder: FileManager.default.currentDirectoryPath))
         }
         defer { server?.finish() }
-        server?.start()
         let status = StatusLine(quiet: quiet)
         let limit = configuration.limits.maxDuration
         let writing = configuration.writingPath
@@ -97,6 +97,7 @@ enum RecordCommand {
                 status.show(progress, limit: limit)
             }
         }
+        server?.start()
         if signals.stopRequested { session.stop() }  // a signal that came while the session was starting
         let result = session.waitUntilFinished()
         // The session's own finished event may still be on its way: subscribers get the result once.

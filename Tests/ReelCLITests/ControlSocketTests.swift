@@ -178,4 +178,75 @@ import Testing
         #expect(nobody.status == 2 && nobody.standardError.contains("no recording listens"), "\(nobody.standardError)")
         #expect(Scratch.files(in: folder) == ["a.mov", "plain"])
     }
+
+    /// 100 switches (video and audio, some while paused) in a recording with segments and a tier: no file
+    /// descriptor is left open and memory stays flat; every movie's timeline stays whole.
+    @Test func aHundredSwitchesLeakNothing() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let tier = try TierTests.tierPreset(in: folder)
+        let running = try Self.startRecording(["many.mov", "--video", "lavfi:color=red", "--audio", "lavfi:sine", "--preset", "352x288",
+                                               "--size", "64x64", "--tier", "\(tier):tier.mov", "--segment-duration", "4"],
+                                              socket: "many.sock", in: folder)
+        let pid = running.process.processIdentifier
+        let script = #"""
+            import json, os, socket, sys, time
+            path, pid = sys.argv[1], sys.argv[2]
+            s = socket.socket(socket.AF_UNIX); s.connect(path); s.settimeout(20); f = s.makefile("rb")
+            n = 0
+            def ask(*command):
+                global n
+                n += 1
+                s.sendall(json.dumps({"command": list(command), "request_id": n}).encode() + b"\n")
+                while True:
+                    reply = json.loads(f.readline())
+                    if reply.get("request_id") == n:
+                        assert reply["error"] == "success", (command, reply)
+                        return reply
+            def usage():
+                # Movie files come and go with the segments (two are open for a moment at each boundary).
+                fds = sum(1 for fd in os.listdir(f"/proc/{pid}/fd") if not os.readlink(f"/proc/{pid}/fd/{fd}").endswith(".mov"))
+                rss = next(int(line.split()[1]) for line in open(f"/proc/{pid}/status") if line.startswith("VmRSS"))
+                return fds, rss
+            videos = ["lavfi:color=blue", "lavfi:color=red", "none"]
+            audios = ["lavfi:sine=frequency=1000:sample_rate=44100", "lavfi:sine", "none"]
+            def switch(i):
+                ask("switch-video", videos[i % 3])
+                if i % 4 == 0: ask("switch-audio", audios[i % 3])
+                if i % 25 == 10: ask("pause")
+                if i % 25 == 15: ask("resume")
+            for i in range(10): switch(i)
+            time.sleep(0.5)
+            before = usage()
+            for i in range(10, 110): switch(i)
+            time.sleep(0.5)
+            after = usage()
+            print(json.dumps({"before": before, "after": after}))
+            """#
+        try script.write(toFile: "\(folder)/many.py", atomically: true, encoding: .utf8)
+        let client = try Processes.run("/usr/bin/python3", ["\(folder)/many.py", "\(folder)/many.sock", "\(pid)"], timeout: 120)
+        #expect(client.status == 0, "client: \(client.standardOutput) \(client.standardError)")
+        #expect(try Self.ctl(["many.sock", "stop"], in: folder).status == 0)
+        let result = Processes.finish(running, timeout: 30)
+        #expect(result.status == 0, "\(result.standardError)")
+        let usage = try TestInputs.json(client.standardOutput)
+        let before = usage["before"] as? [Int] ?? [], after = usage["after"] as? [Int] ?? []
+        #expect(before.count == 2 && after.count == 2)
+        #expect(after.first == before.first, "file descriptors before and after 100 switches: \(before) → \(after)")
+        #expect((after.last ?? 0) - (before.last ?? 0) < 8 * 1024, "RSS (KiB) before and after 100 switches: \(before) → \(after)")
+        let json = try TestInputs.json(result.standardOutput)
+        #expect(json["stopReason"] as? String == "stopped" && json["droppedFrames"] as? Int == 0, "\(json)")
+        // Every movie (segments of the main one, the tier) has one picture per frame interval.
+        let segments = try #require(json["segments"] as? [[String: Any]])
+        #expect(segments.count >= 2)
+        for path in segments.map({ $0["output"] as! String }) + ["\(folder)/tier-001.mov"] {
+            let packets = try TestInputs.videoPacketTimes(path)
+            #expect(!packets.isEmpty)
+            for (index, packet) in packets.enumerated() where abs(packet.time - Double(index) / 30) > 1e-4 {
+                Issue.record("\(path): packet \(index) at \(packet.time): \(packets[max(0, index - 3)..<min(packets.count, index + 3)].map(\.time))")
+                break
+            }
+            #expect(try CleanDecode.problems(in: path).isEmpty, "\(path) decodes cleanly")
+        }
+    }
 }

@@ -82,11 +82,14 @@ public final class ControlSocketServer: @unchecked Sendable {
     }
 
     /// Sends what is queued (for at most a second), closes every connection, removes the socket and returns.
+    /// Also when it was never started (the recording could not start).
     public func finish() {
         state.withLock { $0.finishing = true }
         wake()
+        if thread == nil {
+            thread = WorkerThread(name: "reel.control") { [self] in serve() }
+        }
         thread?.join()
-        thread = nil
     }
 
     // MARK: queueing (any thread)

@@ -44,6 +44,8 @@ final class MovieRecorder: @unchecked Sendable {
         var segmentation: Segmentation? = nil
         /// A segment may replace a file of the same name (the first one's name is checked before the start).
         var overwrite = false
+        /// The session clock's zero (monotonic nanoseconds), which pauses are placed on.
+        var sessionStart: Int64 = 0
     }
 
     let setup: Setup
@@ -106,8 +108,10 @@ final class MovieRecorder: @unchecked Sendable {
     private var videoDone = false { didSet { if videoDone { videoWanted.store(false, ordering: .releasing) } } }
     private var audioDone = false { didSet { if audioDone { audioWanted.store(false, ordering: .releasing) } } }
     private let videoWanted = Atomic<Bool>(true)
-    /// Pause, as asked from any thread; the recorder's thread carries it out at the next item.
-    private let pauseRequested = Atomic<Bool>(false)
+    /// Pauses as asked from any thread, on the session's clock; the recorder's thread applies them to the items
+    /// by their times (`pauseCursor`: the first pause not yet over).
+    private let pauses: PauseRequests
+    private var pauseCursor = 0
     /// Session time at which the pause took effect, while paused.
     private var pausedAt: Timestamp? = nil
     /// The first picture after a resume starts a new group of pictures.
@@ -137,6 +141,8 @@ final class MovieRecorder: @unchecked Sendable {
         self.naming = setup.segmentation.map { _ in SegmentNaming(template: setup.outputPath) }
         self.sizeCut = setup.segmentation?.size.map { SegmentSizeCut(size: $0) }
         self.retention = SegmentRetention(keep: setup.segmentation?.keep)
+        // Live movies pause at the instant asked; a file's timeline has no such clock: at the next item.
+        self.pauses = PauseRequests(sessionStart: setup.timelineFromInputStart ? nil : setup.sessionStart)
         self.queue = OutputQueue(pictureLimit: paced ? MovieRecorder.livePictureQueue : nil)
         self.readerDrops = readerDrops
         self.progress = progress
@@ -228,9 +234,9 @@ final class MovieRecorder: @unchecked Sendable {
     /// Pauses or resumes the movie (AVCaptureMovieFileOutput's pauseRecording): while paused nothing is
     /// written; on resume the movie's timeline goes on from where it paused, without a hole, audio and video
     /// together, with a keyframe. Takes effect at the next captured item.
-    func setPaused(_ paused: Bool) { pauseRequested.store(paused, ordering: .releasing) }
+    func setPaused(_ paused: Bool) { pauses.set(paused) }
 
-    var isPaused: Bool { pauseRequested.load(ordering: .acquiring) }
+    var isPaused: Bool { pauses.isPaused }
 
     /// Stops this movie only (the session goes on): what is queued before the request is still encoded,
     /// then the movie is finalized with `stopped`.
@@ -377,28 +383,38 @@ final class MovieRecorder: @unchecked Sendable {
 
     // MARK: pause
 
-    /// Carries out a pause or resume asked for since the last item; true while paused (the item is not
-    /// recorded). A pause shows the held picture up to the pause instant; a resume moves the movie's origin
-    /// (and the audio queue's start) by the paused time, so the next item continues the timeline.
+    /// Whether an item falls in a paused stretch; true while paused (the item is not recorded). Pauses are
+    /// requested on the session's clock (PauseRequests), so they cut the same stretch from the pictures and
+    /// the sound whatever order their items are taken in, and however late. Entering a pause shows the held
+    /// picture up to the pause instant; leaving it moves the movie's origin (and the audio queue's start) by
+    /// the paused time, so the next item continues the timeline, with a keyframe.
     private func pausing(at item: CapturedItem) throws -> Bool {
-        let wanted = pauseRequested.load(ordering: .acquiring)
-        guard let origin else { return false }  // before the first picture there is nothing to pause
-        if wanted, pausedAt == nil {
-            pausedAt = item.time
-            let slots = cadence.arrive(time: VideoCadence.frames(of: item.time - origin, rate: setup.preset.videoFrameRate))
-            if let held = heldPicture {
-                heldPicture = nil
-                defer { buffer.release(.video, held.slot) }
-                try show(held.picture(setup.rendition), in: slots)
+        guard origin != nil else { return false }  // before the first picture there is nothing to pause
+        let time = item.time.rescaled(to: sessionTimeBase).value
+        while let interval = pauses.interval(at: pauseCursor, itemTime: time, paused: pausedAt != nil) {
+            if pausedAt == nil {
+                guard time >= interval.start else { return false }
+                let origin = self.origin!
+                let instant = max(Timestamp(value: interval.start, timeBase: sessionTimeBase), origin)
+                pausedAt = instant
+                let slots = cadence.arrive(time: VideoCadence.frames(of: instant - origin, rate: setup.preset.videoFrameRate))
+                if let held = heldPicture {
+                    heldPicture = nil
+                    defer { buffer.release(.video, held.slot) }
+                    try show(held.picture(setup.rendition), in: slots)
+                }
+                // The picture that came at the pause is not recorded: the first after the resume takes its place.
+                cadence.letGoOfHeldPicture()
             }
-        } else if !wanted, let paused = pausedAt {
-            let gap = item.time - paused
-            self.origin = origin + gap
+            guard let end = interval.end, time >= end else { return true }
+            let gap = max(Timestamp(value: end, timeBase: sessionTimeBase), pausedAt!) - pausedAt!
+            self.origin = self.origin! + gap
             if let start = audioFIFOStart { audioFIFOStart = start + gap.rescaled(to: audioTimeBase).value }
             pausedAt = nil
             keyframeAtResume = true
+            pauseCursor += 1
         }
-        return pausedAt != nil
+        return false
     }
 
     // MARK: video

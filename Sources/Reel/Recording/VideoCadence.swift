@@ -40,6 +40,10 @@ struct VideoCadence {
         return start..<nextSlot
     }
 
+    /// A pause: the held picture has been shown up to the pause (by `arrive` at the pause instant) and is
+    /// let go; the first picture after the resume is shown from the next slot on, so the track has no hole.
+    mutating func letGoOfHeldPicture() { held = nil }
+
     /// The source ended: the slots the held picture is shown in, up to where it ends (it lasts as long as
     /// the interval before it). A picture that ends before its slot is left out, as in ffmpeg's fps filter,
     /// unless no picture has been shown at all.

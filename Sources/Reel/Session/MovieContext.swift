@@ -18,6 +18,8 @@ struct MovieContext: @unchecked Sendable {
     /// Files and lavfi with realtime=0: movies started with the session keep the input's timeline.
     let unpaced: Bool
     let inputDuration: Double?
+    /// The session clock's zero (monotonic nanoseconds).
+    let sessionStart: Int64
 
     /// A movie's setup: its rendition (added if no movie of its size came before) and colour, its limits
     /// checked against its folder. `joinsRunningSession`: the movie's time zero is the first picture it
@@ -51,6 +53,6 @@ struct MovieContext: @unchecked Sendable {
             hasAudio: hasAudio, captureAudio: captureAudio, timelineFromInputStart: unpaced && !joinsRunningSession,
             videoDevice: hasVideo ? configuration.video?.description : nil,
             audioDevice: hasAudio ? configuration.audio?.description : nil, inputDuration: inputDuration,
-            segmentation: segmentation, overwrite: configuration.overwrite)
+            segmentation: segmentation, overwrite: configuration.overwrite, sessionStart: sessionStart)
     }
 }

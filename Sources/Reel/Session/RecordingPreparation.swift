@@ -113,10 +113,12 @@ struct RecordingPreparation {
         // A transcode keeps the file's rotation (a phone's portrait movie stays portrait).
         let rotation = configuration.takesTracksFromInput ? (videoStream?.rotationDegrees ?? 0)
                                                           : configuration.orientation.clockwiseRotation
+        let sessionStart = MonotonicClock.nanoseconds()
         let context = MovieContext(
             configuration: configuration, videoSource: videoSource, renditions: renditions, rotation: rotation,
             hasVideo: hasVideo, hasAudio: hasAudio, captureAudio: (preset.audio.sampleRate, preset.audio.channels),
-            unpaced: nonePaced, inputDuration: configuration.takesTracksFromInput ? opened.first?.source.durationSeconds : nil)
+            unpaced: nonePaced, inputDuration: configuration.takesTracksFromInput ? opened.first?.source.durationSeconds : nil,
+            sessionStart: sessionStart)
         movies = try moviePlans.map { plan in
             try context.movie(path: plan.path, preset: plan.preset, limits: plan.limits, segmentation: configuration.segmentation)
         }
@@ -130,7 +132,7 @@ struct RecordingPreparation {
         let buffer = CaptureBuffer(videoFrames: videoSlots,
                                    audioFrames: RecordingPreparation.audioPoolBlocks, streams: mediaTypes)
         // Audio is captured in the main movie's format; a tier in another resamples it.
-        let factory = ReaderFactory(preset: preset, renditions: renditions, buffer: buffer, sessionStart: MonotonicClock.nanoseconds())
+        let factory = ReaderFactory(preset: preset, renditions: renditions, buffer: buffer, sessionStart: sessionStart)
         let readers = try opened.map { input in
             try factory.makeReader(input.spec, source: input.source, interrupt: input.interrupt,
                                    maxDuration: configuration.limits.maxDuration)
