@@ -16,6 +16,8 @@ enum CaptureCommand {
 
         options:
           --hold-threshold SECONDS  shorter than this is a tap (default 1)
+          --control PATH            a control socket while the press lasts (reel ctl PATH status|stop|photo ...;
+                                    see reel record --help)
         \(RecordingOptions.help)
         """
 
@@ -40,8 +42,10 @@ enum CaptureCommand {
     static func run(_ arguments: [String]) -> ExitCode {
         var valueOptions = RecordingOptions.valueOptions
         valueOptions.insert("--hold-threshold")
+        valueOptions.insert("--control")
         let capture: PressCapture
         let options: RecordingOptions
+        let server: ControlSocketServer?
         do {
             let parsed = try ParsedArguments(arguments, command: "capture",
                                              specification: .init(valueOptions: valueOptions, flagOptions: RecordingOptions.flagOptions))
@@ -52,9 +56,14 @@ enum CaptureCommand {
                 ?? PressCapture.defaultHoldThreshold
             options = try RecordingOptions(parsed, outputPath: basename + ".mov")
             capture = try PressCapture(basename: basename, holdThreshold: threshold, configuration: options.configuration)
+            server = try parsed.value("--control").map { path in
+                try ControlSocketServer(path: path, controller: SessionController(session: capture.session,
+                                                                                  folder: FileManager.default.currentDirectoryPath))
+            }
         } catch {
             return .reporting(error)
         }
+        defer { server?.finish() }
         let status = StatusLine(quiet: options.quiet)
         let limit = options.configuration.limits.maxDuration
         let signals = SignalHandling.shared
@@ -67,11 +76,14 @@ enum CaptureCommand {
         let outcome: CaptureOutcome
         do {
             try capture.beginPress { event in
+                server?.publish(event)
                 if case .progress(let progress) = event { status.show(progress, limit: limit) }
             }
+            server?.start()
             // A signal or Enter that came while the press was starting found nothing to stop: stop now.
             if signals.stopRequested || keyboard.stopRequested { capture.endPress() }
             outcome = try capture.waitForOutcome()
+            server?.publish(.finished(outcome.recording))
         } catch {
             return .reporting(error)
         }

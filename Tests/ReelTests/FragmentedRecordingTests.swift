@@ -26,7 +26,9 @@ import Testing
     @discardableResult
     static func expectIndexMatchesFFmpeg(_ output: String, folder: String) throws -> [String] {
         let remuxed = "\(folder)/remuxed.mov"
-        let copy = try Processes.run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", output, "-map", "0", "-c", "copy", remuxed])
+        // Reel's movie time scale is the audio's sample rate (exact edit lists); FFmpeg's muxer is told the same.
+        let timescale = (try FFprobe.stream(output, type: "audio")?["sample_rate"] as? String).map { ["-movie_timescale", $0] } ?? []
+        let copy = try Processes.run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", output, "-map", "0", "-c", "copy"] + timescale + [remuxed])
         #expect(copy.status == 0, "\(copy.standardError)")
         defer { unlink(remuxed) }
         let table = try Self.packets(output)

@@ -33,6 +33,8 @@ public struct BatchJob: Sendable, Equatable {
     public var tiers: [MovieTier] = []
     /// record and transcode: consecutive files instead of one (`output` is then their name pattern).
     public var segmentation: Segmentation? = nil
+    /// record: a control socket to listen on while the job records (`reel ctl`).
+    public var control: String? = nil
     /// record: when the recording starts (`startAt`); nil starts it when a parallel slot is free.
     public var startAt: Date? = nil
 }

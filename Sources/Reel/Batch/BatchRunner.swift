@@ -232,9 +232,16 @@ public final class BatchRunner: Sendable {
             return state.stopping
         }
         if stopping { throw ReelError.runtime("the batch was stopped before this job started") }
-        try session.start(configuration)
+        let server = try job.control.map { path in
+            try ControlSocketServer(path: path, controller: SessionController(session: session, folder: URL(fileURLWithPath: job.output).deletingLastPathComponent().path))
+        }
+        defer { server?.finish() }
+        try session.start(configuration) { event in server?.publish(event) }
+        server?.start()
         if state.withLock({ $0.stopping }) { session.stop() }  // a stop that raced with the start
-        return session.waitUntilFinished()
+        let result = session.waitUntilFinished()
+        server?.publish(.finished(result))
+        return result
     }
 
     /// An output from an earlier run counts as done when it exists and FFmpeg can open it (every output is

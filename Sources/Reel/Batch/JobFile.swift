@@ -9,11 +9,11 @@ public enum JobFile {
     static let jobKeys: Set<String> = ["name", "type", "video", "audio", "input", "preset", "maxDuration", "maxSize",
                                        "minFree", "fragmentInterval", "deviceTimeout", "output", "still", "stillQuality",
                                        "orientation", "at", "controls", "tiers", "segmentDuration", "segmentSize",
-                                       "keepSegments", "keepFree", "startAt"]
+                                       "keepSegments", "keepFree", "startAt", "control"]
     static let allowedByKind: [BatchJob.Kind: Set<String>] = [
         .record: ["name", "type", "video", "audio", "preset", "maxDuration", "maxSize", "minFree", "fragmentInterval",
                   "deviceTimeout", "output", "still", "stillQuality", "orientation", "controls", "tiers",
-                  "segmentDuration", "segmentSize", "keepSegments", "keepFree", "startAt"],
+                  "segmentDuration", "segmentSize", "keepSegments", "keepFree", "startAt", "control"],
         .transcode: ["name", "type", "input", "preset", "maxDuration", "maxSize", "minFree", "fragmentInterval", "output",
                      "still", "stillQuality", "tiers", "segmentDuration", "segmentSize", "keepSegments", "keepFree"],
         .grab: ["name", "type", "input", "at", "output", "stillQuality"],
@@ -193,6 +193,7 @@ public enum JobFile {
             }
             job.segmentation = segmentation
         }
+        if fields.has("control") { job.control = try expand("control") }
         if fields.has("startAt") {
             guard let duration = job.limits.maxDuration else {
                 throw fields.fail("startAt", "a scheduled recording needs maxDuration (when it ends)")

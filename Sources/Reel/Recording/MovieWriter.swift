@@ -27,6 +27,10 @@ final class MovieWriter {
     private var spare: [Packet] = []
     private var streamEnded: [Bool]
     private var encoderTimeBases: [Rational]
+    /// The movie header's time scale: the audio's sample rate when there is audio (FFmpeg's default is 1000),
+    /// so edit lists (which are in it) end a track on its last sample: at 1000 a segment of 197 frames
+    /// (6566.67 ms) would play 32 samples short, a click at every join.
+    private let movieTimescale: Int?
     private var isVideoStream: [Bool]
     private var freeBytesAtCheck: Int64 = 0
     private var flushedAtCheck: Int64 = 0
@@ -89,6 +93,7 @@ final class MovieWriter {
         streamEnded = Array(repeating: false, count: encoders.count)
         encoderTimeBases = encoders.map(\.timeBase)
         isVideoStream = encoders.map { $0.mediaType == .video }
+        movieTimescale = encoders.first { $0.mediaType == .audio }.map { Int($0.timeBase.denominator) }
         handedPackets = Array(repeating: 0, count: encoders.count)
         handedEnd = Array(repeating: 0, count: encoders.count)
     }
@@ -103,16 +108,20 @@ final class MovieWriter {
 
     func start() throws {
         if fragmentInterval > 0 {
-            try output.writeHeader(options: MovieFragmenter.muxerOptions)
+            try output.writeHeader(options: MovieFragmenter.muxerOptions + timescaleOption)
             // Room after the fragmented moov for what the first fragment completes it with (FragmentedHeader).
             try output.writeRaw(MovieFragmenter.headerReserve)
             fragmenter = try MovieFragmenter(output: output, path: path, tracks: tracks, interval: fragmentInterval,
                                              memoryLimit: fragmentMemoryLimit)
         } else {
-            try output.writeHeader()
+            try output.writeHeader(options: timescaleOption)
         }
         headerBytes = output.bytesWritten
         refreshDiskSpace()
+    }
+
+    private var timescaleOption: [(key: String, value: String)] {
+        movieTimescale.map { [("movie_timescale", String($0))] } ?? []
     }
 
     /// Bytes the finished file would have if the trailer were written now.

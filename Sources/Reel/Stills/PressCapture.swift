@@ -19,7 +19,8 @@ public struct CaptureOutcome: Sendable, Codable, Equatable {
 public final class PressCapture: Sendable {
     public let basename: String
     public let holdThreshold: Double
-    private let session = CaptureSession()
+    /// The session the press records with (for a control socket, or outputs of your own).
+    public let session = CaptureSession()
     private let configuration: RecordingConfiguration
     private let keptStill: StillRequest?
     /// The first frame as the tap's photo (JPEG), and as the hold's still in the format asked for.
