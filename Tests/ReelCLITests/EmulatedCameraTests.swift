@@ -229,6 +229,45 @@ import Testing
                 "given back at the end: \(after)")
     }
 
+    /// The seeds' front/back switch over the control socket (issue 16): two emulated cameras, the recording
+    /// switches from one to the other and back; each camera's own frame count shows where it took over, the
+    /// movie has one picture per frame interval throughout, and `camera-control` reaches the camera that is
+    /// recording now.
+    @Test func switchingCamerasOverTheControlSocket() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Self.writeConfig(#"[{"path": "/dev/video0", "card": "Back Camera", "modes": \#(Self.modes)}, {"path": "/dev/video1", "card": "Front Camera", "modes": \#(Self.modes)}]"#, in: folder)
+        let running = try Processes.start(Processes.reelExecutable, [
+            "record", "flip.mov", "--video", "v4l2:/dev/video0", "--audio", "none", "--preset", "352x288", "--size", "64x64",
+            "--control", "flip.sock", "--json", "--quiet"], currentDirectory: folder, environment: try Self.environment(in: folder))
+        #expect(Processes.waitForFile("\(folder)/flip.sock", seconds: 20))
+        usleep(1_200_000)
+        let ctl = { (arguments: [String]) throws -> ProcessResult in try Processes.reel(["ctl", "flip.sock"] + arguments, currentDirectory: folder) }
+        #expect(try ctl(["switch-video", "v4l2:/dev/video1"]).status == 0)
+        let torch = try ctl(["camera-control", "torch=on"])
+        #expect(torch.status == 0, "\(torch.standardError)")
+        usleep(1_000_000)
+        #expect(try ctl(["switch-video", "v4l2:/dev/video0"]).status == 0)
+        usleep(800_000)
+        #expect(try ctl(["stop"]).status == 0)
+        let result = Processes.finish(running, timeout: 30)
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try TestInputs.json(result.standardOutput)
+        #expect(json["stopReason"] as? String == "stopped" && json["droppedFrames"] as? Int == 0, "\(json)")
+        // Each camera numbers its own frames from when it was opened: the numbers jump twice.
+        let numbers = try TestInputs.frameNumbers("\(folder)/flip.mov")
+        let jumps = zip(numbers, numbers.dropFirst()).enumerated().filter { ($0.element.1 - $0.element.0 + 256) % 256 != 1 }
+        #expect(jumps.count == 2, "two switches: \(jumps.map { "\($0.offset): \($0.element.0)→\($0.element.1)" })")
+        let packets = try TestInputs.videoPacketTimes("\(folder)/flip.mov")
+        #expect(packets.count == json["videoFrames"] as? Int)
+        for (index, packet) in packets.enumerated() { #expect(abs(packet.time - Double(index) / 30) < 1e-4, "packet \(index) at \(packet.time)") }
+        let state = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(folder)/state.json"))) as? [String: Any]
+        let cameras = state?["cameras"] as? [[String: Any]] ?? []
+        let torches = cameras.map { ($0["path"] as? String ?? "?", ($0["controls"] as? [String: Int])?["torch_intensity"] ?? -1) }
+        #expect(torches.contains { $0.0 == "/dev/video1" && $0.1 == 100 } && !torches.contains { $0.0 == "/dev/video0" && $0.1 == 100 },
+                "the torch of the front camera (recording then) is on: \(torches)")
+    }
+
     /// The AVFoundation-like names: focus, exposure, white balance, torch and zoom as the camera receives them.
     @Test func convenienceSettingsReachTheCamera() throws {
         let folder = try Scratch.folder()

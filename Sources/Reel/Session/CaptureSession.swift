@@ -68,7 +68,8 @@ public final class CaptureSession: Sendable {
         do {
             let preparation = try RecordingPreparation(configuration, interrupt: interrupt)
             let live = self.live
-            live.withLock { $0 = SessionStatus.Live(video: configuration.video?.description, audio: configuration.audio?.description) }
+            live.withLock { $0 = SessionStatus.Live(video: configuration.video?.description, audio: configuration.audio?.description,
+                                                    videoSpec: configuration.video) }
             let (engine, movies) = preparation.makeSession(mainProgress: { progress in
                 live.withLock { $0.progress = progress }
                 events(.progress(progress))
@@ -146,7 +147,12 @@ public final class CaptureSession: Sendable {
         try switcher.switchInput(type, to: spec)
         let name = spec?.description ?? "none"
         live.withLock { state in
-            if type == .video { state.video = name } else { state.audio = name }
+            if type == .video {
+                state.video = name
+                state.videoSpec = spec
+            } else {
+                state.audio = name
+            }
         }
     }
 
@@ -178,7 +184,9 @@ public final class CaptureSession: Sendable {
         guard let engine = running.withLock({ $0 }), let shared = runningMovies.withLock({ $0 }) else {
             throw ReelError.invalidInput("the session is not recording: start it first (or give the controls in the configuration)")
         }
-        guard let camera = shared.context.configuration.video, camera.kind == .v4l2 else {
+        // The camera recording now (after a switch, the one switched to).
+        let current = live.withLock { $0.videoSpec } ?? shared.context.configuration.video
+        guard let camera = current, camera.kind == .v4l2 else {
             throw ReelError.invalidInput("camera controls need a V4L2 camera as the video source (v4l2:/dev/videoN)")
         }
         try engine.changeCameraControls(settings, camera: camera, restores: shared.context.configuration.restoresCameraControls)

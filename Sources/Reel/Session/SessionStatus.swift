@@ -22,6 +22,8 @@ public struct SessionStatus: Sendable, Codable, Equatable {
     struct Live: Sendable {
         var video: String?
         var audio: String?
+        /// The camera or screen recording now, for camera controls.
+        var videoSpec: DeviceSpec? = nil
         var paused = false
         var progress: RecordingProgress?
     }
