@@ -249,4 +249,32 @@ import Testing
             #expect(try CleanDecode.problems(in: path).isEmpty, "\(path) decodes cleanly")
         }
     }
+
+    /// A tap-or-hold capture and a batch record job listen on control sockets too: `stop` over the socket
+    /// ends the press (a movie, held long enough) and the job.
+    @Test func captureAndBatchJobsTakeAControlSocket() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let press = try Processes.start(Processes.reelExecutable, ["capture", "shot", "--video", "lavfi:testsrc2=size=160x120", "--audio", "none",
+                                                                   "--preset", "low", "--control", "press.sock", "--json"],
+                                        currentDirectory: folder)
+        #expect(Processes.waitForFile("\(folder)/press.sock", seconds: 20))
+        usleep(1_500_000)
+        #expect(try Self.ctl(["press.sock", "status"], in: folder).standardOutput.hasPrefix("recording"))
+        #expect(try Self.ctl(["press.sock", "stop"], in: folder).status == 0)
+        let pressed = Processes.finish(press, timeout: 20)
+        #expect(pressed.status == 0, "\(pressed.standardError)")
+        #expect(try TestInputs.json(pressed.standardOutput)["kind"] as? String == "movie")
+        try #"{"jobs": [{"name": "cam", "type": "record", "video": "lavfi:testsrc2", "audio": "none", "preset": "low", "maxDuration": 60, "output": "{name}.mov", "control": "{name}.sock"}]}"#
+            .write(toFile: "\(folder)/jobs.json", atomically: true, encoding: .utf8)
+        let batch = try Processes.start(Processes.reelExecutable, ["batch", "jobs.json", "--json", "--quiet"], currentDirectory: folder)
+        #expect(Processes.waitForFile("\(folder)/cam.sock", seconds: 20))
+        usleep(1_000_000)
+        #expect(try Self.ctl(["cam.sock", "stop"], in: folder).status == 0)
+        let report = Processes.finish(batch, timeout: 20)
+        #expect(report.status == 0, "\(report.standardError)")
+        let job = (try TestInputs.json(report.standardOutput)["jobs"] as? [[String: Any]])?.first
+        #expect(job?["status"] as? String == "succeeded" && (job?["result"] as? [String: Any])?["stopReason"] as? String == "stopped", "\(job ?? [:])")
+        #expect(!FileManager.default.fileExists(atPath: "\(folder)/cam.sock"))
+    }
 }

@@ -206,6 +206,24 @@ import Testing
         #expect(try CleanDecode.problems(in: "\(folder)/crash-003.mov").isEmpty)
     }
 
+    /// Without fragments a segment is not crash-safe while it is written: it stays under a hidden partial
+    /// name until finalized; the finished ones are under their names.
+    @Test func withoutFragmentsTheOpenSegmentIsHidden() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let running = try Processes.start(Processes.reelExecutable, [
+            "record", "plain.mov", "--video", "lavfi:testsrc2=size=160x120", "--audio", "none", "--preset", "low",
+            "--segment-duration", "1", "--fragment-interval", "0", "--max-duration", "3", "--quiet"], currentDirectory: folder)
+        #expect(Processes.waitForFile("\(folder)/plain-001.mov", seconds: 20))
+        usleep(400_000)
+        let during = Scratch.files(in: folder)
+        let result = Processes.finish(running, timeout: 20)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(during.contains("plain-001.mov") && during.contains { $0.hasPrefix(".plain-00") && $0.hasSuffix(".mov.partial") }
+                && !during.contains { !$0.hasPrefix(".") && $0 != "plain-001.mov" && $0 != "plain-002.mov" }, "while recording: \(during)")
+        #expect(Scratch.files(in: folder) == ["plain-001.mov", "plain-002.mov", "plain-003.mov"])
+    }
+
     /// Mistakes with segments are usage errors (exit 2, one line, nothing written).
     @Test func segmentUsageErrors() throws {
         let folder = try Scratch.folder()

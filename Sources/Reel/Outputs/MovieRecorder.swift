@@ -127,6 +127,10 @@ final class MovieRecorder: @unchecked Sendable {
     /// CPU time of this output's own threads (its thread and its AAC thread), once finished.
     private(set) var ownThreadNanoseconds: Int64 = 0
 
+    /// Tests only (internal, not reachable from the command line or the public API): the movie written to a
+    /// path fails as an encoder would once it has encoded this many pictures.
+    static let injectedFailures = Locked<[String: Int]>([:])
+
     /// Pictures a live output may have waiting before it drops new ones: 0.2 s at 30 fps (with the picture
     /// it holds and the one being encoded, the CaptureBuffer's 7 + 1 paced slots for one movie).
     static let livePictureQueue = 6
@@ -462,6 +466,9 @@ final class MovieRecorder: @unchecked Sendable {
                 return
             }
             if let boundary = nextBoundary, slot >= boundary.slot { try commitBoundary() }
+            if let failAt = MovieRecorder.injectedFailures.withLock({ $0[setup.outputPath] }), videoFrames >= failAt {
+                throw FFmpegError(call: "avcodec_send_frame", message: "an encoder failure injected by a test")
+            }
             videoInput.pts = slot
             // Each segment and each fragment starts with a keyframe: one comes at a segment's first picture and
             // at every multiple of the fragment interval from there.
@@ -742,13 +749,14 @@ final class MovieRecorder: @unchecked Sendable {
         if !recorded && stopReason != .failed && errorMessage == nil {
             errorMessage = "nothing was captured before the recording stopped"
         }
+        // What the files hold: nothing for a file that was not kept (a failure keeps complete fragments).
         let fileVideoFrames = files.reduce(0) { $0 + $1.result.videoFrames }
         let segmented = naming != nil
         return RecordingResult(
             output: setup.outputPath, stopReason: stopReason ?? .stopped, recordedSuccessfully: recorded,
-            duration: recorded ? files.reduce(0) { $0 + $1.result.duration } : 0,
-            bytes: files.reduce(0) { $0 + $1.result.bytes }, videoFrames: recorded ? fileVideoFrames : 0,
-            droppedFrames: droppedFrames, audioSamples: recorded ? files.reduce(0) { $0 + $1.result.audioSamples } : 0,
+            duration: files.reduce(0) { $0 + $1.result.duration },
+            bytes: files.reduce(0) { $0 + $1.result.bytes }, videoFrames: fileVideoFrames,
+            droppedFrames: droppedFrames, audioSamples: files.reduce(0) { $0 + $1.result.audioSamples },
             preset: setup.preset.name, elapsed: Double(MonotonicClock.nanoseconds() - startedAt) / 1e9,
             videoDevice: setup.videoDevice, audioDevice: setup.audioDevice, error: errorMessage, still: nil,
             stages: stages, fragments: files.reduce(0) { $0 + $1.fragments },

@@ -145,9 +145,12 @@ final class MovieWriter {
         return try drain(force: false)
     }
 
-    /// Writes everything still queued (at the end), then the trailer, and closes the file.
-    func finish() throws {
-        if stopReason == nil { _ = try drain(force: true) }
+    /// Writes everything still queued (at the end), then the trailer, and closes the file. `failed`: the
+    /// encoders were not drained (a failure), so pictures held for display order will never be completed:
+    /// they are left out rather than leave a hole before the last picture.
+    func finish(failed: Bool = false) throws {
+        if failed { discardHeldVideoGroup() }
+        if stopReason == nil { _ = try drain(force: !failed) }
         discardQueued()
         guard let fragmenter else {
             try output.finish()
@@ -363,6 +366,12 @@ final class MovieWriter {
         lastDiskCheck = MonotonicClock.nanoseconds()
         flushedAtCheck = output.bytesFlushed
         freeBytesAtCheck = DiskSpace.availableBytes(atFolder: folder) ?? Int64.max / 4
+    }
+
+    private func discardHeldVideoGroup() {
+        for packet in videoGroup { recycle(packet) }
+        videoGroup.removeAll()
+        videoOrder = nil
     }
 
     private func discardQueued() {

@@ -95,7 +95,7 @@ final class MovieSegment {
         var finalized = false
         finishAudioEncoder(flush: false)
         do {
-            try writer.finish()
+            try writer.finish(failed: stopReason == .failed)
             finalized = true
         } catch {
             writer.abandon()
@@ -115,7 +115,19 @@ final class MovieSegment {
         let fileAudioSamples = verdict.fileAudioSamples
         if let problem = verdict.problem { errorMessage = problem }
         var bytes: Int64 = 0
-        if verdict.usable {
+        // A failure (an encoder's, the muxer's) mid-recording: a file written in place in fragments keeps what
+        // was complete before it, finalized when the index could still be written, else as a fragmented movie
+        // that plays up to its last fragment (AVFoundation keeps such a file and says it is not fully usable).
+        let keptAfterFailure = !verdict.usable && stopReason == .failed && writingPath == outputPath
+            && writer.fragmentCount > 0 && (fileVideoFrames > 0 || fileAudioSamples > 0)
+        if keptAfterFailure {
+            var info = stat()
+            if stat(outputPath, &info) == 0 { bytes = Int64(info.st_size) }
+            let seconds = max(videoSeconds, Double(fileAudioSamples) / Double(sampleRate))
+            errorMessage = (errorMessage ?? "the recording failed")
+                + "; what was recorded before it is kept in \(outputPath) (\(NumberText.plain((seconds * 100).rounded() / 100)) s, "
+                + (finalized ? "finalized)" : "as a fragmented movie that plays up to its last fragment)")
+        } else if verdict.usable {
             var info = stat()
             if stat(writingPath, &info) == 0 && (writingPath == outputPath || rename(writingPath, outputPath) == 0) {
                 bytes = Int64(info.st_size)
@@ -129,10 +141,11 @@ final class MovieSegment {
         }
         if let problem = writer.finalizationProblem { errorMessage = errorMessage ?? problem }
         let recorded = verdict.usable && bytes > 0
+        let holds = recorded || (keptAfterFailure && bytes > 0)
         let audioSeconds = Double(fileAudioSamples) / Double(sampleRate)
         let result = SegmentResult(
-            output: outputPath, index: index, start: 0, duration: recorded ? max(videoSeconds, audioSeconds) : 0,
-            bytes: bytes, videoFrames: recorded ? fileVideoFrames : 0, audioSamples: recorded ? fileAudioSamples : 0,
+            output: outputPath, index: index, start: 0, duration: holds ? max(videoSeconds, audioSeconds) : 0,
+            bytes: bytes, videoFrames: holds ? fileVideoFrames : 0, audioSamples: holds ? fileAudioSamples : 0,
             recordedSuccessfully: recorded)
         return Outcome(result: result, usable: recorded, videoSeconds: videoSeconds, fragments: writer.fragmentCount,
                        finalizationBytes: recorded ? writer.finalizationBytes : nil, stopReason: stopReason,
