@@ -1,0 +1,101 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// Issue 18 (part): recording from a real PulseAudio server, started by the test: a null sink whose monitor is
+/// the source, a 1000 Hz tone played into the sink. Then the server is killed mid-recording.
+@Suite(.serialized) struct PulseAudioTests {
+    /// A PulseAudio server of the test's own (no configuration, no D-Bus), on a socket in a scratch folder.
+    /// It is started as a daemon through the shell, not as a Foundation Process: pulseaudio closes the
+    /// descriptors it inherits, and Foundation takes the closing of the one it gives a child as the child's
+    /// exit and then waits for it for good.
+    struct PulseServer {
+        let folder: String
+        let pid: pid_t
+        var environment: [String: String] { ["PULSE_SERVER": "unix:\(folder)/native", "XDG_RUNTIME_DIR": folder] }
+
+        static func start() throws -> PulseServer {
+            guard FileManager.default.isExecutableFile(atPath: "/usr/bin/pulseaudio") else {
+                throw SetupError("pulseaudio is not installed: run the tests through `make test`, which installs it")
+            }
+            let folder = try Scratch.folder("reel-pulse")
+            let started = try Processes.shell("XDG_RUNTIME_DIR=\(folder) /usr/bin/pulseaudio -n --daemonize=yes --exit-idle-time=-1 "
+                + "--use-pid-file=yes -L 'module-native-protocol-unix socket=\(folder)/native auth-anonymous=1' "
+                + "-L 'module-null-sink sink_name=reeltest rate=48000' 2>&1", timeout: 20)
+            guard started.status == 0, Processes.waitForFile("\(folder)/native", seconds: 10),
+                  let text = try? String(contentsOfFile: "\(folder)/pulse/pid", encoding: .utf8),
+                  let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw SetupError("pulseaudio did not start: \(started.standardOutput)")
+            }
+            return PulseServer(folder: folder, pid: pid)
+        }
+
+        /// Plays a tone into the null sink in real time (what a program playing sound does).
+        func playTone(seconds: Int) throws -> Processes.Running {
+            try Processes.start("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=48000",
+                                                    "-t", String(seconds), "-f", "pulse", "-device", "reeltest", "reel-test-tone"],
+                                environment: environment, discardOutput: true)
+        }
+
+        func stop() {
+            kill(pid, SIGKILL)
+            for _ in 0..<100 where kill(pid, 0) == 0 && !((try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.contains(") Z ") ?? true) {
+                usleep(20_000)
+            }
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+    }
+
+    /// 100 ms windows of a recording's sound that are not silent, and their zero-crossing frequencies.
+    static func toneWindows(_ path: String) throws -> [Double] {
+        let samples = try TestInputs.monoSamples(path, sampleRate: 48000)
+        return stride(from: 0, to: samples.count - 4800, by: 4800).compactMap { start in
+            let window = Array(samples[start..<(start + 4800)])
+            guard (window.map { abs($0) }.max() ?? 0) > 0.05 else { return nil }
+            return ToneAnalysis.frequency(of: window, sampleRate: 48000)
+        }
+    }
+
+    @Test func recordsFromAPulseAudioSource() throws {
+        let server = try PulseServer.start()
+        defer { server.stop() }
+        let tone = try server.playTone(seconds: 20)
+        defer { kill(tone.process.processIdentifier, SIGKILL) }
+        usleep(500_000)
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try Processes.run(Processes.reelExecutable, ["record", "pulse.mov", "--video", "none", "--audio", "pulse:reeltest.monitor",
+                                                                   "--max-duration", "3", "--json"],
+                                       currentDirectory: folder, environment: server.environment, timeout: 30)
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try TestInputs.json(result.standardOutput)
+        #expect(json["audioSamples"] as? Int == 144_000 && json["audioDevice"] as? String == "pulse:reeltest.monitor", "\(json)")
+        // The tone, in nearly every 100 ms (a player that underruns on a loaded machine leaves short silences).
+        let windows = try Self.toneWindows("\(folder)/pulse.mov")
+        let onTone = windows.filter { abs($0 - 1000) < 25 }.count
+        #expect(windows.count >= 20 && Double(onTone) >= 0.8 * Double(windows.count), "windows: \(windows)")
+    }
+
+    @Test func aPulseAudioServerThatDiesEndsWithDeviceLostAndAPlayableFile() throws {
+        let server = try PulseServer.start()
+        let tone = try server.playTone(seconds: 20)
+        defer { kill(tone.process.processIdentifier, SIGKILL) }
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let running = try Processes.start(Processes.reelExecutable, ["record", "lost.mov", "--video", "none", "--audio", "pulse:reeltest.monitor",
+                                                                     "--json"], currentDirectory: folder, environment: server.environment)
+        #expect(Processes.waitForFile("\(folder)/lost.mov", seconds: 20))
+        usleep(1_500_000)
+        server.stop()
+        let stoppedAt = Date()
+        let result = Processes.finish(running, timeout: 20)
+        #expect(Date().timeIntervalSince(stoppedAt) < 5, "the loss must end the recording within seconds")
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try TestInputs.json(result.standardOutput)
+        #expect(json["stopReason"] as? String == "deviceLost" && json["recordedSuccessfully"] as? Bool == true, "\(json)")
+        #expect((json["error"] as? String)?.contains("pulse:reeltest.monitor") == true)
+        let movie = try MediaInspection(path: "\(folder)/lost.mov")
+        #expect(movie.audioDuration > 1 && movie.audioCodec == "aac")
+        #expect(try CleanDecode.problems(in: "\(folder)/lost.mov").isEmpty)
+    }
+}
