@@ -68,7 +68,9 @@ import Testing
         // Audio and video end within a frame of each other (the audio the edit list plays: decoding also
         // yields the last AAC frame's padding).
         let played = Double(try SegmentInspection.playedAudioSamples(path)) / 48000
-        #expect(abs(played - movie.videoDuration) <= 1.0 / 30 + 1e-3, "audio \(played) s, video \(movie.videoDuration) s")
+        if RealTimeChecks.make("the tracks of a live recording stopped under a sanitizer's slowdown end within a frame") {
+            #expect(abs(played - movie.videoDuration) <= 1.0 / 30 + 1e-3, "audio \(played) s, video \(movie.videoDuration) s")
+        }
         let samples = try TestInputs.monoSamples(path, sampleRate: 48000)
         let switchAt = Double(counts[0]) / 30
         #expect(abs(ToneAnalysis.frequency(of: Array(samples[Int((switchAt - 0.6) * 48000)..<Int((switchAt - 0.2) * 48000)]), sampleRate: 48000) - 440) < 10)
@@ -236,7 +238,9 @@ import Testing
         let before = usage["before"] as? [Int] ?? [], after = usage["after"] as? [Int] ?? []
         #expect(before.count == 2 && after.count == 2)
         #expect(after.first == before.first, "file descriptors before and after 100 switches: \(before) → \(after)")
-        #expect((after.last ?? 0) - (before.last ?? 0) < 8 * 1024, "RSS (KiB) before and after 100 switches: \(before) → \(after)")
+        if RealTimeChecks.make("memory stays flat (a sanitizer's shadow memory grows with every allocation)") {
+            #expect((after.last ?? 0) - (before.last ?? 0) < 8 * 1024, "RSS (KiB) before and after 100 switches: \(before) → \(after)")
+        }
         let json = try TestInputs.json(result.standardOutput)
         #expect(json["stopReason"] as? String == "stopped" && json["droppedFrames"] as? Int == 0, "\(json)")
         // Every movie (segments of the main one, the tier) has one picture per frame interval.

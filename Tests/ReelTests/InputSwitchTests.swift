@@ -48,7 +48,9 @@ import Testing
         // Audio and video end within a frame of each other (the audio the edit list plays: decoding also
         // yields the last AAC frame's padding).
         let played = Double(try SegmentInspection.playedAudioSamples(path)) / 48000
-        #expect(abs(played - movie.videoDuration) <= 1.0 / 30 + 1e-3, "audio \(played) s, video \(movie.videoDuration) s")
+        if RealTimeChecks.make("the tracks of a live recording stopped under a sanitizer's slowdown end within a frame") {
+            #expect(abs(played - movie.videoDuration) <= 1.0 / 30 + 1e-3, "audio \(played) s, video \(movie.videoDuration) s")
+        }
         let switchTime = Double(counts[0]) / 30
         let samples = try TestInputs.monoSamples(path, sampleRate: 48000)
         let before = Array(samples[Int((switchTime - 0.5) * 48000)..<Int((switchTime - 0.1) * 48000)])

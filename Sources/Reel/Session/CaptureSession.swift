@@ -91,8 +91,10 @@ public final class CaptureSession: Sendable {
             _ = WorkerThread(name: "reel.session") {
                 events(.started(output: mainOutput))
                 let result = CaptureSession.combined(engine.run())
-                self.didFinish(result)
+                // The event first: whoever waits in finished() or record(events:) has had every event when it
+                // returns (a handler should not start the next recording itself: the session is not done yet).
                 events(.finished(result))
+                self.didFinish(result)
             }
         } catch let error as FFmpegError {
             // An FFmpeg call that failed while opening (an encoder, a decoder): the typed kind with the C call.
