@@ -130,6 +130,8 @@ final class MovieRecorder: @unchecked Sendable {
     /// Tests only (internal, not reachable from the command line or the public API): the movie written to a
     /// path fails as an encoder would once it has encoded this many pictures.
     static let injectedFailures = Locked<[String: Int]>([:])
+    /// This movie's injected failure, read once when it starts (no lock per picture).
+    private lazy var injectedFailure: Int? = MovieRecorder.injectedFailures.withLock { $0[setup.outputPath] }
 
     /// Pictures a live output may have waiting before it drops new ones: 0.2 s at 30 fps (with the picture
     /// it holds and the one being encoded, the CaptureBuffer's 7 + 1 paced slots for one movie).
@@ -466,7 +468,7 @@ final class MovieRecorder: @unchecked Sendable {
                 return
             }
             if let boundary = nextBoundary, slot >= boundary.slot { try commitBoundary() }
-            if let failAt = MovieRecorder.injectedFailures.withLock({ $0[setup.outputPath] }), videoFrames >= failAt {
+            if let failAt = injectedFailure, videoFrames >= failAt {
                 throw FFmpegError(call: "avcodec_send_frame", message: "an encoder failure injected by a test")
             }
             videoInput.pts = slot

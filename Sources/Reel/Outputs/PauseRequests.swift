@@ -1,4 +1,5 @@
 import FFmpegCore
+import Synchronization
 
 /// A movie's pauses as asked from any thread (MovieOutput.pause, the session's pauseRecording, SIGUSR1, the
 /// control socket), kept as stretches of the session's clock: a live movie leaves out exactly the items
@@ -22,6 +23,8 @@ final class PauseRequests: Sendable {
 
     private let sessionStart: Int64?
     private let intervals = Locked<[Interval]>([])
+    /// How many pauses were asked for: lets a movie skip the lock for every item when none is pending.
+    private let requested = Atomic<Int>(0)
 
     /// `sessionStart`: the session clock's zero (monotonic nanoseconds); nil to place pauses at items.
     init(sessionStart: Int64?) { self.sessionStart = sessionStart }
@@ -33,7 +36,10 @@ final class PauseRequests: Sendable {
         let time = now
         intervals.withLock { list in
             let open = list.last.map { !$0.resumed } ?? false
-            if paused && !open { list.append(Interval(start: time, end: nil, resumed: false)) }
+            if paused && !open {
+                list.append(Interval(start: time, end: nil, resumed: false))
+                requested.store(list.count, ordering: .releasing)
+            }
             if !paused && open {
                 list[list.count - 1].end = time.map { max($0, list[list.count - 1].start ?? $0) }
                 list[list.count - 1].resumed = true
@@ -46,7 +52,8 @@ final class PauseRequests: Sendable {
     /// The stretch at `index` as the movie sees it at an item of `itemTime` (microseconds), deciding the
     /// times a clockless pause left open from this item; nil when there is none (yet).
     func interval(at index: Int, itemTime: Int64, paused: Bool) -> Stretch? {
-        intervals.withLock { list in
+        guard index < requested.load(ordering: .acquiring) else { return nil }
+        return intervals.withLock { list in
             guard index < list.count else { return nil }
             if list[index].start == nil { list[index].start = itemTime }
             if list[index].resumed && list[index].end == nil && paused { list[index].end = itemTime }
