@@ -128,6 +128,32 @@ import Testing
         #expect(Scratch.files(in: folder) == ["jobs.json", "live1.mov"])
     }
 
+    /// A transcode interrupted by a scheduler's SIGTERM (Slurm's scancel, a preemption) is incomplete: nothing
+    /// is kept under its name, it is notRun, and the re-run does it whole instead of skipping it.
+    @Test func interruptedTranscodeIsDeletedAndRedone() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = try Processes.reel(["record", "\(folder)/in.mov", "--video", "lavfi:testsrc2=size=640x480?realtime=0",
+                                         "--audio", "lavfi:sine?realtime=0", "--preset", "640x480", "--max-duration", "12", "--quiet"])
+        #expect(source.status == 0, "\(source.standardError)")
+        try Self.write(#"{"jobs": [{"name": "t", "type": "transcode", "input": "in.mov", "preset": "720p", "output": "out/{name}.mov"}]}"#, to: folder)
+        let running = try Processes.start(Processes.reelExecutable, ["batch", "jobs.json", "--json"], currentDirectory: folder)
+        #expect(Processes.waitForFile("\(folder)/out/.t.mov.partial", seconds: 20), "the transcode did not start")
+        usleep(300_000)
+        kill(running.process.processIdentifier, SIGTERM)
+        let stopped = Processes.finish(running, timeout: 20)
+        #expect(stopped.status == 0, "\(stopped.standardError)")
+        let first = try Self.report(stopped.standardOutput)
+        #expect(Self.statuses(first) == ["t": "notRun"], "\(stopped.standardOutput)")
+        #expect(((first["jobs"] as! [[String: Any]])[0]["error"] as? String)?.contains("a re-run does it again") == true)
+        #expect(Scratch.files(in: "\(folder)/out").isEmpty, "nothing is left of the interrupted transcode")
+        let rerun = try Processes.reel(["batch", "jobs.json", "--json"], currentDirectory: folder, timeout: 120)
+        #expect(rerun.status == 0, "\(rerun.standardError)")
+        #expect(Self.statuses(try Self.report(rerun.standardOutput)) == ["t": "succeeded"])
+        let movie = try MediaInspection(path: "\(folder)/out/t.mov")
+        #expect(movie.videoFrames == 360 && abs(movie.audioDuration - 12) < 0.05, "the whole input: \(movie.videoFrames) pictures")
+    }
+
     /// A local ISO 8601 time `seconds` from now, as a job file gives it.
     static func startAt(_ seconds: Double) -> String {
         var time = time_t(Date().addingTimeInterval(seconds).timeIntervalSince1970.rounded(.up))

@@ -194,7 +194,11 @@ public final class BatchRunner: Sendable {
             case .record, .transcode:
                 let result = try record(job)
                 entry.result = result
-                if !result.recordedSuccessfully {
+                if job.kind == .transcode && result.stopReason == .stopped && !result.recordedSuccessfully {
+                    // Interrupted (Ctrl-C, a scheduler's SIGTERM): nothing is kept, so a re-run does it again.
+                    entry.status = .notRun
+                    entry.error = "stopped before the end of its input; the incomplete output was deleted and a re-run does it again"
+                } else if !result.recordedSuccessfully {
                     entry.status = .failed
                     entry.error = result.error ?? "no usable file was produced (\(result.stopReason.rawValue))"
                 }
@@ -226,6 +230,7 @@ public final class BatchRunner: Sendable {
         configuration.segmentation = job.segmentation
         // Outputs appear under their final names only once finalized: that is what lets a re-run skip them.
         configuration.writesUnderFinalName = false
+        configuration.discardsStoppedMovie = job.kind == .transcode
         let session = CaptureSession()
         let stopping = state.withLock { state -> Bool in
             state.sessions[job.name] = session

@@ -1,6 +1,7 @@
 import Glibc
 
-/// File questions answered with stat(2) (FoundationEssentials' FileManager wants an ObjCBool for this one).
+/// File questions answered with stat(2) (FoundationEssentials' FileManager wants an ObjCBool for this one), and
+/// the syncs that make a finished file survive a power cut.
 enum FileSystem {
     /// Whether `path` names a folder (following symbolic links).
     static func isFolder(_ path: String) -> Bool {
@@ -43,5 +44,36 @@ enum FileSystem {
         }
         if close(descriptor) != 0 && problem == nil { problem = String(cString: strerror(errno)) }
         return problem
+    }
+
+    /// Pushes a file's data to the disk (fsync); false when it could not be opened or synced.
+    @discardableResult
+    static func sync(_ path: String) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return fsync(descriptor) == 0
+    }
+
+    /// Pushes the entries of the folder holding `path` to the disk: a new or renamed file's name survives a
+    /// power cut only once its folder is synced, however much of the file itself was (POSIX; ext4 and XFS
+    /// alike). False when the folder could not be opened or synced.
+    @discardableResult
+    static func syncFolder(containing path: String) -> Bool {
+        let folder = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return fsync(descriptor) == 0
+    }
+
+    /// Renames a finished file into place so that a power cut leaves either no file under `destination` or
+    /// the whole one: its data is synced before the rename, and the folder after it. Returns 0, or the errno
+    /// of a failed rename (a failed sync is not an error: the file is complete, only its durability is less).
+    static func moveIntoPlace(_ source: String, _ destination: String) -> Int32 {
+        sync(source)
+        guard rename(source, destination) == 0 else { return errno }
+        syncFolder(containing: destination)
+        return 0
     }
 }

@@ -46,6 +46,8 @@ final class MovieRecorder: @unchecked Sendable {
         var overwrite = false
         /// The session clock's zero (monotonic nanoseconds), which pauses are placed on.
         var sessionStart: Int64 = 0
+        /// A movie stopped before its end is deleted, not finalized (RecordingConfiguration.discardsStoppedMovie).
+        var discardsStoppedMovie = false
     }
 
     let setup: Setup

@@ -38,6 +38,8 @@ final class MovieFragmenter {
     private let template: MovieBoxTemplate
     private var fragmentedMoovOffset: Int64 { fragmentedMoov.offset }
     private var fragmentOffsets: [Int64] = []
+    /// Whether the file's folder entry has been synced (with the first fragment).
+    private var nameSynced = false
     /// End of the last fragment known to be complete on disk.
     private(set) var completeEnd: Int64
     private var pendingPayload: Int64 = 0
@@ -153,11 +155,16 @@ final class MovieFragmenter {
         updateTotalDuration()
         let descriptor = self.descriptor
         let failure = backgroundSyncFailure
+        // With the first fragment the file's name goes to the disk too: a new file's folder entry survives a
+        // power cut only once the folder is synced, and a file written in place would otherwise be lost whole.
+        let namedPath = nameSynced ? nil : output.path
+        nameSynced = true
         syncQueue.async {
             if fdatasync(descriptor) != 0 {
                 let code = errno
                 failure.withLock { if $0 == 0 { $0 = code } }
             }
+            if let namedPath { FileSystem.syncFolder(containing: namedPath) }
         }
     }
 

@@ -27,6 +27,8 @@ final class MovieSegment {
     /// The size limit that binds this file is the segment size, not what is left of the recording's total:
     /// reaching it ends the segment, not the recording.
     let sizeLimitIsSegments: Bool
+    /// A stop before the end deletes the file instead of finalizing it (Setup.discardsStoppedMovie).
+    private let discardsWhenStopped: Bool
     /// CPU time of the audio encoder's thread, once it has finished.
     private(set) var audioEncoderNanoseconds: Int64 = 0
 
@@ -49,6 +51,7 @@ final class MovieSegment {
         self.writingPath = writingPath
         self.start = start
         self.sizeLimitIsSegments = sizeLimitIsSegments
+        discardsWhenStopped = setup.discardsStoppedMovie
         var encoders: [Encoder] = []
         if let videoEncoder { encoders.append(videoEncoder) }
         if setup.hasAudio {
@@ -94,6 +97,14 @@ final class MovieSegment {
         var errorMessage = errorMessage
         var finalized = false
         finishAudioEncoder(flush: false)
+        if discardsWhenStopped && stopReason == .stopped {
+            writer.abandon()
+            unlink(writingPath)
+            let result = SegmentResult(output: outputPath, index: index, start: 0, duration: 0, bytes: 0, videoFrames: 0,
+                                       audioSamples: 0, recordedSuccessfully: false)
+            return Outcome(result: result, usable: false, videoSeconds: 0, fragments: 0, finalizationBytes: nil,
+                           stopReason: .stopped, errorMessage: "stopped before the end of its input: the incomplete movie was deleted")
+        }
         do {
             try writer.finish(failed: stopReason == .failed)
             finalized = true
@@ -129,12 +140,21 @@ final class MovieSegment {
                 + (finalized ? "finalized)" : "as a fragmented movie that plays up to its last fragment)")
         } else if verdict.usable {
             var info = stat()
-            if stat(writingPath, &info) == 0 && (writingPath == outputPath || rename(writingPath, outputPath) == 0) {
+            var moveFailure: Int32 = 0
+            if stat(writingPath, &info) != 0 {
+                moveFailure = errno
+            } else if writingPath == outputPath {
+                // Written in place: its name went to the disk with its first fragment, unless it has none.
+                FileSystem.syncFolder(containing: outputPath)
+            } else {
+                moveFailure = FileSystem.moveIntoPlace(writingPath, outputPath)
+            }
+            if moveFailure == 0 {
                 bytes = Int64(info.st_size)
             } else {
                 // The movie is complete; keep it where it is rather than lose it, and say where.
                 stopReason = .failed
-                errorMessage = "cannot move the finished movie to \(outputPath) (\(String(cString: strerror(errno)))); it is at \(writingPath)"
+                errorMessage = "cannot move the finished movie to \(outputPath) (\(String(cString: strerror(moveFailure)))); it is at \(writingPath)"
             }
         } else {
             unlink(writingPath)

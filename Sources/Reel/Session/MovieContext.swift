@@ -53,6 +53,7 @@ struct MovieContext: @unchecked Sendable {
             hasAudio: hasAudio, captureAudio: captureAudio, timelineFromInputStart: unpaced && !joinsRunningSession,
             videoDevice: hasVideo ? configuration.video?.description : nil,
             audioDevice: hasAudio ? configuration.audio?.description : nil, inputDuration: inputDuration,
-            segmentation: segmentation, overwrite: configuration.overwrite, sessionStart: sessionStart)
+            segmentation: segmentation, overwrite: configuration.overwrite, sessionStart: sessionStart,
+            discardsStoppedMovie: configuration.discardsStoppedMovie)
     }
 }

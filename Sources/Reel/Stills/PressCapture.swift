@@ -104,7 +104,7 @@ public final class PressCapture: Sendable {
             return CaptureOutcome(kind: .photo, photo: photoPath, movie: nil, recording: recording)
         }
         unlink(photoPath)
-        if let keptStill, let holdPath, rename(holdPath, keptStill.path) == 0 { recording.still = keptStill.path }
+        if let keptStill, let holdPath, FileSystem.moveIntoPlace(holdPath, keptStill.path) == 0 { recording.still = keptStill.path }
         return CaptureOutcome(kind: .movie, photo: nil, movie: moviePath, recording: recording)
     }
 }

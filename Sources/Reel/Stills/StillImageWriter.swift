@@ -124,8 +124,9 @@ enum StillImageWriter {
             unlink(partial)
             throw ReelError(full ? .diskFull : .runtime, "cannot write the still \(path): \(problem); free space or choose another folder")
         }
-        guard rename(partial, path) == 0 else {
-            let reason = String(cString: strerror(errno))
+        let failure = FileSystem.moveIntoPlace(partial, path)
+        guard failure == 0 else {
+            let reason = String(cString: strerror(failure))
             unlink(partial)
             throw ReelError.runtime("cannot move the still into place at \(path): \(reason)")
         }
