@@ -63,4 +63,48 @@ import Testing
         // After the session ended, a movie cannot be added.
         #expect(throws: ReelError.self) { try session.addOutput(MovieOutput(outputPath: "\(folder)/late.mov", preset: preset)) }
     }
+
+    /// Issue 17's session: it runs its inputs without a movie of its own (a preview and photos meanwhile),
+    /// movies come and go one after another, and it ends only when stopped, naming no output of its own.
+    @Test func sessionWithoutAMovieOfItsOwn() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var preset = try PresetLibrary.preset(named: "352x288")
+        (preset.video.width, preset.video.height) = (128, 128)
+        var configuration = RecordingConfiguration(
+            outputPath: "\(folder)/unused.mov", video: try DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: "30"))"),
+            audio: try DeviceSpec(parsing: "lavfi:sine"), preset: preset, limits: RecordingLimits())
+        configuration.recordsMovie = false
+        let session = CaptureSession()
+        let preview = try PreviewOutput(width: 64, framesPerSecond: 10)
+        session.addOutput(preview)
+        let photos = PhotoOutput()
+        session.addOutput(photos)
+        try session.start(configuration)
+        let pictures = Task { await preview.pictures.reduce(0) { count, _ in count + 1 } }
+        try await Task.sleep(for: .milliseconds(400))
+        for take in 1...3 {
+            let movie = MovieOutput(outputPath: "\(folder)/take\(take).mov", preset: preset,
+                                    limits: RecordingLimits(maxDuration: take == 3 ? 0.5 : nil))
+            try session.addOutput(movie)
+            if take < 3 {
+                try await Task.sleep(for: .milliseconds(600))
+                movie.stop()
+            }
+            let result = try await movie.finished()
+            #expect(result.recordedSuccessfully && result.stopReason == (take == 3 ? .maxDurationReached : .stopped),
+                    "take \(take): \(result.stopReason) \(result.error ?? "")")
+            let numbers = try TestInputs.frameNumbers("\(folder)/take\(take).mov")
+            #expect(numbers.count >= 14 && zip(numbers, numbers.dropFirst()).allSatisfy { ($1 - $0 + 256) % 256 == 1 },
+                    "take \(take) holds consecutive pictures: \(numbers)")
+        }
+        // A movie that stopped by its limit does not end a session without a movie of its own.
+        #expect(session.currentState == .recording)
+        _ = try await photos.capture(to: StillRequest(path: "\(folder)/photo.jpg"))
+        session.stop()
+        let result = await session.finished()
+        #expect(result.output == "" && result.stopReason == .stopped && result.outputs == nil, "\(result)")
+        #expect(await pictures.value >= 10, "the preview ran all along")
+        #expect(Scratch.files(in: folder) == ["photo.jpg", "take1.mov", "take2.mov", "take3.mov"])
+    }
 }

@@ -22,6 +22,8 @@ final class CaptureBuffer: @unchecked Sendable {
     private var ended: [MediaType: Bool] = [:]
     private let streams: [MediaType]
     private var closed = false
+    /// Slots to take out of the pools as they come back (an added output that finished).
+    private var retiring: [MediaType: Int] = [.video: 0, .audio: 0]
 
     init(videoFrames: Int, audioFrames: Int, streams: [MediaType]) {
         self.streams = streams
@@ -36,6 +38,26 @@ final class CaptureBuffer: @unchecked Sendable {
         free[type]?.append(contentsOf: (0..<count).map { _ in CaptureSlot(frames: type == .audio ? [Frame()] : []) })
         condition.broadcast()
         condition.unlock()
+    }
+
+    /// Gives back what `addSlots` added once an added output has finished: free slots go at once, the rest
+    /// as their holders release them, so a long-running session's memory does not grow with every movie.
+    func removeSlots(_ type: MediaType, count: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        let now = min(count, free[type]?.count ?? 0)
+        free[type]?.removeLast(now)
+        retiring[type, default: 0] += count - now
+    }
+
+    /// Back to the pool, unless the pool is shrinking. Called with the lock held.
+    private func returnToPool(_ type: MediaType, _ slot: CaptureSlot) {
+        if retiring[type, default: 0] > 0 {
+            retiring[type]! -= 1
+            return
+        }
+        free[type]!.append(slot)
+        condition.broadcast()
     }
 
     // MARK: reader side
@@ -71,8 +93,7 @@ final class CaptureBuffer: @unchecked Sendable {
     /// A slot taken but not queued (the reader decided not to use it).
     func giveBack(_ type: MediaType, _ slot: CaptureSlot) {
         condition.lock()
-        free[type]!.append(slot)
-        condition.broadcast()
+        returnToPool(type, slot)
         condition.unlock()
     }
 
@@ -123,10 +144,7 @@ final class CaptureBuffer: @unchecked Sendable {
         condition.lock()
         slot.holders -= 1
         precondition(slot.holders >= 0, "a capture slot was released more often than it was held")
-        if slot.holders == 0 {
-            free[type]!.append(slot)
-            condition.broadcast()
-        }
+        if slot.holders == 0 { returnToPool(type, slot) }
         condition.unlock()
     }
 

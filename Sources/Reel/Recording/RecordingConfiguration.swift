@@ -40,6 +40,11 @@ public struct RecordingConfiguration: Sendable {
     /// renamed when finalized. Transcodes and batch jobs use the temporary name: a re-run must never
     /// mistake an interrupted output for a finished one.
     public var writesUnderFinalName = true
+    /// `false`: the session runs its inputs without a movie of its own, as an AVCaptureSession runs without
+    /// outputs, for previews, photos and movies added while it runs (`CaptureSession.addOutput(_:)`), until
+    /// `stop()` or a lost device ends it (`reel serve` runs one). `outputPath`, `tiers`, `segmentation` and
+    /// the limits are then not used; the preset sets what is captured (the picture size, the audio format).
+    public var recordsMovie = true
     /// A stop before the end leaves no movie: a batch transcode that is interrupted (Ctrl-C, SIGTERM from a
     /// cluster's scheduler) is incomplete, and keeping it under its final name would let a re-run skip it.
     var discardsStoppedMovie = false

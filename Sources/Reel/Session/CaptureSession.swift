@@ -87,10 +87,14 @@ public final class CaptureSession: Sendable {
                 engine.add(preview: PreviewFeed(output: preview, rendition: 0, rotation: preparation.context.rotation,
                                                 buffer: preparation.buffer))
             }
-            let mainOutput = preparation.movies[0].outputPath
+            // A session without a movie of its own (recordsMovie false) names no output.
+            let mainOutput = preparation.movies.first?.outputPath ?? ""
+            let startedAt = MonotonicClock.nanoseconds()
             _ = WorkerThread(name: "reel.session") {
                 events(.started(output: mainOutput))
-                let result = CaptureSession.combined(engine.run())
+                let (results, ending) = engine.run()
+                let result = !configuration.recordsMovie ? CaptureSession.sessionResult(ending, configuration: configuration, startedAt: startedAt)
+                                             : CaptureSession.combined(results)
                 // The event first: whoever waits in finished() or record(events:) has had every event when it
                 // returns (a handler should not start the next recording itself: the session is not done yet).
                 events(.finished(result))
@@ -219,14 +223,25 @@ public final class CaptureSession: Sendable {
         let setup = try shared.context.movie(path: path, preset: movie.preset, limits: movie.limits,
                                              segmentation: movie.segmentation, joinsRunningSession: true)
         // The new movie holds pictures of its own (queued, held, being encoded).
-        shared.buffer.addSlots(.video, count: shared.paced ? MovieRecorder.livePictureQueue + 2 : 2)
+        let slots = shared.paced ? MovieRecorder.livePictureQueue + 2 : 2
+        shared.buffer.addSlots(.video, count: slots)
         let recorder = MovieRecorder(setup: setup, buffer: shared.buffer, paced: shared.paced,
                                      readerDrops: { [weak engine] in engine?.readerDrops ?? 0 }, progress: { _ in })
-        guard engine.add(recorder) else {
+        guard engine.add(recorder, slots: slots) else {
             throw ReelError.invalidInput("the session has ended: start it again before adding a movie")
         }
         movie.attach(recorder)
         runningMovies.withLock { $0?.outputs.append(path) }
+    }
+
+    /// The result of a session that ran without a movie of its own: how it ended, and nothing recorded.
+    static func sessionResult(_ ending: SessionEngine.Ending, configuration: RecordingConfiguration,
+                              startedAt: Int64) -> RecordingResult {
+        RecordingResult(output: "", stopReason: ending.reason, recordedSuccessfully: false, duration: 0, bytes: 0,
+                        videoFrames: 0, droppedFrames: 0, audioSamples: 0, preset: configuration.preset.name,
+                        elapsed: Double(MonotonicClock.nanoseconds() - startedAt) / 1e9,
+                        videoDevice: configuration.video?.description, audioDevice: configuration.audio?.description,
+                        error: ending.message, still: nil, stages: nil)
     }
 
     /// The main movie's result with every movie's result under `outputs` (main first) when there are tiers.

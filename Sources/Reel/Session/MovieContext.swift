@@ -21,6 +21,16 @@ struct MovieContext: @unchecked Sendable {
     /// The session clock's zero (monotonic nanoseconds).
     let sessionStart: Int64
 
+    /// The rendition pictures at the preset's size are taken from (added if none of its size came before), and
+    /// the colour they are tagged with; (0, unspecified) without video.
+    func rendition(for preset: Preset) throws -> (index: Int, colour: ColourDescription) {
+        guard let videoSource else { return (0, .unspecified) }
+        let (width, height) = (preset.video.width, preset.video.height)
+        // An HDR input this FFmpeg cannot tone-map is refused here, before anything is written.
+        let plan = try ColourPlan(for: videoSource.stream, outputWidth: width, outputHeight: height, sourceName: videoSource.name)
+        return (renditions.index(width: width, height: height, colour: plan), plan.output)
+    }
+
     /// A movie's setup: its rendition (added if no movie of its size came before) and colour, its limits
     /// checked against its folder. `joinsRunningSession`: the movie's time zero is the first picture it
     /// gets, not the input's start.
@@ -32,15 +42,7 @@ struct MovieContext: @unchecked Sendable {
         }
         try limits.validate(freeBytes: DiskSpace.availableBytes(atFolder: folder), outputFolder: folder,
                             pictureSize: hasVideo ? (preset.video.width, preset.video.height) : nil)
-        var rendition = 0
-        var colour = ColourDescription.unspecified
-        if let videoSource {
-            let (width, height) = (preset.video.width, preset.video.height)
-            // An HDR input this FFmpeg cannot tone-map is refused here, before anything is written.
-            let plan = try ColourPlan(for: videoSource.stream, outputWidth: width, outputHeight: height, sourceName: videoSource.name)
-            rendition = renditions.index(width: width, height: height, colour: plan)
-            colour = plan.output
-        }
+        let (rendition, colour) = try self.rendition(for: preset)
         if let segmentation {
             try segmentation.validate(pictureSize: hasVideo ? (preset.video.width, preset.video.height) : nil)
         }

@@ -37,7 +37,7 @@ struct RecordingPreparation {
             throw ReelError.invalidInput("nothing to record: give a video or an audio source")
         }
         let output = URL(fileURLWithPath: configuration.outputPath)
-        let outputPaths = [configuration.outputPath] + configuration.tiers.map(\.outputPath)
+        let outputPaths = configuration.recordsMovie ? [configuration.outputPath] + configuration.tiers.map(\.outputPath) : []
         for path in outputPaths {
             try RecordingPreparation.checkOutput(path, segmentation: configuration.segmentation, configuration: configuration)
         }
@@ -100,7 +100,7 @@ struct RecordingPreparation {
             throw ReelError.invalidInput("a first-frame still needs a video source, and \(configuration.audio?.description ?? "the input") has none")
         }
         // Every movie: the main one at the (camera-adapted) preset, then the tiers at theirs.
-        let moviePlans: [(path: String, preset: Preset, limits: RecordingLimits)] =
+        let moviePlans: [(path: String, preset: Preset, limits: RecordingLimits)] = !configuration.recordsMovie ? [] :
             [(output.path, preset, configuration.limits)] + configuration.tiers.map { tier in
                 var limits = configuration.limits
                 if let own = tier.maxFileSize { limits.maxFileSize = own }
@@ -122,11 +122,14 @@ struct RecordingPreparation {
         movies = try moviePlans.map { plan in
             try context.movie(path: plan.path, preset: plan.preset, limits: plan.limits, segmentation: configuration.segmentation)
         }
+        // Without a movie of its own the session still captures pictures at the preset's size (rendition 0),
+        // for photos, previews and the movies added later.
+        if movies.isEmpty { _ = try context.rendition(for: preset) }
         self.context = context
 
         let mediaTypes: [MediaType] = (hasVideo ? [.video] : []) + (hasAudio ? [.audio] : [])
         // Each further movie may hold pictures of its own (queued, held, being encoded); a photo holds one.
-        let extraMovies = moviePlans.count - 1
+        let extraMovies = max(0, moviePlans.count - 1)
         let videoSlots = allPaced ? RecordingPreparation.pacedVideoPoolFrames + 1 + extraMovies * (MovieRecorder.livePictureQueue + 2)
                                   : RecordingPreparation.unpacedVideoPoolFrames + extraMovies * 2
         let buffer = CaptureBuffer(videoFrames: videoSlots,
@@ -135,7 +138,7 @@ struct RecordingPreparation {
         let factory = ReaderFactory(preset: preset, renditions: renditions, buffer: buffer, sessionStart: sessionStart)
         let readers = try opened.map { input in
             try factory.makeReader(input.spec, source: input.source, interrupt: input.interrupt,
-                                   maxDuration: configuration.limits.maxDuration)
+                                   maxDuration: configuration.recordsMovie ? configuration.limits.maxDuration : nil)
         }
         session = SessionEngine.Setup(
             deviceTimeout: configuration.deviceTimeout,
@@ -143,7 +146,7 @@ struct RecordingPreparation {
             // taken as it comes (its file is already interleaved, and waiting on one of its streams while it
             // is blocked on the other would deadlock).
             ordered: nonePaced && readers.count > 1, hasVideo: hasVideo, stills: stills, stillRotation: rotation,
-            controlsToRestore: controlsToRestore, readerFactory: factory)
+            controlsToRestore: controlsToRestore, readerFactory: factory, runsWithoutMovie: !configuration.recordsMovie)
         photos = PhotoRequests(rendition: 0, rotation: rotation)
         paced = allPaced
         prepared = true

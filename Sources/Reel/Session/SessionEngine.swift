@@ -21,6 +21,9 @@ final class SessionEngine: @unchecked Sendable {
         var controlsToRestore: (path: String, values: [CameraControlSetting.PreviousValue])?
         /// Makes the readers of inputs that replace the session's while it runs.
         var readerFactory: ReaderFactory
+        /// The session runs without a movie of its own (RecordingConfiguration.recordsMovie false): it goes on
+        /// until stopped, and a device that stops delivering ends it whether or not a movie is being recorded.
+        var runsWithoutMovie = false
     }
 
     /// How the session ended, for every output that had not stopped by itself.
@@ -37,7 +40,7 @@ final class SessionEngine: @unchecked Sendable {
                                 retiredClock: (readDecode: Int64, convert: Int64, thread: Int64))>
     private var readers: [InputReader] { inputs.withLock { $0.readers } }
     /// The movies, and whether the session has ended (then it takes no more).
-    private let recorders = Locked<(movies: [MovieRecorder], ended: Bool)>(([], false))
+    private let recorders = Locked<(movies: [MovieRecorder], ended: Bool, addedSlots: [ObjectIdentifier: Int])>(([], false, [:]))
     private let photos: PhotoRequests
     private let previews = Locked<(feeds: [PreviewFeed], ended: Bool)>(([], false))
     private let stopRequest = Atomic<Bool>(false)
@@ -81,10 +84,13 @@ final class SessionEngine: @unchecked Sendable {
     /// Adds a movie output and starts its thread (it opens its encoders there). Before `run`, or while the
     /// session runs: it then takes pictures from the next one on. False once the session has ended.
     @discardableResult
-    func add(_ recorder: MovieRecorder) -> Bool {
+    /// `slots`: the video slots added to the pool for it, given back once it has finished in a session that
+    /// runs without a movie of its own (there movies come and go for as long as the session runs).
+    func add(_ recorder: MovieRecorder, slots: Int = 0) -> Bool {
         let added = recorders.withLock { state in
             if state.ended { return false }
             state.movies.append(recorder)
+            if slots > 0 { state.addedSlots[ObjectIdentifier(recorder)] = slots }
             return true
         }
         if added { recorder.start() }
@@ -155,8 +161,8 @@ final class SessionEngine: @unchecked Sendable {
     }
 
     /// Runs the session to its end, finalizes every output and returns their results in the order they were
-    /// added. Call on the session's own thread.
-    func run() -> [RecordingResult] {
+    /// added, with why the session ended. Call on the session's own thread.
+    func run() -> (results: [RecordingResult], ending: Ending) {
         let threadStart = CPUClock.threadNanoseconds()
         let processStart = CPUClock.processNanoseconds()
         for reader in readers { reader.start() }
@@ -200,7 +206,7 @@ final class SessionEngine: @unchecked Sendable {
             if results[index].error == nil, let leftBehind { results[index].error = leftBehind }
         }
         if !results.isEmpty { results[0].still = stillWritten }
-        return results
+        return (results, ending)
     }
 
     /// No switch takes over from here on: the readers as they are now are the last.
@@ -223,8 +229,9 @@ final class SessionEngine: @unchecked Sendable {
                 stopping = true
                 for reader in closeInputs() { reader.stop() }
             }
+            if setup.runsWithoutMovie { retireFinishedMovies() }
             let outputs = recorders.withLock { $0.movies }
-            if !outputs.isEmpty && outputs.allSatisfy(\.isDone) && !photos.arePending {
+            if !setup.runsWithoutMovie && !outputs.isEmpty && outputs.allSatisfy(\.isDone) && !photos.arePending {
                 // Every output stopped by itself (its limits): nothing more to capture.
                 return Ending(reason: .stopped, message: nil)
             }
@@ -264,6 +271,22 @@ final class SessionEngine: @unchecked Sendable {
         }
     }
 
+    /// A session without a movie of its own lets go of the movies that have finished, and of the pictures
+    /// their pool slots held (they have their results; the session's own result names none of them).
+    private func retireFinishedMovies() {
+        let finished = recorders.withLock { state -> [(MovieRecorder, Int)] in
+            let done = state.movies.filter { $0.result != nil }
+            guard !done.isEmpty else { return [] }
+            state.movies.removeAll { $0.result != nil }
+            return done.map { ($0, state.addedSlots.removeValue(forKey: ObjectIdentifier($0)) ?? 0) }
+        }
+        for (recorder, slots) in finished {
+            // Its thread waits for the end of its queue, which the session's end would otherwise bring.
+            recorder.queue.end(.stopped, message: nil)
+            if slots > 0 { buffer.removeSlots(.video, count: slots) }
+        }
+    }
+
     /// Cameras and audio servers can need seconds to deliver their first frame.
     static let firstFrameTimeout: Double = 10
 
@@ -274,7 +297,8 @@ final class SessionEngine: @unchecked Sendable {
             // The first frame may take longer: cameras and audio servers can need seconds to start.
             let timeout = reader.statistics.deliveredCount == 0 ? max(SessionEngine.firstFrameTimeout, setup.deviceTimeout)
                                                                 : setup.deviceTimeout
-            let wanted = outputs.contains { $0.wants(reader.carriesVideo ? .video : .audio) } || photos.arePending
+            let wanted = setup.runsWithoutMovie || photos.arePending
+                || outputs.contains { $0.wants(reader.carriesVideo ? .video : .audio) }
             return reader.spec.isDevice && reader.secondsSinceLastDelivery > timeout && reader.ending == nil && wanted
         }
     }
