@@ -12,7 +12,7 @@ PACKAGES := libavdevice-dev libavformat-dev libavcodec-dev libavfilter-dev libsw
 REEL := .build/debug/reel
 
 .PHONY: deps build run test clean release function-order bench bench-quick check-tsan check-leaks fuzz fuzz-quick long-test \
-        fake-camera
+        fake-camera slurm-test power-cut-test
 
 deps:
 	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
@@ -80,6 +80,27 @@ check-leaks: release
 	$(LEAK_CHECK) .build/reel-leak-check transcode $$scratch/a.mov $$scratch/b.mov --preset low --quiet && \
 	$(LEAK_CHECK) .build/reel-leak-check grab $$scratch/a.mov $$scratch/c.png --at 0.5 && \
 	rm -rf $$scratch && echo "check-leaks: no definitely-lost bytes"
+
+# Slurm end to end (Tests/Slurm): a one-node slurm-wlm + munge cluster (installed when missing, all its state in a
+# temporary folder, torn down at the end) runs `reel batch --shard` as the README's job array over 48 jobs in 4
+# shards, merges the reports with the README's jq line, then cancels one task mid-transcode and re-runs the
+# array; it reports the cluster's throughput against `reel batch --parallel 2`. About 70 s; needs root.
+slurm-test: build
+	python3 Tests/Slurm/slurm_test.py --reel $(REEL)
+
+# Power cuts (Tests/PowerCut): recordings, transcodes and batches onto powercutfs, a FUSE filesystem that keeps
+# only what a strict POSIX disk keeps when the power goes (synced data; names once their folder is synced),
+# cut at chosen and random moments; what is left must play up to its last shown fragment, or be complete, or
+# be absent. About 60 s; needs root and /dev/fuse. POWER_CUT_ARGS: --seed N, --trials N, --only TEXT, --keep.
+POWER_CUT_PACKAGES := python3-fusepy fuse3
+power-cut-test: build
+	@missing=$$(for p in $(POWER_CUT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+	/usr/bin/python3 Tests/PowerCut/powercut_test.py --reel $(REEL) --results .build/power-cut-results.json $(POWER_CUT_ARGS)
 
 # Hour-long reliability runs (benchmarks/long_runs.py): an hour of media (A/V end gap, RSS growth) and ten
 # minutes of paced recording with a 0.1 % fast audio clock (drift). About 20 minutes; not part of make test.

@@ -128,7 +128,7 @@ enum RecordCommand {
 
     private static func defaultOutputPath() throws -> String {
         let folder = "recordings"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileSystem.createFolders(folder)
         return "\(folder)/recording-\(LocalTime.format("%Y%m%d-%H%M%S")).mov"
     }
 }

@@ -10,16 +10,22 @@
 # written under /etc, /run or /var except by apt-get. Runs as root on a fresh Debian 12 machine, container or
 # not, with or without systemd (the daemons are started by hand, never as services).
 #
-# What makes it work in a container (gVisor / Firecracker, no systemd, no cgroup controllers):
+# What makes it work in a container or micro-VM (no systemd, no usable cgroup hierarchy), as found on
+# Debian 12's slurm-wlm 22.05:
 # - ProctrackType=proctrack/linuxproc and TaskPlugin=task/none: no cgroups needed (proctrack/cgroup and
 #   task/cgroup fail without a writable cgroup hierarchy); JobAcctGatherType=jobacct_gather/none.
 # - The node is declared with 4 CPUs whatever the machine has, accepted thanks to
-#   SlurmdParameters=config_overrides (otherwise slurmd registers fewer CPUs than configured and the node
-#   is drained as INVALID_REG).
+#   SlurmdParameters=config_overrides (without it the node stays `inval`: "Low socket*core*thread count,
+#   Low CPUs"). CgroupPlugin=disabled (cgroup.conf) does not exist in 22.05: no cgroup.conf is written.
 # - The node and the controller are both reached on 127.0.0.1, so no name resolution is needed; slurmd is
 #   told its node name with -N (the node is called after `hostname -s`, but any name would do).
 # - munged refuses a socket folder that is not searchable by all and a key readable by others, and a
 #   `mktemp -d` folder is 0700: DIR is made 0755, the key folder 0700, the socket folder 0755.
+# - munged runs as root without --force; `mungekey` makes the key (dd from /dev/urandom if it is missing).
+# - SchedulerParameters=sched_interval=1,bf_interval=1: array tasks still start about 1 s after a slot frees
+#   (the backfill pass starts them; it runs every bf_interval seconds, 30 by default).
+# - MinJobAge=30 keeps finished tasks' records (state, exit code) long enough for the test to read them with
+#   `scontrol show job` (there is no accounting database for sacct).
 # - The packages' postinst scripts try to start munge/slurm services; a temporary policy-rc.d (only when the
 #   machine has none) keeps them from starting daemons on the default paths while apt-get runs.
 #
@@ -68,21 +74,53 @@ stop_pidfile() {
 	rm -f "$file"
 }
 
+# descendants PID...: the given processes and all their descendants, from /proc's PPid fields.
+descendants() {
+	local all=" $* " added=1 pid ppid
+	while [ $added = 1 ]; do
+		added=0
+		for pid in $(ls /proc | grep -E '^[0-9]+$'); do
+			case "$all" in *" $pid "*) continue ;; esac
+			ppid=$(awk '/^PPid:/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
+			case "$all" in *" $ppid "*) all="$all$pid "; added=1 ;; esac
+		done
+	done
+	echo $all
+}
+
 down() {
 	[ -d "$dir" ] || return 0
-	# slurmd first (it kills the job steps it still runs), then the controller, then munge.
+	local pid i
+	# Jobs still running are cancelled through the controller first, so they end the way Slurm ends them.
+	if [ -f "$dir/run/slurmctld.pid" ] && kill -0 "$(cat "$dir/run/slurmctld.pid")" 2>/dev/null; then
+		local ids
+		ids=$(SLURM_CONF="$dir/slurm.conf" squeue -h -o %A 2>/dev/null | sort -u || true)
+		if [ -n "$ids" ]; then
+			log "cancelling jobs still queued or running: $(echo $ids)"
+			SLURM_CONF="$dir/slurm.conf" scancel $ids 2>/dev/null || true
+			for i in $(seq 1 30); do
+				[ -z "$(SLURM_CONF="$dir/slurm.conf" squeue -h -o %A 2>/dev/null)" ] && break
+				sleep 0.5
+			done
+		fi
+	fi
+	# slurmd first, then the controller (slurmd reports to it on the way out), then munge.
 	stop_pidfile slurmd "$dir/run/slurmd.pid"
 	stop_pidfile slurmctld "$dir/run/slurmctld.pid"
 	stop_pidfile munged "$dir/munge/run/munged.pid"
-	# slurmstepd processes of jobs still running when slurmd went away, found through their parent chain
-	# is not possible after slurmd left; they are found by the spool folder they keep open instead.
-	local pid
+	# slurmstepd processes outlive slurmd; this cluster's run in DIR/log (their working folder). They and the
+	# job processes under them are killed.
+	local stepds=""
 	for pid in $(ls /proc | grep -E '^[0-9]+$'); do
-		[ "$(readlink "/proc/$pid/cwd" 2>/dev/null || true)" = "$dir/spool" ] || continue
-		grep -q slurmstepd "/proc/$pid/comm" 2>/dev/null || continue
-		log "killing leftover slurmstepd $pid"
-		kill -KILL "$pid" 2>/dev/null || true
+		grep -q '^slurmstepd' "/proc/$pid/comm" 2>/dev/null || continue
+		case "$(readlink "/proc/$pid/cwd" 2>/dev/null || true)" in "$dir" | "$dir"/*) stepds="$stepds $pid" ;; esac
 	done
+	if [ -n "$stepds" ]; then
+		local tree
+		tree=$(descendants $stepds)
+		log "killing leftover slurmstepd and job processes: $tree"
+		kill -KILL $tree 2>/dev/null || true
+	fi
 	log "down ($dir)"
 }
 
@@ -140,12 +178,12 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 SchedulerType=sched/backfill
 # Start array tasks as soon as they are submitted or a slot frees, not at the next periodic pass.
-SchedulerParameters=sched_interval=2,bf_interval=2
+SchedulerParameters=sched_interval=1,bf_interval=1,batch_sched_delay=0
 # Accept a node declared with more CPUs than the machine has (4 slots on a 2-core machine).
 SlurmdParameters=config_overrides
 ReturnToService=2
 KillWait=5
-MinJobAge=5
+MinJobAge=30
 InactiveLimit=0
 Waittime=0
 SlurmctldTimeout=30
@@ -161,11 +199,8 @@ SlurmdDebug=info
 NodeName=$node NodeHostname=$node NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=1000 State=UNKNOWN
 PartitionName=reel Nodes=$node Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
 EOF
-	# Slurm would otherwise look for these beside slurm.conf and complain when they are missing.
+	# Slurm would otherwise look for it beside slurm.conf and complain when it is missing.
 	: >"$dir/plugstack.conf"
-	cat >"$dir/cgroup.conf" <<EOF
-CgroupPlugin=disabled
-EOF
 }
 
 up() {

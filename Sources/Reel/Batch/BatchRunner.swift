@@ -181,11 +181,9 @@ public final class BatchRunner: Sendable {
             return entry
         }
         do {
-            try FileManager.default.createDirectory(
-                at: URL(fileURLWithPath: job.output).deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileSystem.createFolders(URL(fileURLWithPath: job.output).deletingLastPathComponent().path)
             if let still = job.still {
-                try FileManager.default.createDirectory(
-                    at: URL(fileURLWithPath: still.path).deletingLastPathComponent(), withIntermediateDirectories: true)
+                try FileSystem.createFolders(URL(fileURLWithPath: still.path).deletingLastPathComponent().path)
             }
             switch job.kind {
             case .grab:

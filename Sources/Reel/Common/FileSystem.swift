@@ -2,7 +2,7 @@ import Glibc
 
 /// File questions answered with stat(2) (FoundationEssentials' FileManager wants an ObjCBool for this one), and
 /// the syncs that make a finished file survive a power cut.
-enum FileSystem {
+public enum FileSystem {
     /// Whether `path` names a folder (following symbolic links).
     static func isFolder(_ path: String) -> Bool {
         var info = stat()
@@ -75,5 +75,22 @@ enum FileSystem {
         guard rename(source, destination) == 0 else { return errno }
         syncFolder(containing: destination)
         return 0
+    }
+
+    /// Creates a folder and any missing folders above it, each one's entry synced into its parent, so a power
+    /// cut cannot lose a folder whose files were synced (a file's own sync does not reach the folders above).
+    public static func createFolders(_ path: String) throws {
+        var missing: [String] = []
+        var current = path
+        while !current.isEmpty && current != "/" && !isFolder(current) {
+            missing.append(current)
+            current = current.lastIndex(of: "/").map { $0 == current.startIndex ? "/" : String(current[..<$0]) } ?? ""
+        }
+        for folder in missing.reversed() {
+            if mkdir(folder, 0o755) != 0 && errno != EEXIST {
+                throw ReelError.invalidInput("cannot create the folder \(folder): \(String(cString: strerror(errno)))")
+            }
+            syncFolder(containing: folder)
+        }
     }
 }

@@ -38,8 +38,6 @@ final class MovieFragmenter {
     private let template: MovieBoxTemplate
     private var fragmentedMoovOffset: Int64 { fragmentedMoov.offset }
     private var fragmentOffsets: [Int64] = []
-    /// Whether the file's folder entry has been synced (with the first fragment).
-    private var nameSynced = false
     /// End of the last fragment known to be complete on disk.
     private(set) var completeEnd: Int64
     private var pendingPayload: Int64 = 0
@@ -98,6 +96,11 @@ final class MovieFragmenter {
             throw error
         }
         reserveSpace(estimatorBound: 0)
+        // The header and the file's name go to the disk now: a power cut from here on leaves a movie (one with
+        // no fragments yet plays nothing but opens), never a lost folder entry or a file a fragment holds
+        // but no name reaches.
+        fdatasync(descriptor)
+        FileSystem.syncFolder(containing: output.path)
     }
 
     /// Fragments are pushed to the disk (fdatasync) off the encoding thread, so a slow disk cannot stall
@@ -151,34 +154,59 @@ final class MovieFragmenter {
     func cut(into estimator: inout TrailerSizeEstimator) throws {
         if !headerCompleted { completeHeader() }
         try output.writeFragmentBoundary()
-        try indexFragments(upTo: output.bytesWritten, into: &estimator)
-        updateTotalDuration()
+        let hidden = try indexFragments(upTo: output.bytesWritten, into: &estimator)
+        // A fragment becomes visible only once it is on disk: a disk does not write a sync's pages atomically,
+        // and a torn moof makes FFmpeg refuse the whole file (a moof whose mdat is torn decodes with errors).
+        // It is written as a `free` box, synced, then its type set back to `moof` (4 bytes, one sector) and
+        // synced again. A power cut at any point leaves the fragments before it playable.
+        MovieFragmenter.setType("free", of: hidden, in: descriptor)
+        // The total duration (mehd) counts the fragment from when it is shown.
+        let duration = totalDuration()
         let descriptor = self.descriptor
         let failure = backgroundSyncFailure
-        // With the first fragment the file's name goes to the disk too: a new file's folder entry survives a
-        // power cut only once the folder is synced, and a file written in place would otherwise be lost whole.
-        let namedPath = nameSynced ? nil : output.path
-        nameSynced = true
         syncQueue.async {
+            guard fdatasync(descriptor) == 0 else {
+                let code = errno
+                failure.withLock { if $0 == 0 { $0 = code } }
+                return
+            }
+            MovieFragmenter.setType("moof", of: hidden, in: descriptor)
+            duration?.write(to: descriptor)
             if fdatasync(descriptor) != 0 {
                 let code = errno
                 failure.withLock { if $0 == 0 { $0 = code } }
             }
-            if let namedPath { FileSystem.syncFolder(containing: namedPath) }
         }
     }
 
-    /// Writes the fragments' total duration to mehd (8 bytes, in the first sector): it reaches the disk with
-    /// the fragment at the sync that follows, so after a kill it is exact, after a power cut at most a
-    /// fragment off.
-    private func updateTotalDuration() {
-        guard let field = durationField else { return }
+    /// Rewrites the box type of fragments' moof boxes (`free` hides one from readers, `moof` shows it).
+    private static func setType(_ type: String, of fragments: [Int64], in descriptor: Int32) {
+        let bytes = Array(type.utf8)
+        for offset in fragments {
+            _ = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, 4, off_t(offset + 4)) }
+        }
+    }
+
+    /// The fragments' total duration for mehd (8 bytes, in the first sector), written when a fragment is shown
+    /// and synced with it: after a kill it is exact, after a power cut at most a fragment off.
+    private func totalDuration() -> FieldWrite? {
+        guard let field = durationField else { return nil }
         // The longest track as it is presented (after its edit list): what a finalized movie would last.
         let seconds = placedEnd.indices.map { Double(placedEnd[$0]) * encoderTimeBases[$0].secondsPerTick }.max() ?? 0
         var bytes: [UInt8] = []
         BigEndian.append(UInt64(max(0, (seconds * Double(field.timescale)).rounded(.up))), to: &bytes)
-        // Best effort: a stale total misreports the length to some readers, it does not hide any media.
-        _ = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, bytes.count, off_t(field.offset)) }
+        return FieldWrite(offset: field.offset, bytes: bytes)
+    }
+
+    /// Bytes to write in place at an offset (the mehd total).
+    struct FieldWrite: Sendable {
+        let offset: Int64
+        let bytes: [UInt8]
+
+        /// Best effort: a stale total misreports the length to some readers, it does not hide any media.
+        func write(to descriptor: Int32) {
+            _ = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, bytes.count, off_t(offset)) }
+        }
     }
 
     /// Before the first fragment: rewrites the muxer's moov and the reserve after it as the completed header
@@ -221,14 +249,24 @@ final class MovieFragmenter {
             output.abandon()
             throw ReelError.runtime("cannot sync \(output.path): \(String(cString: strerror(lostWrite)))")
         }
+        // The last fragment stays hidden until the switch (see `cut`): it reaches the disk with the index.
+        var hidden: [Int64] = []
         if muxerUsable {
             try output.finish()
             var info = stat()
             guard fstat(descriptor, &info) == 0 else { throw posixError("stat") }
-            try indexFragments(upTo: Int64(info.st_size), into: &estimator)
-            updateTotalDuration()
+            hidden = try indexFragments(upTo: Int64(info.st_size), into: &estimator)
+            MovieFragmenter.setType("free", of: hidden, in: descriptor)
         } else {
             output.abandon()
+        }
+        // A failure below leaves the fragmented movie with every fragment shown.
+        var shown = false
+        defer {
+            if !shown {
+                MovieFragmenter.setType("moof", of: hidden, in: descriptor)
+                totalDuration()?.write(to: descriptor)
+            }
         }
         // Anything past the last complete fragment is a torn write.
         guard ftruncate(descriptor, off_t(completeEnd)) == 0 else { throw posixError("truncate") }
@@ -245,7 +283,12 @@ final class MovieFragmenter {
             ftruncate(descriptor, off_t(completeEnd))
             throw error
         }
-        // The switch to a regular movie, in one write: everything before the new moov becomes one skip box.
+        // The switch to a regular movie: everything before the new moov becomes one skip box, and the last
+        // fragment is shown. Each write is within a sector, and either alone leaves a valid movie (a regular
+        // one, or the fragmented one with its last fragment), so the sync after them may take any subset.
+        MovieFragmenter.setType("moof", of: hidden, in: descriptor)
+        totalDuration()?.write(to: descriptor)
+        shown = true
         let switchBytes = try retireFragments(upTo: completeEnd)
         // Past the switch the file is a regular movie; a failed sync only means the switch may not be on
         // disk yet, and the file is then the (valid) fragmented movie with an unused index at its end.
@@ -255,7 +298,9 @@ final class MovieFragmenter {
 
     var fragmentCount: Int { fragmentOffsets.count }
 
-    private func indexFragments(upTo end: Int64, into estimator: inout TrailerSizeEstimator) throws {
+    /// Indexes the fragments written since the last call; returns their moof offsets.
+    @discardableResult
+    private func indexFragments(upTo end: Int64, into estimator: inout TrailerSizeEstimator) throws -> [Int64] {
         let boxes = try scanner.topLevelBoxes(from: completeEnd, to: end)
         let fragments = try scanner.fragments(in: boxes)
         try index.place(fragments) { placement, noted in
@@ -271,6 +316,7 @@ final class MovieFragmenter {
         pendingPayload = 0
         pendingSamples = 0
         reserveSpace(estimatorBound: estimator.bound)
+        return fragments.map(\.moofOffset)
     }
 
     private func reserveSpace(estimatorBound: Int) {
