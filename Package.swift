@@ -22,7 +22,12 @@ let package = Package(
         .target(name: "CLinuxCapture"),
         .plugin(name: "EmbedPresets", capability: .buildTool()),
         .target(name: "Reel", dependencies: ["FFmpegCore", "QuickTime", "CLinuxCapture"], plugins: ["EmbedPresets"]),
-        .target(name: "ReelCLI", dependencies: ["Reel"]),
+        // libmicrohttpd, the HTTP server under `reel serve` (a shim passes its variadic start options).
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .plugin(name: "EmbedPage", capability: .buildTool()),
+        // `reel serve`: the camera page and its JSON API over HTTP.
+        .target(name: "ReelServer", dependencies: ["Reel", "FFmpegCore", "CMicroHTTPD"], plugins: ["EmbedPage"]),
+        .target(name: "ReelCLI", dependencies: ["Reel", "ReelServer"]),
         .executableTarget(name: "reel", dependencies: ["ReelCLI"]),
         // The benchmark harness's photo-latency probe (benchmarks/bench.py), not a product.
         .executableTarget(name: "reel-photo-latency", dependencies: ["Reel"], path: "benchmarks/PhotoLatency"),
@@ -34,6 +39,7 @@ let package = Package(
         .testTarget(name: "QuickTimeTests", dependencies: ["QuickTime"], exclude: ["Fixtures"]),
         .testTarget(name: "ReelTests", dependencies: ["Reel", "FFmpegCore", "ReelTestSupport"]),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "Reel", "ReelTestSupport"]),
+        .testTarget(name: "ReelServerTests", dependencies: ["ReelServer", "Reel", "ReelTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -17,6 +17,7 @@ public enum ReelCommandLine {
           transcode IN OUT.mov  convert any media file to H.264 or HEVC / AAC at a preset
           batch JOBS.json       run record, transcode and grab jobs, in parallel, with a report
           ctl SOCKET COMMAND    drive a recording started with --control SOCKET (status, switch, photo, stop ...)
+          serve                 the camera in a browser: preview, tap = photo, hold = movie; and its HTTP API
           devices               list cameras, microphones and built-in sources
           presets               list the quality presets
           probe FILE            show a movie's streams
@@ -45,6 +46,7 @@ public enum ReelCommandLine {
             "transcode": (TranscodeCommand.help, TranscodeCommand.run),
             "batch": (BatchCommand.help, BatchCommand.run),
             "ctl": (CtlCommand.help, CtlCommand.run),
+            "serve": (ServeCommand.help, ServeCommand.run),
             "devices": (DevicesCommand.help, DevicesCommand.run),
             "presets": (PresetsCommand.help, PresetsCommand.run),
             "probe": (ProbeCommand.help, ProbeCommand.run),

@@ -1,13 +1,13 @@
 /// A value guarded by a lock, for state shared between Reel's threads. Built on a pthread mutex (Condition)
 /// rather than Synchronization.Mutex, whose futex-based lock Thread Sanitizer cannot see (it reported
 /// false races on Mutex-guarded state under `swift test --sanitize=thread`).
-final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     private let lock = Condition()
     private var value: Value
 
-    init(_ value: Value) { self.value = value }
+    package init(_ value: Value) { self.value = value }
 
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try lock.withLock { try body(&value) }
     }
 }

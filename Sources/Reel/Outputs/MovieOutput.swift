@@ -32,6 +32,12 @@ public final class MovieOutput: Sendable {
     public func pause() { recorder.withLock { $0 }?.setPaused(true) }
     public func resume() { recorder.withLock { $0 }?.setPaused(false) }
 
+    /// Whether the movie is paused now.
+    public var isPaused: Bool { recorder.withLock { $0 }?.isPaused ?? false }
+
+    /// The latest progress (about twice a second while recording), nil before the first or when never added.
+    public var progress: RecordingProgress? { recorder.withLock { $0 }?.latestProgress.withLock { $0 } }
+
     /// The result once the movie is finalized, else nil.
     public var result: RecordingResult? { recorder.withLock { $0 }?.result }
 

@@ -63,6 +63,8 @@ final class MovieRecorder: @unchecked Sendable {
     /// Set once the movie wants nothing more (a limit, a failure, the end): the session stops handing it items.
     private let doneFlag = Atomic<Bool>(false)
     private let finalResult = Locked<RecordingResult?>(nil)
+    /// The last progress report (twice a second while recording), for whoever asks.
+    let latestProgress = Locked<RecordingProgress?>(nil)
     private var thread: WorkerThread?
 
     // Encoding state, owned by the recorder's thread.
@@ -821,10 +823,12 @@ final class MovieRecorder: @unchecked Sendable {
         lastProgress = (now, videoFrames)
         let media = max(Double(cadence.nextSlot) * videoTimeBase.doubleValue,
                         Double(audioSamplesEncoded) / Double(setup.preset.audio.sampleRate))
-        progress(RecordingProgress(
+        let report = RecordingProgress(
             elapsed: Double(now - startedAt) / 1e9, mediaDuration: media, bytes: bytesSoFar,
             videoFrames: videoFrames, droppedFrames: droppedFrames, framesPerSecond: fps, inputDuration: setup.inputDuration,
-            segment: naming == nil ? nil : segments.last?.index))
+            segment: naming == nil ? nil : segments.last?.index)
+        latestProgress.withLock { $0 = report }
+        progress(report)
     }
 
     /// Bytes of the finished files and of the open ones as if finished now.

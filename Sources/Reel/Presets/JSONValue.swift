@@ -2,7 +2,7 @@ import FoundationEssentials
 
 /// A parsed JSON document, as JSONSerialization would give it but typed, decoded with FoundationEssentials'
 /// JSONDecoder (Reel does not link Foundation). Booleans and numbers stay apart: `true` is never 1.
-enum JSONValue: Decodable, Equatable {
+package enum JSONValue: Decodable, Equatable, Sendable {
     case null
     case bool(Bool)
     case number(Double)
@@ -10,7 +10,7 @@ enum JSONValue: Decodable, Equatable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         // Most values in presets and job files are strings, then objects: try those first (each miss throws).
         if container.decodeNil() {
@@ -28,7 +28,7 @@ enum JSONValue: Decodable, Equatable {
         }
     }
 
-    var stringValue: String? {
+    package var stringValue: String? {
         if case .string(let text) = self { return text }
         return nil
     }

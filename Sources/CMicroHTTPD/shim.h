@@ -1,0 +1,58 @@
+#ifndef REEL_MICROHTTPD_SHIM_H
+#define REEL_MICROHTTPD_SHIM_H
+// libmicrohttpd for Swift: its start function and response helpers are C variadics or take macros Swift cannot
+// call, so these small inline wrappers pass the options Reel uses.
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+
+/// A daemon on its own polling thread with a thread per connection (a streaming response may block its
+/// connection's thread), bound to `address`, with the connection count, idle timeout, per-connection memory
+/// (request headers are read into it) and connections per client address bounded.
+static inline struct MHD_Daemon *reel_mhd_start(const struct sockaddr *address, MHD_AccessHandlerCallback handler,
+                                                void *context, MHD_RequestCompletedCallback completed,
+                                                unsigned int connectionLimit, unsigned int timeoutSeconds,
+                                                size_t memoryLimit, unsigned int perAddressLimit) {
+    struct MHD_OptionItem options[] = {
+        { MHD_OPTION_SOCK_ADDR, 0, (void *)address },
+        { MHD_OPTION_CONNECTION_LIMIT, connectionLimit, NULL },
+        { MHD_OPTION_CONNECTION_TIMEOUT, timeoutSeconds, NULL },
+        { MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)memoryLimit, NULL },
+        { MHD_OPTION_PER_IP_CONNECTION_LIMIT, perAddressLimit, NULL },
+        { MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, context },
+        { MHD_OPTION_END, 0, NULL },
+    };
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL
+                         | MHD_USE_ERROR_LOG | (address->sa_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+    return MHD_start_daemon(flags, 0, NULL, NULL, handler, context, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
+}
+
+/// The port the daemon listens on (after binding port 0).
+static inline unsigned int reel_mhd_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info ? info->port : 0;
+}
+
+static inline const char *reel_mhd_header(struct MHD_Connection *connection, const char *name) {
+    return MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
+}
+
+static inline const char *reel_mhd_query(struct MHD_Connection *connection, const char *name) {
+    return MHD_lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND, name);
+}
+
+static inline const char *reel_mhd_cookie(struct MHD_Connection *connection, const char *name) {
+    return MHD_lookup_connection_value(connection, MHD_COOKIE_KIND, name);
+}
+
+/// A response holding a copy of `size` bytes.
+static inline struct MHD_Response *reel_mhd_response_copying(size_t size, const void *bytes) {
+    return MHD_create_response_from_buffer(size, (void *)bytes, MHD_RESPMEM_MUST_COPY);
+}
+
+static inline ssize_t reel_mhd_end_of_stream(void) { return MHD_CONTENT_READER_END_OF_STREAM; }
+static inline ssize_t reel_mhd_end_with_error(void) { return MHD_CONTENT_READER_END_WITH_ERROR; }
+static inline uint64_t reel_mhd_size_unknown(void) { return MHD_SIZE_UNKNOWN; }
+
+#endif

@@ -1,0 +1,61 @@
+import Dispatch
+import FoundationEssentials
+import Glibc
+import Reel
+import ReelServer
+
+/// `reel serve`: the camera in a browser and over an HTTP API, until Ctrl-C.
+enum ServeCommand {
+    static let help = """
+        usage: reel serve [--listen HOST:PORT] [--recordings DIR] [--token TOKEN]
+                          [--video SPEC|none] [--audio SPEC|none] [--preset NAME] [--no-camera]
+
+        Serves the camera page (live preview, tap = photo, hold = movie, retake/use, recordings) and its JSON
+        API (see the README's "Serving the camera") until Ctrl-C, which finalizes what is being recorded.
+          --listen HOST:PORT   where to listen (default \(ListenAddress.defaultValue)); an address other than
+                               loopback needs a token, and one is generated and printed when none is given
+          --recordings DIR     the folder photos and movies go to and are served from (default recordings)
+          --token TOKEN        required as 'Authorization: Bearer TOKEN' (or open /?token=TOKEN once)
+          --video, --audio     the camera and microphone (default: as reel record); none leaves one out
+          --preset NAME        the capture and movie quality (default 640x480; reel presets)
+          --no-camera          do not start the camera; the page or POST /api/session/start does
+
+        exit codes: 0 stopped, 1 the camera or server failed, 2 bad usage (a busy port, an unknown preset)
+        """
+
+    static func run(_ arguments: [String]) -> ExitCode {
+        SignalHandling.install()
+        let server: CameraServer
+        do {
+            let parsed = try ParsedArguments(arguments, command: "serve", specification: .init(
+                valueOptions: ["--listen", "--recordings", "--token", "--video", "--audio", "--preset"],
+                flagOptions: ["--no-camera"]))
+            guard parsed.positionals.isEmpty else { throw UsageError("serve: unexpected '\(parsed.positionals[0])' (reel serve --help)") }
+            var options = CameraServer.Options()
+            if let listen = parsed.value("--listen") { options.listen = listen }
+            if let folder = parsed.value("--recordings") { options.recordings = folder }
+            options.token = parsed.value("--token")
+            if let video = parsed.value("--video") { options.video = video == "none" ? nil : try DeviceSpec(parsing: video).description }
+            if let audio = parsed.value("--audio") { options.audio = audio == "none" ? nil : try DeviceSpec(parsing: audio).description }
+            if let preset = parsed.value("--preset") { options.preset = preset }
+            options.startsCamera = !parsed.has("--no-camera")
+            server = try CameraServer(options)
+        } catch {
+            return .reporting(error)
+        }
+        let started: CameraServer.Started
+        do {
+            started = try server.start()
+        } catch {
+            server.stop()
+            return .reporting(error)
+        }
+        Terminal.writeOutput("serving \(started.url)  (recordings in \(started.recordings); Ctrl-C stops)\n")
+        // Serve until the first SIGINT or SIGTERM (a second Ctrl-C while stopping exits at once).
+        let stop = DispatchSemaphore(value: 0)
+        SignalHandling.shared.attach(stop: { stop.signal() }, abort: { _exit(ExitCode.interrupted.rawValue) })
+        if !SignalHandling.shared.stopRequested { stop.wait() }
+        server.stop()
+        return .success
+    }
+}

@@ -1,0 +1,91 @@
+import Glibc
+import Reel
+
+/// `reel serve` as a library: the camera (CameraService) behind the HTTP API and page (APIRoutes) on a
+/// libmicrohttpd server. Loopback needs no token; any other address does (`token`, or one generated and
+/// returned by `start`).
+public final class CameraServer: Sendable {
+    public struct Options: Sendable {
+        public var listen: String
+        public var recordings: String
+        public var token: String?
+        public var video: String?
+        public var audio: String?
+        public var preset: String
+        /// Start the camera at once (the page can start it too).
+        public var startsCamera: Bool
+
+        public init(listen: String = ListenAddress.defaultValue, recordings: String = "recordings", token: String? = nil,
+                    video: String? = DeviceDiscovery.defaultVideo().description,
+                    audio: String? = DeviceDiscovery.defaultAudio().description, preset: String = "640x480",
+                    startsCamera: Bool = true) {
+            self.listen = listen
+            self.recordings = recordings
+            self.token = token
+            self.video = video
+            self.audio = audio
+            self.preset = preset
+            self.startsCamera = startsCamera
+        }
+    }
+
+    /// What a started server serves: its URL (with the token to open it once, when there is one).
+    public struct Started: Sendable {
+        public let url: String
+        public let port: Int
+        public let token: String?
+        public let recordings: String
+    }
+
+    private let server: HTTPServer
+    private let camera: CameraService
+    private let routes: APIRoutes
+    private let options: Options
+    private let address: ListenAddress
+    private let token: String?
+
+    /// Checks the options (an unusable address, folder or preset is `ReelError.invalidInput`).
+    public init(_ options: Options) throws {
+        address = try ListenAddress(parsing: options.listen)
+        guard PresetLibrary.builtInNames.contains(options.preset) else {
+            throw ReelError.invalidInput("unknown preset '\(options.preset)': use one of \(PresetLibrary.builtInNames.joined(separator: ", "))")
+        }
+        if let token = options.token, token.count < 16 || !token.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
+            throw ReelError.invalidInput("--token: use at least 16 letters, digits, '-' or '_'")
+        }
+        // Beyond loopback, a token is a must: generate one when none was given.
+        token = options.token ?? (address.isLoopback ? nil : CameraServer.randomToken())
+        let folder = try RecordingsFolder(path: options.recordings)
+        camera = CameraService(folder: folder, inputs: .init(video: options.video, audio: options.audio, preset: options.preset))
+        let routes = APIRoutes(camera: camera)
+        self.routes = routes
+        server = HTTPServer(address: address) { request in routes.handle(request) }
+        self.options = options
+    }
+
+    /// Binds, starts the camera (unless told not to) and serves.
+    public func start() throws -> Started {
+        try server.start()
+        routes.setPolicy(AccessPolicy(token: token, address: address, port: server.port))
+        if options.startsCamera { try camera.startSession() }
+        let host = ListenAddress.hostHeader(address.host, family: address.family, port: server.port)
+        return Started(url: "http://\(host)/" + (token.map { "?token=\($0)" } ?? ""), port: server.port, token: token,
+                       recordings: camera.folder.path)
+    }
+
+    /// Finalizes what is being recorded, ends every stream and stops serving.
+    public func stop() {
+        camera.shutDown()
+        server.stop()
+    }
+
+    private static func randomToken() -> String {
+        var bytes = [UInt8](repeating: 0, count: 24)
+        let descriptor = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
+        if descriptor >= 0 {
+            _ = read(descriptor, &bytes, bytes.count)
+            close(descriptor)
+        }
+        return bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+    }
+}

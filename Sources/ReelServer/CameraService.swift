@@ -1,0 +1,317 @@
+import FFmpegCore
+import FoundationEssentials
+import Glibc
+import Reel
+
+/// The camera behind `reel serve`: a capture session that runs without a movie of its own (preview and
+/// photos all along), movies that come and go on it, and the seeds' shutter: a press starts a movie and takes
+/// the first picture as a photo; a release before the hold threshold keeps the photo and deletes the movie,
+/// a later one (or the movie's duration limit) keeps the movie and deletes the photo. Every method is safe
+/// to call from any connection's thread; state changes are published as events.
+final class CameraService: @unchecked Sendable {
+    /// What the session runs on; the page's pickers change it.
+    struct Inputs: Codable, Sendable, Equatable {
+        var video: String?
+        var audio: String?
+        var preset: String
+    }
+
+    /// A movie being recorded (by the shutter or the API).
+    private struct Take {
+        let output: MovieOutput
+        let path: String
+        /// The first picture, kept if the press turns out a tap.
+        let photoPath: String?
+        let startedAt: Int64
+    }
+
+    let folder: RecordingsFolder
+    let events = EventHub()
+    let preview = PreviewHub()
+    let holdThreshold: Double
+    private let lock = Condition()
+    private var inputs: Inputs
+    private var session: CaptureSession?
+    private var photos: PhotoOutput?
+    private var take: Take?
+    /// Movies of taps: deleted once stopped, so their end is not announced.
+    private var discarded: Set<ObjectIdentifier> = []
+    /// The preview's size and rate (reduced: it must never slow the recording).
+    static let previewWidth = 640
+    static let previewRate: Double = 15
+
+    init(folder: RecordingsFolder, inputs: Inputs, holdThreshold: Double = PressCapture.defaultHoldThreshold) {
+        self.folder = folder
+        self.inputs = inputs
+        self.holdThreshold = holdThreshold
+    }
+
+    // MARK: the session
+
+    /// Starts the session on `inputs` (or the current ones). Throws `ReelError` when a device cannot be opened.
+    func startSession(_ newInputs: Inputs? = nil) throws {
+        try lock.withLock {
+            if let session, session.currentState == .recording {
+                throw ReelError.invalidInput("the camera is already running: stop it first, or switch its inputs")
+            }
+            let chosen = newInputs ?? inputs
+            let preset = try PresetLibrary.preset(named: chosen.preset)
+            var configuration = RecordingConfiguration(
+                outputPath: folder.path + "/unused.mov", video: try chosen.video.map(DeviceSpec.init(parsing:)),
+                audio: try chosen.audio.map(DeviceSpec.init(parsing:)), preset: preset)
+            configuration.recordsMovie = false
+            let session = CaptureSession()
+            let photos = PhotoOutput()
+            session.addOutput(photos)
+            let previewOutput = try PreviewOutput(width: min(CameraService.previewWidth, preset.video.width),
+                                                  framesPerSecond: CameraService.previewRate)
+            session.addOutput(previewOutput)
+            try session.start(configuration) { [weak self] event in self?.sessionEvent(event) }
+            let hub = preview
+            Task.detached {
+                for await picture in previewOutput.pictures {
+                    hub.deliver(picture, capturedAt: MonotonicClock.nanoseconds())
+                }
+            }
+            inputs = chosen
+            self.session = session
+            self.photos = photos
+        }
+        publishState()
+    }
+
+    /// Stops the session (a movie being recorded is finalized first).
+    func stopSession() -> RecordingResult? {
+        let session = lock.withLock { self.session }
+        _ = try? stopMovie()
+        session?.stop()
+        let result = session?.waitUntilFinished()
+        publishState()
+        return result
+    }
+
+    private func sessionEvent(_ event: RecordingEvent) {
+        if case .finished(let result) = event {
+            // The session ended by itself (a device lost): say so; a movie in it has its own result.
+            if result.stopReason != .stopped {
+                events.publish("error", json: CameraService.json(["error": result.error ?? "the camera stopped (\(result.stopReason.rawValue))",
+                                                                  "stopReason": result.stopReason.rawValue]))
+            }
+            publishState()
+        }
+    }
+
+    /// Switches the camera or microphone while running (nil records black or silence).
+    func switchInput(video: String??, audio: String??) throws {
+        guard let session = lock.withLock({ self.session }), session.currentState == .recording else {
+            throw ReelError.invalidInput("the camera is not running: start it first")
+        }
+        if let video {
+            try session.switchVideo(to: try video.map(DeviceSpec.init(parsing:)))
+            lock.withLock { inputs.video = video }
+        }
+        if let audio {
+            try session.switchAudio(to: try audio.map(DeviceSpec.init(parsing:)))
+            lock.withLock { inputs.audio = audio }
+        }
+        publishState()
+    }
+
+    func setCameraControls(_ settings: [String]) throws {
+        guard let session = lock.withLock({ self.session }), session.currentState == .recording else {
+            throw ReelError.invalidInput("the camera is not running: start it first")
+        }
+        let parsed = try settings.map { text -> CameraControlSetting in
+            guard let setting = CameraControlSetting(parsing: text) else {
+                throw ReelError.invalidInput("camera control '\(text)' is not NAME=VALUE")
+            }
+            return setting
+        }
+        try session.setCameraControls(parsed)
+    }
+
+    // MARK: photos and movies
+
+    /// Takes the next picture as a photo in the recordings folder; returns its name.
+    func photo() throws -> String {
+        let photos = try running().photos
+        let path = folder.newPath("photo", extension: "jpg")
+        let written = try photos.captureAndWait(to: StillRequest(path: path))
+        let name = URL(fileURLWithPath: written).lastPathComponent
+        events.publish("photo", json: CameraService.json(["name": name]))
+        return name
+    }
+
+    /// Options of a movie started from the API or the page.
+    struct MovieRequest: Codable, Sendable {
+        var preset: String?
+        var maxDuration: Double?
+        var maxSize: String?
+        var segmentDuration: Double?
+    }
+
+    /// Starts a movie; returns its file name. `press`: the shutter (a photo of its first picture is kept aside).
+    func startMovie(_ request: MovieRequest, press: Bool = false) throws -> String {
+        let (session, photos) = try running()
+        let preset = try PresetLibrary.preset(named: request.preset ?? lock.withLock { inputs.preset })
+        var limits = RecordingLimits(maxDuration: request.maxDuration)
+        if let size = request.maxSize {
+            guard let bytes = ByteCount.parse(size) else {
+                throw ReelError.invalidInput("maxSize '\(size)' is not a size: use bytes or K/M/G, e.g. 500M")
+            }
+            limits.maxFileSize = bytes
+        }
+        let segmentation = request.segmentDuration.map { Segmentation(duration: $0) }
+        let path = folder.newPath("movie", extension: "mov")
+        let output = MovieOutput(outputPath: path, preset: preset, limits: limits, segmentation: segmentation)
+        try lock.withLock {
+            guard take == nil else { throw ReelError.invalidInput("a movie is already being recorded: stop it first") }
+            try session.addOutput(output)
+            take = Take(output: output, path: path, photoPath: press ? folder.newPath(".press", extension: "jpg") : nil,
+                        startedAt: MonotonicClock.nanoseconds())
+        }
+        if press, let photoPath = lock.withLock({ take?.photoPath }) {
+            // The first picture, as the tap's photo (kept only if the press is short).
+            Task.detached { _ = try? await photos.capture(to: StillRequest(path: photoPath)) }
+        }
+        watch(output)
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        events.publish("movieStarted", json: CameraService.json(["name": name]))
+        publishState()
+        return name
+    }
+
+    /// What a shutter release or a stop gave.
+    struct Shot: Codable, Sendable {
+        var kind: String
+        var name: String?
+        var result: RecordingResult?
+    }
+
+    /// Stops the movie being recorded; returns its name and result.
+    func stopMovie() throws -> Shot {
+        guard let take = lock.withLock({ self.take }) else { throw ReelError.invalidInput("no movie is being recorded") }
+        take.output.stop()
+        let result = take.output.result ?? waitForResult(take.output)
+        lock.withLock { self.take = nil }
+        if let photoPath = take.photoPath { unlink(photoPath) }
+        let shot = Shot(kind: "movie", name: result.recordedSuccessfully ? URL(fileURLWithPath: take.path).lastPathComponent : nil,
+                        result: result)
+        publishState()
+        return shot
+    }
+
+    /// The shutter released: a photo (the press was shorter than the hold threshold) or the movie.
+    func release() throws -> Shot {
+        guard let take = lock.withLock({ self.take }), let photoPath = take.photoPath else {
+            throw ReelError.invalidInput("the shutter is not pressed")
+        }
+        let held = Double(MonotonicClock.nanoseconds() - take.startedAt) / 1e9
+        guard held < holdThreshold else { return try stopMovie() }
+        lock.withLock { _ = discarded.insert(ObjectIdentifier(take.output)) }
+        take.output.stop()
+        _ = take.output.result ?? waitForResult(take.output)
+        lock.withLock { self.take = nil }
+        unlink(take.path)
+        // The first picture may still be being written: wait for it briefly.
+        for _ in 0..<100 where access(photoPath, F_OK) != 0 { usleep(20_000) }
+        let name = URL(fileURLWithPath: folder.newPath("photo", extension: "jpg")).lastPathComponent
+        guard rename(photoPath, "\(folder.path)/\(name)") == 0 else {
+            throw ReelError.runtime("the photo could not be taken (no picture arrived)")
+        }
+        events.publish("photo", json: CameraService.json(["name": name]))
+        publishState()
+        return Shot(kind: "photo", name: name, result: nil)
+    }
+
+    func pauseMovie(_ paused: Bool) throws {
+        guard let take = lock.withLock({ self.take }) else { throw ReelError.invalidInput("no movie is being recorded") }
+        if paused { take.output.pause() } else { take.output.resume() }
+        publishState()
+    }
+
+    private func waitForResult(_ output: MovieOutput) -> RecordingResult {
+        let box = Locked<RecordingResult?>(nil)
+        let done = Condition()
+        Task.detached {
+            let result = try? await output.finished()
+            box.withLock { $0 = result }
+            done.withLock { done.broadcast() }
+        }
+        done.lock()
+        while box.withLock({ $0 }) == nil { done.wait() }
+        done.unlock()
+        return box.withLock { $0! }
+    }
+
+    /// Publishes the movie's progress every second, and its end when a limit stops it.
+    private func watch(_ output: MovieOutput) {
+        Task.detached { [weak self] in
+            while output.result == nil {
+                try? await Task.sleep(for: .seconds(1))
+                guard let self, output.result == nil else { break }
+                self.events.publish("progress", json: CameraService.json(self.status()))
+            }
+            guard let self, let result = output.result else { return }
+            let tap = self.lock.withLock { self.discarded.remove(ObjectIdentifier(output)) != nil }
+            if !tap { self.events.publish("movieFinished", json: CameraService.json(result)) }
+            // A movie stopped by its own limit (the 60 s cap) is done: the shutter's release then finds none.
+            let ended = self.lock.withLock { () -> Take? in
+                guard self.take?.output === output, result.stopReason != .stopped else { return nil }
+                defer { self.take = nil }
+                return self.take
+            }
+            if let photo = ended?.photoPath { unlink(photo) }
+            self.publishState()
+        }
+    }
+
+    private func running() throws -> (session: CaptureSession, photos: PhotoOutput) {
+        try lock.withLock {
+            guard let session, let photos, session.currentState == .recording else {
+                throw ReelError.invalidInput("the camera is not running: start it first")
+            }
+            return (session, photos)
+        }
+    }
+
+    // MARK: status
+
+    struct Status: Codable, Sendable {
+        var running: Bool
+        var inputs: Inputs
+        var recording: String?
+        var paused: Bool
+        /// Seconds recorded in the current movie.
+        var recorded: Double?
+        var holdThreshold: Double
+        var previewViewers: Int
+    }
+
+    func status() -> Status {
+        lock.withLock {
+            let running = session?.currentState == .recording
+            let paused = take.map { $0.output.isPaused } ?? false
+            return Status(running: running, inputs: inputs, recording: take.map { URL(fileURLWithPath: $0.path).lastPathComponent },
+                          paused: paused, recorded: take.map { $0.output.progress?.mediaDuration ?? 0 },
+                          holdThreshold: holdThreshold, previewViewers: preview.viewerCount)
+        }
+    }
+
+    private func publishState() {
+        events.publish("state", json: CameraService.json(status()))
+    }
+
+    static func json(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    /// Stops everything and ends the streams (the server is stopping).
+    func shutDown() {
+        _ = stopSession()
+        events.close()
+        preview.close()
+    }
+}

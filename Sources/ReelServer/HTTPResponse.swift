@@ -1,0 +1,115 @@
+import CMicroHTTPD
+import FoundationEssentials
+import Glibc
+import Reel
+
+/// A response: a status, headers and a body held in memory, a file range (sent by the kernel from the
+/// descriptor, which libmicrohttpd then owns and closes), or a stream produced while it is sent.
+struct HTTPResponse: Sendable {
+    enum Body: Sendable {
+        case bytes([UInt8])
+        /// `descriptor` is handed to libmicrohttpd, which closes it when the response is done.
+        case file(descriptor: Int32, offset: Int64, length: Int64)
+        case stream(ResponseStream)
+    }
+
+    var status: Int
+    var headers: [(String, String)]
+    var body: Body
+
+    init(status: Int, headers: [(String, String)] = [], body: Body) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// Security headers every response carries: no sniffing, no framing by other sites, no referrer leak.
+    static let commonHeaders: [(String, String)] = [
+        ("X-Content-Type-Options", "nosniff"), ("X-Frame-Options", "DENY"), ("Referrer-Policy", "no-referrer"),
+        ("Cache-Control", "no-store"),
+    ]
+
+    static func json(_ value: some Encodable, status: Int = 200) -> HTTPResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: .bytes([UInt8](data)))
+    }
+
+    /// A JSON error: `{"error": message}` with a 4xx or 5xx status.
+    static func error(_ status: Int, _ message: String) -> HTTPResponse {
+        json(["error": message], status: status)
+    }
+
+    static func text(_ text: String, contentType: String, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", contentType)], body: .bytes(Array(text.utf8)))
+    }
+
+    /// Hands the response to libmicrohttpd for `connection`.
+    func queue(on connection: OpaquePointer) -> MHD_Result {
+        let response: OpaquePointer?
+        switch body {
+        case .bytes(let bytes):
+            response = bytes.withUnsafeBytes { reel_mhd_response_copying($0.count, $0.baseAddress) }
+        case .file(let descriptor, let offset, let length):
+            response = MHD_create_response_from_fd_at_offset64(UInt64(length), descriptor, UInt64(offset))
+            if response == nil { close(descriptor) }
+        case .stream(let stream):
+            response = stream.makeResponse()
+        }
+        guard let response else { return HTTPServer.no }
+        for (name, value) in HTTPResponse.commonHeaders + headers { MHD_add_response_header(response, name, value) }
+        let queued = MHD_queue_response(connection, UInt32(status), response)
+        MHD_destroy_response(response)
+        return queued
+    }
+}
+
+/// A body produced while it is sent (Server-Sent Events, an MJPEG stream): `next` is called on the
+/// connection's thread for more bytes, may block until it has some (it must not return an empty array), and
+/// returns nil to end the response.
+/// libmicrohttpd releases the stream when the response is done (the client left, or `next` ended it).
+final class ResponseStream: @unchecked Sendable {
+    private let next: @Sendable () -> [UInt8]?
+    private let finished: @Sendable () -> Void
+    private var pending: [UInt8] = []
+    private var sent = 0
+
+    /// `finished` is called once the response is done with (sent, or the client went away).
+    init(next: @escaping @Sendable () -> [UInt8]?, finished: @escaping @Sendable () -> Void = {}) {
+        self.next = next
+        self.finished = finished
+    }
+
+    deinit { finished() }
+
+    fileprivate func makeResponse() -> OpaquePointer? {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let response = MHD_create_response_from_callback(reel_mhd_size_unknown(), 16 * 1024, ResponseStream.read, context,
+                                                         ResponseStream.release)
+        if response == nil { Unmanaged<ResponseStream>.fromOpaque(context).release() }
+        return response
+    }
+
+    private static let read: MHD_ContentReaderCallback = { context, _, buffer, capacity in
+        guard let context, let buffer else { return reel_mhd_end_with_error() }
+        let stream = Unmanaged<ResponseStream>.fromOpaque(context).takeUnretainedValue()
+        if stream.sent == stream.pending.count {
+            guard let more = stream.next() else { return reel_mhd_end_of_stream() }
+            stream.pending = more
+            stream.sent = 0
+            if more.isEmpty { return 0 }
+        }
+        let count = min(capacity, stream.pending.count - stream.sent)
+        stream.pending.withUnsafeBytes { source in
+            UnsafeMutableRawPointer(buffer).copyMemory(from: source.baseAddress! + stream.sent, byteCount: count)
+        }
+        stream.sent += count
+        return count
+    }
+
+    private static let release: MHD_ContentReaderFreeCallback = { context in
+        guard let context else { return }
+        Unmanaged<ResponseStream>.fromOpaque(context).release()
+    }
+}

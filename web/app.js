@@ -1,0 +1,261 @@
+// The camera page of `reel serve`: a live preview, the shutter (a tap takes a photo, a hold records until
+// release or the limit, with a progress ring and a timer), then the photo or movie with retake / use.
+// It only speaks the JSON API the README lists; no framework, no build step.
+'use strict';
+
+const $ = (id) => document.getElementById(id);
+const state = { running: false, recording: null, holdThreshold: 1, pressedAt: 0, pressing: false, cap: 60,
+                devices: null, shot: null, timerHandle: 0 };
+
+function showMessage(text) {
+  const box = $('message');
+  box.textContent = text;
+  box.hidden = !text;
+}
+
+async function api(method, path, body) {
+  const options = { method, headers: {} };
+  if (body !== undefined) {
+    options.headers['Content-Type'] = 'application/json';
+    options.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, options);
+  } catch (error) {
+    showMessage('The camera server cannot be reached: ' + error.message);
+    throw error;
+  }
+  const reply = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    showMessage(reply.error || ('The request failed (' + response.status + ')'));
+    throw new Error(reply.error || String(response.status));
+  }
+  return reply;
+}
+
+function two(n) { return String(Math.floor(n)).padStart(2, '0'); }
+
+function setTimer(seconds) {
+  $('timer').textContent = two(seconds / 60) + ':' + two(seconds % 60);
+  const fraction = Math.min(1, seconds / state.cap);
+  $('ring').style.strokeDashoffset = String(282.7 * (1 - fraction));
+}
+
+function startTimer() {
+  const started = performance.now();
+  $('timer').hidden = false;
+  $('shutter').classList.add('recording');
+  clearInterval(state.timerHandle);
+  state.timerHandle = setInterval(() => setTimer((performance.now() - started) / 1000), 100);
+}
+
+function stopTimer() {
+  clearInterval(state.timerHandle);
+  $('timer').hidden = true;
+  $('shutter').classList.remove('recording');
+  setTimer(0);
+}
+
+// The shutter: pointer (mouse, touch, pen) and keyboard (Space, Enter) presses.
+async function press() {
+  if (state.pressing || !state.running) return;
+  state.pressing = true;
+  state.pressedAt = performance.now();
+  showMessage('');
+  state.cap = Number($('max-duration').value) || 60;
+  try {
+    await api('POST', '/api/shutter/press', { maxDuration: state.cap });
+  } catch (error) {
+    state.pressing = false;
+    return;
+  }
+  // Past the hold threshold the press is a movie: show the ring and the timer.
+  setTimeout(() => { if (state.pressing) startTimer(); }, state.holdThreshold * 1000);
+}
+
+async function release() {
+  if (!state.pressing) return;
+  state.pressing = false;
+  stopTimer();
+  try {
+    const shot = await api('POST', '/api/shutter/release');
+    review(shot);
+  } catch (error) { /* the message says why */ }
+  refreshRecordings();
+}
+
+function review(shot) {
+  if (!shot || !shot.name) {
+    if (shot && shot.result && shot.result.error) showMessage(shot.result.error);
+    return;
+  }
+  state.shot = shot;
+  const photo = $('review-photo'), movie = $('review-movie');
+  photo.hidden = shot.kind !== 'photo';
+  movie.hidden = shot.kind !== 'movie';
+  if (shot.kind === 'photo') {
+    photo.src = '/recordings/' + encodeURIComponent(shot.name);
+  } else {
+    movie.src = '/recordings/' + encodeURIComponent(shot.name);
+  }
+  $('review').hidden = false;
+  $('use').focus();
+}
+
+function closeReview() {
+  $('review').hidden = true;
+  const movie = $('review-movie');
+  movie.pause();
+  movie.removeAttribute('src');
+  movie.load();
+  state.shot = null;
+}
+
+async function retake() {
+  if (state.shot) {
+    try { await api('DELETE', '/api/recordings/' + encodeURIComponent(state.shot.name)); } catch (error) { return; }
+  }
+  closeReview();
+  refreshRecordings();
+  $('shutter').focus();
+}
+
+function fillSelect(select, options, current) {
+  select.replaceChildren(...options.map(([value, label]) => {
+    const option = document.createElement('option');
+    option.value = value;
+    option.textContent = label;
+    option.selected = value === current;
+    return option;
+  }));
+}
+
+function videoChoices() {
+  const d = state.devices;
+  return d.cameras.map((c) => ['v4l2:' + c.path, c.name + ' (' + c.path + ')'])
+    .concat([[d.builtIn[0], 'Test pattern'], ['none', 'None']]);
+}
+
+async function loadChoices(status) {
+  state.devices = await api('GET', '/api/devices');
+  const presets = await api('GET', '/api/presets');
+  fillSelect($('video'), videoChoices(), status.inputs.video || 'none');
+  const d = state.devices;
+  fillSelect($('audio'), d.microphones.map((m) => ['alsa:' + m.name, m.description || m.name])
+    .concat([[d.builtIn[1], 'Test tone'], ['none', 'None']]), status.inputs.audio || 'none');
+  fillSelect($('preset'), presets.map((p) => [p.name, p.name + ' (' + p.size + ' @ ' + p.fps + ' fps)']), status.inputs.preset);
+}
+
+function applyStatus(status) {
+  state.running = status.running;
+  state.holdThreshold = status.holdThreshold;
+  $('shutter').disabled = !status.running;
+  $('power').textContent = status.running ? 'Stop' : 'Start';
+  $('power').setAttribute('aria-label', status.running ? 'Stop the camera' : 'Start the camera');
+  $('camera-controls').hidden = !(status.running && (status.inputs.video || '').startsWith('v4l2:'));
+  if (!status.recording && !state.pressing) stopTimer();
+}
+
+async function switchCamera() {
+  const choices = videoChoices().map(([value]) => value).filter((v) => v !== 'none');
+  const select = $('video');
+  const next = choices[(choices.indexOf(select.value) + 1) % choices.length];
+  select.value = next;
+  await changeInput('video', next);
+}
+
+async function changeInput(kind, value) {
+  showMessage('');
+  if (!state.running) return;
+  const body = {};
+  body[kind] = value;
+  try { applyStatus(await api('POST', '/api/session/switch', body)); } catch (error) { /* shown */ }
+}
+
+async function power() {
+  showMessage('');
+  try {
+    if (state.running) {
+      await api('POST', '/api/session/stop');
+    } else {
+      await api('POST', '/api/session/start', { video: $('video').value, audio: $('audio').value, preset: $('preset').value });
+      $('preview').src = '/preview.mjpg?' + Date.now();
+    }
+    applyStatus(await api('GET', '/api/status'));
+  } catch (error) { /* shown */ }
+}
+
+async function refreshRecordings() {
+  let list;
+  try { list = await api('GET', '/api/recordings'); } catch (error) { return; }
+  $('recordings').replaceChildren(...list.map((entry) => {
+    const item = document.createElement('li');
+    const link = document.createElement('a');
+    link.href = '/recordings/' + encodeURIComponent(entry.name);
+    link.textContent = entry.name + ' (' + Math.round(entry.bytes / 1024) + ' KB)';
+    const remove = document.createElement('button');
+    remove.type = 'button';
+    remove.textContent = 'Delete';
+    remove.setAttribute('aria-label', 'Delete ' + entry.name);
+    remove.addEventListener('click', async () => {
+      try { await api('DELETE', '/api/recordings/' + encodeURIComponent(entry.name)); } catch (error) { return; }
+      refreshRecordings();
+    });
+    item.append(link, remove);
+    return item;
+  }));
+}
+
+function listen() {
+  const events = new EventSource('/api/events');
+  events.addEventListener('state', (e) => applyStatus(JSON.parse(e.data)));
+  events.addEventListener('error', (e) => { if (e.data) showMessage(JSON.parse(e.data).error); });
+  events.addEventListener('movieFinished', (e) => {
+    const result = JSON.parse(e.data);
+    // A hold that reached the limit: the movie is done before the release.
+    if (state.pressing && result.stopReason !== 'stopped') {
+      state.pressing = false;
+      stopTimer();
+      review({ kind: 'movie', name: result.output.split('/').pop(), result });
+    }
+    if (!result.recordedSuccessfully && result.error) showMessage(result.error);
+    refreshRecordings();
+  });
+  events.addEventListener('photo', () => refreshRecordings());
+}
+
+async function main() {
+  const shutter = $('shutter');
+  shutter.addEventListener('pointerdown', (e) => { shutter.setPointerCapture(e.pointerId); press(); });
+  shutter.addEventListener('pointerup', release);
+  shutter.addEventListener('pointercancel', release);
+  shutter.addEventListener('contextmenu', (e) => e.preventDefault());
+  shutter.addEventListener('keydown', (e) => {
+    if ((e.key === ' ' || e.key === 'Enter') && !e.repeat) { e.preventDefault(); press(); }
+  });
+  shutter.addEventListener('keyup', (e) => { if (e.key === ' ' || e.key === 'Enter') { e.preventDefault(); release(); } });
+  $('retake').addEventListener('click', retake);
+  $('use').addEventListener('click', () => { closeReview(); $('shutter').focus(); });
+  $('switch').addEventListener('click', switchCamera);
+  $('power').addEventListener('click', power);
+  $('video').addEventListener('change', (e) => changeInput('video', e.target.value));
+  $('audio').addEventListener('change', (e) => changeInput('audio', e.target.value));
+  $('torch').addEventListener('click', async (e) => {
+    const on = e.target.getAttribute('aria-pressed') !== 'true';
+    try { await api('POST', '/api/camera-control', { settings: ['torch=' + (on ? 'on' : 'off')] }); } catch (error) { return; }
+    e.target.setAttribute('aria-pressed', String(on));
+  });
+  $('focus').addEventListener('click', async (e) => {
+    const locked = e.target.textContent.endsWith('auto');
+    try { await api('POST', '/api/camera-control', { settings: ['focus=' + (locked ? 'locked' : 'auto')] }); } catch (error) { return; }
+    e.target.textContent = 'Focus: ' + (locked ? 'locked' : 'auto');
+  });
+  const status = await api('GET', '/api/status');
+  applyStatus(status);
+  await loadChoices(status);
+  refreshRecordings();
+  listen();
+}
+
+main();
