@@ -26,6 +26,7 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         } else if let colon = text.lastIndex(of: ":") {
             host = String(text[..<colon])
             portText = text[text.index(after: colon)...]
+            if host.contains(":") { throw bad("an IPv6 address needs brackets") }
         } else {
             host = "127.0.0.1"
             portText = Substring(text)
