@@ -26,6 +26,7 @@ import tempfile
 import time
 
 import control
+import serve
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REEL = os.path.join(ROOT, ".build", "release", "reel")
@@ -439,6 +440,16 @@ def targets(report):
     trip = live_control["statusRoundTrip"]
     checks.append(("control socket status round trip under 720p30: p99 ≤ 5 ms", trip["p99Ms"] <= 5,
                    f"p50 {trip['p50Ms']:.2f} ms, p99 {trip['p99Ms']:.2f} ms, max {trip['maxMs']:.2f} ms over {trip['requests']}"))
+    preview, load = report["serve"]["preview"], report["serve"]["load"]
+    checks.append(("serve: preview latency at 720p30 (capture → JPEG received) ≤ 150 ms", preview["latencyMs"]["median"] <= 150,
+                   f"median {preview['latencyMs']['median']:.1f} ms, p95 {preview['latencyMs']['p95']:.1f} ms, max {preview['latencyMs']['max']:.1f} ms over {preview['pictures']} pictures"))
+    checks.append(("serve: preview CPU ≤ 15 % of one core", preview["previewCpuPercent"] + preview["sendingCpuPercent"] <= 15,
+                   f"{preview['previewCpuPercent']:.1f} % encoding + {preview['sendingCpuPercent']:.1f} % serving"))
+    checks.append((f"serve: {load['viewers']} viewers + {load['requestsPerSecond']:.0f} API requests/s while recording 720p30: 0 dropped",
+                   load["droppedFrames"] == 0 and load["failures"] == 0,
+                   f"{load['droppedFrames']} dropped of {load['videoFrames']}; {load['failures']} failed requests"))
+    checks.append(("serve: API p99 under that load ≤ 50 ms", load["apiMs"]["p99"] <= 50,
+                   f"p50 {load['apiMs']['p50']:.1f} ms, p99 {load['apiMs']['p99']:.1f} ms, max {load['apiMs']['max']:.1f} ms over {load['requests']}"))
     return [{"target": name, "met": met, "measured": value} for name, met, value in checks]
 
 
@@ -549,6 +560,7 @@ def main():
             "growth": growth([2, 6] if quick else [10, 60, 300], work, 1 if quick else 3),
             "validation": validation(work),
             "control": control.run(REEL, work, quick),
+            "serve": serve.run(REEL, work, quick),
         }
         report["targets"] = targets(report)
         results = os.path.join(ROOT, "benchmarks", "results")

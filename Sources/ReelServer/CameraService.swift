@@ -70,7 +70,7 @@ final class CameraService: @unchecked Sendable {
             let hub = preview
             Task.detached {
                 for await picture in previewOutput.pictures {
-                    hub.deliver(picture, capturedAt: MonotonicClock.nanoseconds())
+                    hub.deliver(picture)
                 }
             }
             inputs = chosen

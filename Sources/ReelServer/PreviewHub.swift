@@ -8,14 +8,14 @@ final class PreviewHub: @unchecked Sendable {
     static let boundary = "reelpreview"
 
     private let condition = Condition()
-    private var latest: (sequence: Int, picture: PreviewOutput.Picture, capturedAt: Int64)?
+    private var latest: (sequence: Int, picture: PreviewOutput.Picture)?
     private var viewers = 0
     private var closed = false
 
-    /// A new picture from the session's preview (`capturedAt`: monotonic nanoseconds when it was captured).
-    func deliver(_ picture: PreviewOutput.Picture, capturedAt: Int64) {
+    /// A new picture from the session's preview.
+    func deliver(_ picture: PreviewOutput.Picture) {
         condition.withLock {
-            latest = ((latest?.sequence ?? 0) + 1, picture, capturedAt)
+            latest = ((latest?.sequence ?? 0) + 1, picture)
             condition.broadcast()
         }
     }
@@ -32,22 +32,22 @@ final class PreviewHub: @unchecked Sendable {
         guard admitted else { return nil }
         let sent = Locked(0)
         return ResponseStream(next: { [self] in
-            guard let (sequence, picture, capturedAt) = self.waitForPicture(newerThan: sent.withLock { $0 }) else { return nil }
+            guard let (sequence, picture) = self.waitForPicture(newerThan: sent.withLock { $0 }) else { return nil }
             sent.withLock { $0 = sequence }
             // The capture time lets a client (the benchmark) measure the latency from capture to delivery.
             let head = "--\(PreviewHub.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(picture.jpeg.count)\r\n"
-                + "X-Reel-Picture: \(sequence)\r\nX-Reel-Captured: \(capturedAt)\r\n\r\n"
+                + "X-Reel-Picture: \(sequence)\r\nX-Reel-Captured: \(picture.capturedAt)\r\n\r\n"
             return Array(head.utf8) + picture.jpeg + Array("\r\n".utf8)
         }, finished: { [self] in
             condition.withLock { viewers -= 1 }
         })
     }
 
-    private func waitForPicture(newerThan sequence: Int) -> (Int, PreviewOutput.Picture, Int64)? {
+    private func waitForPicture(newerThan sequence: Int) -> (Int, PreviewOutput.Picture)? {
         condition.lock()
         defer { condition.unlock() }
         while !closed {
-            if let latest, latest.sequence > sequence { return (latest.sequence, latest.picture, latest.capturedAt) }
+            if let latest, latest.sequence > sequence { return (latest.sequence, latest.picture) }
             condition.wait()
         }
         return nil

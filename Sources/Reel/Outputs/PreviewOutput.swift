@@ -15,6 +15,9 @@ public final class PreviewOutput: Sendable {
         public let height: Int
         /// Seconds since the session started (the capture clock).
         public let time: Double
+        /// When the picture was captured, on the monotonic clock (CLOCK_MONOTONIC nanoseconds): how old it is
+        /// when shown is `MonotonicClock.nanoseconds() - capturedAt`.
+        public let capturedAt: Int64
     }
 
     public let width: Int
@@ -54,14 +57,17 @@ final class PreviewFeed: @unchecked Sendable {
     private let rendition: Int
     private let rotation: Int
     private let buffer: CaptureBuffer
+    /// The session clock's zero (monotonic nanoseconds).
+    private let sessionStart: Int64
     private let condition = Condition()
     private var mailbox: CapturedItem? = nil
     private var closed = false
     private var nextTime: Int64 = .min
     private var thread: WorkerThread?
 
-    init(output: PreviewOutput, rendition: Int, rotation: Int, buffer: CaptureBuffer) {
+    init(output: PreviewOutput, rendition: Int, rotation: Int, buffer: CaptureBuffer, sessionStart: Int64) {
         self.output = output
+        self.sessionStart = sessionStart
         self.rendition = rendition
         self.rotation = rotation
         self.buffer = buffer
@@ -103,8 +109,9 @@ final class PreviewFeed: @unchecked Sendable {
             do {
                 let encoded = try StillImageWriter.encode(item.picture(rendition), rotation: rotation, codec: .jpeg,
                                                           quality: output.quality, width: output.width)
+                let micros = item.time.rescaled(to: sessionTimeBase).value
                 output.deliver(PreviewOutput.Picture(jpeg: encoded.bytes, width: encoded.width, height: encoded.height,
-                                                     time: Double(item.time.rescaled(to: sessionTimeBase).value) / 1e6))
+                                                     time: Double(micros) / 1e6, capturedAt: sessionStart + micros * 1000))
             } catch {
                 // A live view goes on: a picture that cannot be encoded is skipped and the next one tried.
                 continue

@@ -85,7 +85,7 @@ public final class CaptureSession: Sendable {
             for preview in previewOutputs.withLock({ $0 }) {
                 preparation.buffer.addSlots(.video, count: 1)
                 engine.add(preview: PreviewFeed(output: preview, rendition: 0, rotation: preparation.context.rotation,
-                                                buffer: preparation.buffer))
+                                                buffer: preparation.buffer, sessionStart: preparation.context.sessionStart))
             }
             // A session without a movie of its own (recordsMovie false) names no output.
             let mainOutput = preparation.movies.first?.outputPath ?? ""
@@ -204,7 +204,8 @@ public final class CaptureSession: Sendable {
         previewOutputs.withLock { $0.append(preview) }
         if let engine = running.withLock({ $0 }), let shared = runningMovies.withLock({ $0 }) {
             shared.buffer.addSlots(.video, count: 1)
-            engine.add(preview: PreviewFeed(output: preview, rendition: 0, rotation: shared.context.rotation, buffer: shared.buffer))
+            engine.add(preview: PreviewFeed(output: preview, rendition: 0, rotation: shared.context.rotation, buffer: shared.buffer,
+                                            sessionStart: shared.context.sessionStart))
         }
     }
 

@@ -1,0 +1,174 @@
+"""`reel serve` benchmarks (issue 17), run by bench.py, all on loopback and bounded in count and time:
+
+- Preview latency at 720p30: each MJPEG part carries its picture's capture time (X-Reel-Captured, CLOCK_MONOTONIC
+  nanoseconds); the client notes the same clock when the part has fully arrived.
+- Preview CPU: the CPU time of the preview's encoding thread (reel.output.pre) and of the server's threads
+  (MHD-listen, MHD-connection) over the run, as a share of one core, with one viewer.
+- Load: 20 preview viewers and 100 API requests a second (status, recordings list) while a 720p30 movie is
+  recorded: the movie's dropped frames and the API's latency percentiles.
+"""
+import http.client
+import json
+import os
+import re
+import signal
+import statistics
+import subprocess
+import threading
+import time
+
+SOURCE = "lavfi:testsrc2=size=1280x720:rate=30"
+
+
+class Server:
+    def __init__(self, reel, folder, preset="720p"):
+        self.process = subprocess.Popen(
+            [reel, "serve", "--listen", "127.0.0.1:0", "--recordings", os.path.join(folder, "serve-recordings"),
+             "--video", SOURCE, "--audio", "lavfi:sine", "--preset", preset],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.process.stdout.readline()
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        if not match:
+            self.process.kill()
+            raise RuntimeError("reel serve did not start: " + line + self.process.stderr.read())
+        self.port = int(match.group(1))
+
+    def request(self, method, path, body=None):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        try:
+            connection.request(method, path, body=json.dumps(body) if body is not None else None,
+                               headers={"Content-Type": "application/json"} if body is not None else {})
+            response = connection.getresponse()
+            return response.status, json.loads(response.read() or b"{}")
+        finally:
+            connection.close()
+
+    def threads_cpu(self):
+        """CPU seconds per thread name of the server process."""
+        ticks = os.sysconf("SC_CLK_TCK")
+        result = {}
+        task = f"/proc/{self.process.pid}/task"
+        for tid in os.listdir(task):
+            try:
+                with open(f"{task}/{tid}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+                with open(f"{task}/{tid}/comm") as handle:
+                    name = handle.read().strip()
+            except OSError:
+                continue
+            result[name] = result.get(name, 0) + (int(fields[11]) + int(fields[12])) / ticks
+        return result
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        self.process.send_signal(signal.SIGINT)
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+class Viewer(threading.Thread):
+    """Reads the MJPEG stream; notes each part's latency (capture to fully received)."""
+
+    def __init__(self, port, seconds):
+        super().__init__(daemon=True)
+        self.port, self.seconds = port, seconds
+        self.latencies, self.parts = [], 0
+
+    def run(self):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        connection.request("GET", "/preview.mjpg")
+        response = connection.getresponse()
+        end = time.monotonic() + self.seconds
+        try:
+            while time.monotonic() < end:
+                line = response.fp.readline()
+                if not line:
+                    break
+                if not line.startswith(b"--"):
+                    continue
+                headers = {}
+                while True:
+                    header = response.fp.readline().strip()
+                    if not header:
+                        break
+                    name, _, value = header.decode().partition(":")
+                    headers[name.lower()] = value.strip()
+                response.fp.read(int(headers["content-length"]))
+                received = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+                self.latencies.append((received - int(headers["x-reel-captured"])) / 1e6)
+                self.parts += 1
+        finally:
+            connection.close()
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
+
+
+def preview_latency_and_cpu(reel, folder, seconds):
+    with Server(reel, folder) as server:
+        time.sleep(1)
+        before = server.threads_cpu()
+        started = time.monotonic()
+        viewer = Viewer(server.port, seconds)
+        viewer.start()
+        viewer.join(seconds + 15)
+        elapsed = time.monotonic() - started
+        after = server.threads_cpu()
+    latencies = viewer.latencies[3:]  # the first parts include the connection's start
+    used = {name: after.get(name, 0) - before.get(name, 0) for name in after}
+    preview = used.get("reel.output.pre", 0)
+    # libmicrohttpd names its threads MHD-listen and MHD-connection.
+    sending = sum(value for name, value in used.items() if name.startswith("MHD-"))
+    return {
+        "pictures": viewer.parts, "seconds": round(elapsed, 2),
+        "latencyMs": {"median": statistics.median(latencies), "p95": percentile(latencies, 0.95), "max": max(latencies)},
+        "previewCpuPercent": 100 * preview / elapsed, "sendingCpuPercent": 100 * sending / elapsed,
+    }
+
+
+def load(reel, folder, seconds, viewers=20, rate=100):
+    with Server(reel, folder) as server:
+        time.sleep(1)
+        status, started = server.request("POST", "/api/movie/start", {"maxDuration": seconds + 5})
+        if status != 200:
+            raise RuntimeError(f"movie did not start: {started}")
+        watchers = [Viewer(server.port, seconds) for _ in range(viewers)]
+        for watcher in watchers:
+            watcher.start()
+        latencies, failures = [], 0
+        begin = time.monotonic()
+        for index in range(int(seconds * rate)):
+            due = begin + index / rate
+            pause = due - time.monotonic()
+            if pause > 0:
+                time.sleep(pause)
+            sent = time.monotonic()
+            status, _ = server.request("GET", "/api/status" if index % 4 else "/api/recordings")
+            latencies.append(1000 * (time.monotonic() - sent))
+            failures += status != 200
+        achieved = len(latencies) / (time.monotonic() - begin)
+        status, stopped = server.request("POST", "/api/movie/stop")
+        for watcher in watchers:
+            watcher.join(15)
+        result = stopped.get("result") or {}
+    return {
+        "viewers": viewers, "requests": len(latencies), "requestsPerSecond": round(achieved, 1), "failures": failures,
+        "apiMs": {"p50": percentile(latencies, 0.5), "p99": percentile(latencies, 0.99), "max": max(latencies)},
+        "viewerPictures": sum(w.parts for w in watchers),
+        "droppedFrames": result.get("droppedFrames"), "videoFrames": result.get("videoFrames"),
+        "duration": result.get("duration"),
+    }
+
+
+def run(reel, folder, quick):
+    return {
+        "preview": preview_latency_and_cpu(reel, folder, 4 if quick else 15),
+        "load": load(reel, folder, 3 if quick else 10),
+    }
