@@ -24,7 +24,7 @@ static inline struct MHD_Daemon *reel_mhd_start(const struct sockaddr *address, 
         { MHD_OPTION_END, 0, NULL },
     };
     unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL
-                         | MHD_USE_ERROR_LOG | (address->sa_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+                         | (address->sa_family == AF_INET6 ? MHD_USE_IPv6 : 0);
     return MHD_start_daemon(flags, 0, NULL, NULL, handler, context, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
 }
 
