@@ -4,11 +4,12 @@
 SWIFT ?= swift
 # FFmpeg's libraries and CLI (the CLI serves tests as an independent oracle), pkg-config for the build,
 # Xvfb and xsetroot for the screen-capture tests, python3 for the benchmark harness, GStreamer, MediaInfo and
-# Chromium (headless <video>) as readers of every kind of file Reel writes, and a C compiler for the write-log shim.
+# Chromium (headless <video>) as readers of every kind of file Reel writes, a C compiler for the write-log shim,
+# libmicrohttpd for reel serve, and chromium-driver with python3-selenium to test its page in a real browser.
 PACKAGES := libavdevice-dev libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev \
             libavutil-dev pkg-config ffmpeg xvfb x11-xserver-utils python3 \
             gstreamer1.0-tools gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-good gstreamer1.0-libav mediainfo chromium \
-            gcc libc6-dev pulseaudio pulseaudio-utils libmicrohttpd-dev
+            gcc libc6-dev pulseaudio pulseaudio-utils libmicrohttpd-dev chromium-driver python3-selenium
 REEL := .build/debug/reel
 
 .PHONY: deps build run test clean release function-order bench bench-quick check-tsan check-leaks fuzz fuzz-quick long-test \
@@ -45,6 +46,7 @@ TIMED_SUITES := MicrophoneCaptureTests|ScreenCaptureTests|CrashSafetyTests|Emula
 test: build fake-camera
 	$(SWIFT) test --skip '$(TIMED_SUITES)'
 	$(SWIFT) test --skip-build --no-parallel --filter '$(TIMED_SUITES)'
+	/usr/bin/python3 Tests/Browser/page_test.py --reel $(REEL) --screenshots .build/page-screenshots
 
 # Profiles typical commands with callgrind and rewrites linker/hot-functions.order (see linker/function_order.py).
 function-order: deps

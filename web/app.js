@@ -5,7 +5,7 @@
 
 const $ = (id) => document.getElementById(id);
 const state = { running: false, recording: null, holdThreshold: 1, pressedAt: 0, pressing: false, cap: 60,
-                devices: null, shot: null, timerHandle: 0 };
+                devices: null, shot: null, timerHandle: 0, pressRequest: null };
 
 function showMessage(text) {
   const box = $('message');
@@ -43,7 +43,9 @@ function setTimer(seconds) {
 }
 
 function startTimer() {
-  const started = performance.now();
+  // The movie started at the press, not at the hold threshold: count from the press, so the timer and the
+  // ring show the movie's length (and the ring is full when the limit stops it).
+  const started = state.pressedAt;
   $('timer').hidden = false;
   $('shutter').classList.add('recording');
   clearInterval(state.timerHandle);
@@ -64,20 +66,30 @@ async function press() {
   state.pressedAt = performance.now();
   showMessage('');
   state.cap = Number($('max-duration').value) || 60;
+  // Kept for release(), which must not reach the server before the press.
+  state.pressRequest = api('POST', '/api/shutter/press', { maxDuration: state.cap });
   try {
-    await api('POST', '/api/shutter/press', { maxDuration: state.cap });
+    await state.pressRequest;
   } catch (error) {
     state.pressing = false;
     return;
   }
-  // Past the hold threshold the press is a movie: show the ring and the timer.
-  setTimeout(() => { if (state.pressing) startTimer(); }, state.holdThreshold * 1000);
+  // Past the hold threshold (counted from the press) the press is a movie: show the ring and the timer.
+  const left = state.holdThreshold * 1000 - (performance.now() - state.pressedAt);
+  setTimeout(() => { if (state.pressing) startTimer(); }, Math.max(0, left));
 }
 
 async function release() {
   if (!state.pressing) return;
   state.pressing = false;
   stopTimer();
+  // A quick tap can be released before the press has been answered (a slow link, a camera slow to start
+  // the movie): send the release only after it, or the server finds nothing pressed and the movie runs on.
+  try {
+    await state.pressRequest;
+  } catch (error) {
+    return;  // the press failed: nothing to release (the message says why)
+  }
   try {
     const shot = await api('POST', '/api/shutter/release');
     review(shot);

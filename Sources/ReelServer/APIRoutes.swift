@@ -73,7 +73,7 @@ final class APIRoutes: Sendable {
         case ("GET", "/api/presets"):
             return .json(PresetLibrary.builtIn().map { PresetSummary($0) })
         case ("GET", "/api/recordings"):
-            return .json(camera.folder.list())
+            return .json(camera.recordings())
         case ("GET", "/api/events"):
             let first = Array("retry: 2000\nevent: state\ndata: \(CameraService.json(camera.status()))\n\n".utf8)
             guard let stream = camera.events.subscribe(first: first) else {

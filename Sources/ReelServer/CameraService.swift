@@ -244,7 +244,7 @@ final class CameraService: @unchecked Sendable {
         return box.withLock { $0! }
     }
 
-    /// Publishes the movie's progress every second, and its end when a limit stops it.
+    /// Publishes the movie's progress every second, and its end as soon as it is finalized (a limit, a stop).
     private func watch(_ output: MovieOutput) {
         Task.detached { [weak self] in
             while output.result == nil {
@@ -252,7 +252,9 @@ final class CameraService: @unchecked Sendable {
                 guard let self, output.result == nil else { break }
                 self.events.publish("progress", json: CameraService.json(self.status()))
             }
-            guard let self, let result = output.result else { return }
+        }
+        Task.detached { [weak self] in
+            guard let result = try? await output.finished(), let self else { return }
             let tap = self.lock.withLock { self.discarded.remove(ObjectIdentifier(output)) != nil }
             if !tap { self.events.publish("movieFinished", json: CameraService.json(result)) }
             // A movie stopped by its own limit (the 60 s cap) is done: the shutter's release then finds none.
@@ -273,6 +275,13 @@ final class CameraService: @unchecked Sendable {
             }
             return (session, photos)
         }
+    }
+
+    /// The finished recordings: the movie being recorded (written in place, so it plays after a crash) is
+    /// not one yet.
+    func recordings() -> [RecordingsFolder.Entry] {
+        let recording = lock.withLock { take.map { URL(fileURLWithPath: $0.path).lastPathComponent } }
+        return folder.list().filter { $0.name != recording }
     }
 
     // MARK: status

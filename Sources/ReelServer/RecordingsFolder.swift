@@ -43,7 +43,7 @@ final class RecordingsFolder: @unchecked Sendable {
 
     static func kind(of name: String) -> String { name.hasSuffix(".mov") ? "movie" : "photo" }
 
-    /// The finished recordings, newest first (hidden files, such as movies being written, are left out).
+    /// The recordings, newest first (hidden files are left out).
     func list() -> [Entry] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         return names.filter(RecordingsFolder.isValidName).compactMap { name -> Entry? in
