@@ -219,6 +219,15 @@ async function refreshRecordings() {
   }));
 }
 
+// Why a movie stopped by itself, for the ends a person should hear about (a duration limit is expected).
+const stopMessages = {
+  diskSpaceLimitReached: 'Recording stopped: the disk reached its free-space floor',
+  diskFull: 'Recording stopped: the disk is full',
+  maxFileSizeReached: 'Recording stopped: the file reached its size limit',
+  deviceLost: 'Recording stopped: the camera or microphone was lost',
+  failed: 'The recording failed',
+};
+
 function listen() {
   const events = new EventSource('/api/events');
   events.addEventListener('state', (e) => applyStatus(JSON.parse(e.data)));
@@ -231,7 +240,10 @@ function listen() {
       stopTimer();
       review({ kind: 'movie', name: result.output.split('/').pop(), result });
     }
-    if (!result.recordedSuccessfully && result.error) showMessage(result.error);
+    const why = stopMessages[result.stopReason];
+    if (why || (!result.recordedSuccessfully && result.error)) {
+      showMessage((why || 'The recording failed') + (result.error ? ': ' + result.error : '.'));
+    }
     refreshRecordings();
   });
   events.addEventListener('photo', () => refreshRecordings());

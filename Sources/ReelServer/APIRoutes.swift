@@ -111,8 +111,11 @@ final class APIRoutes: Sendable {
         case ("POST", "/api/movie/start"):
             let body = try Body(request.body)
             if let preset = body.string("preset") { try APIRoutes.requireBuiltIn(preset) }
+            let tiers = body.has("tiers") ? try body.strings("tiers") : []
+            for tier in tiers { try APIRoutes.requireBuiltIn(tier) }
             let movie = CameraService.MovieRequest(preset: body.string("preset"), maxDuration: try body.number("maxDuration"),
-                                                   maxSize: body.string("maxSize"), segmentDuration: try body.number("segmentDuration"))
+                                                   maxSize: body.string("maxSize"), minFree: body.string("minFree"),
+                                                   segmentDuration: try body.number("segmentDuration"), tiers: tiers)
             return .json(["name": try camera.startMovie(movie)])
         case ("POST", "/api/movie/stop"):
             return .json(try camera.stopMovie())

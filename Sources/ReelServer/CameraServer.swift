@@ -45,7 +45,12 @@ public final class CameraServer: Sendable {
     private let token: String?
 
     /// Checks the options (an unusable address, folder or preset is `ReelError.invalidInput`).
-    public init(_ options: Options) throws {
+    public convenience init(_ options: Options) throws {
+        try self.init(options, limits: HTTPServer.Limits())
+    }
+
+    /// With other connection bounds (tests use short timeouts and few connections).
+    init(_ options: Options, limits: HTTPServer.Limits) throws {
         address = try ListenAddress(parsing: options.listen)
         guard PresetLibrary.builtInNames.contains(options.preset) else {
             throw ReelError.invalidInput("unknown preset '\(options.preset)': use one of \(PresetLibrary.builtInNames.joined(separator: ", "))")
@@ -59,7 +64,7 @@ public final class CameraServer: Sendable {
         camera = CameraService(folder: folder, inputs: .init(video: options.video, audio: options.audio, preset: options.preset))
         let routes = APIRoutes(camera: camera)
         self.routes = routes
-        server = HTTPServer(address: address) { request in routes.handle(request) }
+        server = HTTPServer(address: address, limits: limits) { request in routes.handle(request) }
         self.options = options
     }
 

@@ -20,6 +20,8 @@ final class CameraService: @unchecked Sendable {
     private struct Take {
         let output: MovieOutput
         let path: String
+        /// Further movies of the same take at other presets (tiers), stopped with it.
+        let tiers: [MovieOutput]
         /// The first picture, kept if the press turns out a tap.
         let photoPath: String?
         let startedAt: Int64
@@ -147,7 +149,11 @@ final class CameraService: @unchecked Sendable {
         var preset: String?
         var maxDuration: Double?
         var maxSize: String?
+        /// The disk's free-space floor (default: the library's, as reel record).
+        var minFree: String?
         var segmentDuration: Double?
+        /// Presets of further movies of the same take (`movie-…-352x288.mov`).
+        var tiers: [String] = []
     }
 
     /// Starts a movie; returns its file name. `press`: the shutter (a photo of its first picture is kept aside).
@@ -155,20 +161,35 @@ final class CameraService: @unchecked Sendable {
         let (session, photos) = try running()
         let preset = try PresetLibrary.preset(named: request.preset ?? lock.withLock { inputs.preset })
         var limits = RecordingLimits(maxDuration: request.maxDuration)
-        if let size = request.maxSize {
-            guard let bytes = ByteCount.parse(size) else {
-                throw ReelError.invalidInput("maxSize '\(size)' is not a size: use bytes or K/M/G, e.g. 500M")
+        func bytes(_ text: String?, _ field: String) throws -> Int64? {
+            guard let text else { return nil }
+            guard let value = ByteCount.parse(text) else {
+                throw ReelError.invalidInput("\(field) '\(text)' is not a size: use bytes or K/M/G, e.g. 500M")
             }
-            limits.maxFileSize = bytes
+            return value
         }
+        limits.maxFileSize = try bytes(request.maxSize, "maxSize")
+        if let floor = try bytes(request.minFree, "minFree") { limits.minFreeDiskSpace = floor }
         let segmentation = request.segmentDuration.map { Segmentation(duration: $0) }
         let path = folder.newPath("movie", extension: "mov")
         let output = MovieOutput(outputPath: path, preset: preset, limits: limits, segmentation: segmentation)
+        let tiers = try request.tiers.map { name in
+            MovieOutput(outputPath: String(path.dropLast(4)) + "-\(name).mov", preset: try PresetLibrary.preset(named: name),
+                        limits: limits, segmentation: segmentation)
+        }
         try lock.withLock {
             guard take == nil else { throw ReelError.invalidInput("a movie is already being recorded: stop it first") }
             try session.addOutput(output)
-            take = Take(output: output, path: path, photoPath: press ? folder.newPath(".press", extension: "jpg") : nil,
-                        startedAt: MonotonicClock.nanoseconds())
+            do {
+                for tier in tiers { try session.addOutput(tier) }
+            } catch {
+                // All or nothing: a tier that cannot start takes the take back.
+                output.stop()
+                for tier in tiers { tier.stop() }
+                throw error
+            }
+            take = Take(output: output, path: path, tiers: tiers,
+                        photoPath: press ? folder.newPath(".press", extension: "jpg") : nil, startedAt: MonotonicClock.nanoseconds())
         }
         if press, let photoPath = lock.withLock({ take?.photoPath }) {
             // The first picture, as the tap's photo (kept only if the press is short).
@@ -188,11 +209,16 @@ final class CameraService: @unchecked Sendable {
         var result: RecordingResult?
     }
 
-    /// Stops the movie being recorded; returns its name and result.
+    /// Stops the movie being recorded (and its tiers); returns its name and result (with the tiers' under
+    /// `outputs`).
     func stopMovie() throws -> Shot {
         guard let take = lock.withLock({ self.take }) else { throw ReelError.invalidInput("no movie is being recorded") }
         take.output.stop()
-        let result = take.output.result ?? waitForResult(take.output)
+        for tier in take.tiers { tier.stop() }
+        var result = take.output.result ?? waitForResult(take.output)
+        if !take.tiers.isEmpty {
+            result.outputs = [result] + take.tiers.map { $0.result ?? waitForResult($0) }
+        }
         lock.withLock { self.take = nil }
         if let photoPath = take.photoPath { unlink(photoPath) }
         let shot = Shot(kind: "movie", name: result.recordedSuccessfully ? URL(fileURLWithPath: take.path).lastPathComponent : nil,
@@ -210,6 +236,11 @@ final class CameraService: @unchecked Sendable {
         guard held < holdThreshold else { return try stopMovie() }
         lock.withLock { _ = discarded.insert(ObjectIdentifier(take.output)) }
         take.output.stop()
+        for tier in take.tiers {
+            tier.stop()
+            _ = tier.result ?? waitForResult(tier)
+            unlink(tier.outputPath)
+        }
         _ = take.output.result ?? waitForResult(take.output)
         lock.withLock { self.take = nil }
         unlink(take.path)

@@ -15,10 +15,11 @@ import Testing
         let folder: String
         var client: HTTPTestClient { HTTPTestClient(port: started.port) }
 
-        init(listen: String = "127.0.0.1:0", token: String? = nil) throws {
+        init(listen: String = "127.0.0.1:0", token: String? = nil, limits: HTTPServer.Limits = .init()) throws {
             folder = try Scratch.folder()
             server = try CameraServer(.init(listen: listen, recordings: "\(folder)/recordings", token: token,
-                                             video: "lavfi:testsrc2=size=352x288", audio: "lavfi:sine", preset: "352x288"))
+                                             video: "lavfi:testsrc2=size=352x288", audio: "lavfi:sine", preset: "352x288"),
+                                      limits: limits)
             started = try server.start()
         }
 
@@ -187,5 +188,51 @@ import Testing
         #expect(try client.request("GET", "/api/status", headers: ["Cookie": "reel_token=\(token)"], host: host).status == 200)
         #expect(try client.request("GET", "/?token=wrong", host: host).status == 401)
         #expect(throws: ReelError.self) { _ = try CameraServer(.init(token: "short")) }
+    }
+
+    /// A movie with tiers and a disk floor: the tiers are stopped with it; a floor above the free space is
+    /// refused before anything is written, with the reason.
+    @Test func tiersAndTheDiskFloor() throws {
+        let served = try Served()
+        let client = served.client
+        let started = try client.request("POST", "/api/movie/start", body: #"{"tiers": ["low"], "maxDuration": 30}"#)
+        let name = try #require(started.object["name"] as? String, "\(started.text)")
+        usleep(1_000_000)
+        let stopped = try client.request("POST", "/api/movie/stop").object
+        let outputs = ((stopped["result"] as? [String: Any])?["outputs"] as? [[String: Any]]) ?? []
+        #expect(outputs.count == 2 && outputs.allSatisfy { $0["recordedSuccessfully"] as? Bool == true }, "\(stopped)")
+        let tier = served.file(String(name.dropLast(4)) + "-low.mov")
+        let main = try MediaInspection(path: served.file(name)), low = try MediaInspection(path: tier)
+        #expect(main.width == 352 && low.width == 192, "\(main.width) and \(low.width)")
+        #expect(abs(main.videoDuration - low.videoDuration) < 0.1, "the tier lasts as long: \(main.videoDuration) \(low.videoDuration)")
+        let refused = try client.request("POST", "/api/movie/start", body: #"{"minFree": "1000T"}"#)
+        #expect(refused.status == 400 && (refused.object["error"] as? String)?.contains("free") == true, "\(refused.text)")
+        #expect(try client.request("POST", "/api/movie/start", body: #"{"tiers": ["8k"]}"#).status == 400)
+        #expect(try client.request("GET", "/api/status").object["recording"] == nil, "nothing was left recording")
+    }
+
+    /// Slow or silent clients cannot exhaust the server: an idle connection is closed after the timeout, and
+    /// past the connection limit new ones are turned away until the idle ones are gone.
+    @Test func silentClientsAreBounded() throws {
+        var limits = HTTPServer.Limits()
+        limits.connections = 6
+        limits.connectionsPerAddress = 6
+        limits.idleTimeoutSeconds = 2
+        let served = try Served(limits: limits)
+        let silent = try (0..<6).map { _ in try HTTPTestClient.Connection(port: served.started.port) }
+        // Full: a seventh connection is refused (closed without an answer).
+        let turnedAway = (try? served.client.request("GET", "/api/status", timeout: 3))?.status
+        #expect(turnedAway == nil, "a connection past the limit was served: \(String(describing: turnedAway))")
+        // The idle ones are closed by the server after its timeout.
+        let began = Date()
+        for connection in silent { #expect(connection.read(timeout: 6) == [], "an idle connection was closed") }
+        #expect(Date().timeIntervalSince(began) < 6)
+        // Their threads end just after closing: the slots come back within moments.
+        var status: Int? = nil
+        for _ in 0..<30 where status == nil {
+            status = (try? served.client.request("GET", "/api/status", timeout: 2))?.status
+            if status == nil { usleep(100_000) }
+        }
+        #expect(status == 200, "served again once they are gone")
     }
 }
