@@ -348,21 +348,25 @@ def record_trigger(name, rng, out, duration):
     if name.startswith('mid-fragment write'):
         x = rng.randrange(1500, int(duration * 50000))
         return {'op': 'write', 'path': base, 'min_offset': x, 'when': 'before'}, None, 'first write at offset >= %d' % x
+    # Reel syncs the header once (#1, then the folder), then twice per fragment: its data while it is hidden
+    # (#2, #4, ...) and its showing (#3, #5, ...). A recording of `duration` s in 1 s fragments cuts
+    # duration - 1 fragments before it finalizes, so syncs #2 .. #2(duration-1)+1 are fragments'.
+    last = 2 * (duration - 1) + 1
     if name.startswith('right after a fragment fdatasync'):
-        k = rng.randint(2, duration - 1)  # #1 is followed by the first folder sync: a scenario of its own
+        k = rng.randint(2, last)
         return {'op': 'fsync', 'path': base, 'nth': k, 'when': 'after'}, None, 'right after fdatasync #%d' % k
     if name.startswith('during a fragment fdatasync'):
-        k = rng.randint(2, duration - 1)
+        k = rng.randint(2, last)
         order = rng.choice(['prefix', 'random'])
         return ({'op': 'fsync', 'path': base, 'nth': k, 'when': 'during', 'seed': seed, 'order': order}, None,
                 'during fdatasync #%d (%s of its dirty pages reach the disk)' % (
                     k, 'a prefix' if order == 'prefix' else 'a random subset'))
     if name.startswith('torn moof'):
-        k = rng.randint(2, duration - 1)
+        k = 2 * rng.randint(1, duration - 1)  # a data sync: the new fragment's first sector reaches the disk
         return ({'op': 'fsync', 'path': base, 'nth': k, 'when': 'during', 'sectors': 1}, None,
                 'during fdatasync #%d, the disk wrote the first sector of the new fragment' % k)
     if name.startswith('before a fragment fdatasync'):
-        k = rng.randint(2, duration - 1)
+        k = rng.randint(2, last)
         return {'op': 'fsync', 'path': base, 'nth': k, 'when': 'before'}, None, 'before fdatasync #%d' % k
     if name.startswith('before the first folder sync'):
         return {'op': 'fsyncdir', 'when': 'before'}, None, 'at the first fsync of a folder (before it)'
