@@ -14,10 +14,10 @@ enum ServeCommand {
         API (see the README's "Serving the camera") until Ctrl-C, which finalizes what is being recorded.
           --listen HOST:PORT   where to listen (default \(ListenAddress.defaultValue)); an address other than
                                loopback needs a token, and one is generated and printed when none is given
-          --recordings DIR     the folder photos and movies go to and are served from (default recordings)
+          --recordings DIR     the folder photos and movies go to and are served from (default \(CameraServer.Options.defaultRecordings))
           --token TOKEN        required as 'Authorization: Bearer TOKEN' (or open /?token=TOKEN once)
           --video, --audio     the camera and microphone (default: as reel record); none leaves one out
-          --preset NAME        the capture and movie quality (default 640x480; reel presets)
+          --preset NAME        the capture and movie quality (default \(CameraServer.Options.defaultPreset); reel presets)
           --no-camera          do not start the camera; the page or POST /api/session/start does
 
         exit codes: 0 stopped, 1 the camera or server failed, 2 bad usage (a busy port, an unknown preset)

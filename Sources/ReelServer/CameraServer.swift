@@ -15,9 +15,14 @@ public final class CameraServer: Sendable {
         /// Start the camera at once (the page can start it too).
         public var startsCamera: Bool
 
-        public init(listen: String = ListenAddress.defaultValue, recordings: String = "recordings", token: String? = nil,
+        /// The capture and movie quality when none is given: small enough for any machine to serve a preview
+        /// beside the recording.
+        public static let defaultPreset = "640x480"
+        public static let defaultRecordings = "recordings"
+
+        public init(listen: String = ListenAddress.defaultValue, recordings: String = Options.defaultRecordings, token: String? = nil,
                     video: String? = DeviceDiscovery.defaultVideo().description,
-                    audio: String? = DeviceDiscovery.defaultAudio().description, preset: String = "640x480",
+                    audio: String? = DeviceDiscovery.defaultAudio().description, preset: String = Options.defaultPreset,
                     startsCamera: Bool = true) {
             self.listen = listen
             self.recordings = recordings
