@@ -268,6 +268,59 @@ import Testing
                 "the torch of the front camera (recording then) is on: \(torches)")
     }
 
+    /// `reel serve` on real V4L2 code paths (issue 17): the page's camera list, torch and focus through the
+    /// HTTP API reach the camera recording, the front/back switch, a photo from the camera.
+    @Test func servingTwoCamerasOverHTTP() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Self.writeConfig(#"[{"path": "/dev/video0", "card": "Back Camera", "modes": \#(Self.modes)}, {"path": "/dev/video1", "card": "Front Camera", "modes": \#(Self.modes)}]"#, in: folder)
+        let port = try Self.freePort()
+        let running = try Processes.start(Processes.reelExecutable, [
+            "serve", "--listen", "127.0.0.1:\(port)", "--recordings", "rec", "--video", "v4l2:/dev/video0", "--audio", "none",
+            "--preset", "352x288"], currentDirectory: folder, environment: try Self.environment(in: folder))
+        let client = HTTPTestClient(port: port)
+        var ready = false
+        for _ in 0..<100 where !ready {
+            ready = (try? client.request("GET", "/api/status", timeout: 2))?.object["running"] as? Bool == true
+            if !ready { usleep(200_000) }
+        }
+        #expect(ready, "reel serve did not start the camera")
+        let devices = try client.request("GET", "/api/devices").object
+        let cameras = devices["cameras"] as? [[String: Any]] ?? []
+        #expect(cameras.compactMap { $0["name"] as? String } == ["Back Camera", "Front Camera"], "\(cameras)")
+        #expect(try client.request("POST", "/api/camera-control", body: #"{"settings": ["torch=on", "focus=locked"]}"#).status == 200)
+        #expect(try Self.controlState(in: folder)["torch_intensity"] == 100)
+        let switched = try client.request("POST", "/api/session/switch", body: #"{"video": "v4l2:/dev/video1"}"#)
+        #expect(switched.status == 200, "\(switched.text)")
+        #expect(try client.request("POST", "/api/camera-control", body: #"{"settings": ["torch=on"]}"#).status == 200)
+        let photo = try client.request("POST", "/api/photo").object
+        let name = try #require(photo["name"] as? String, "\(photo)")
+        #expect(try FFprobe.streams("\(folder)/rec/\(name)").first?["width"] as? Int == 352)
+        let unknown = try client.request("POST", "/api/camera-control", body: #"{"settings": ["warp_drive=9"]}"#)
+        #expect(unknown.status == 400 && (unknown.object["error"] as? String)?.contains("torch") == true, "the error names what the camera offers: \(unknown.text)")
+        kill(running.process.processIdentifier, SIGINT)
+        let result = Processes.finish(running, timeout: 30)
+        #expect(result.status == 0, "\(result.standardError)")
+        let state = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(folder)/state.json"))) as? [String: Any]
+        let torches = (state?["cameras"] as? [[String: Any]] ?? []).map { ($0["path"] as? String ?? "?", ($0["controls"] as? [String: Int])?["torch_intensity"] ?? -1) }
+        #expect(torches.contains { $0 == ("/dev/video1", 100) } && torches.contains { $0 == ("/dev/video0", 100) }, "\(torches)")
+    }
+
+    /// A port nothing listens on now (the system's choice for port 0).
+    static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard bound else { throw TestError("no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
     /// The AVFoundation-like names: focus, exposure, white balance, torch and zoom as the camera receives them.
     @Test func convenienceSettingsReachTheCamera() throws {
         let folder = try Scratch.folder()

@@ -1,22 +1,24 @@
 import Foundation
 import Glibc
 
-/// A plain HTTP/1.1 client on a TCP socket, so tests send exactly the bytes they mean (bad requests, huge
+/// A plain HTTP/1.1 client on a TCP socket (for `reel serve`'s tests), so tests send exactly the bytes they mean (bad requests, huge
 /// headers, forged Origins) and read responses as they arrive (event streams, MJPEG).
-struct HTTPTestClient {
-    let port: Int
+public struct HTTPTestClient {
+    public let port: Int
 
-    struct Response {
-        var status: Int
-        var headers: [String: String]
-        var body: [UInt8]
-        var text: String { String(decoding: body, as: UTF8.self) }
-        var json: Any? { try? JSONSerialization.jsonObject(with: Data(body)) }
-        var object: [String: Any] { json as? [String: Any] ?? [:] }
+    public init(port: Int) { self.port = port }
+
+    public struct Response {
+        public var status: Int
+        public var headers: [String: String]
+        public var body: [UInt8]
+        public var text: String { String(decoding: body, as: UTF8.self) }
+        public var json: Any? { try? JSONSerialization.jsonObject(with: Data(body)) }
+        public var object: [String: Any] { json as? [String: Any] ?? [:] }
     }
 
     /// Sends a request and reads the whole response (the connection is closed by `Connection: close`).
-    func request(_ method: String, _ path: String, body: String? = nil, headers: [String: String] = [:],
+    public func request(_ method: String, _ path: String, body: String? = nil, headers: [String: String] = [:],
                  host: String? = nil, timeout: Double = 30) throws -> Response {
         var lines = ["\(method) \(path) HTTP/1.1", "Host: \(host ?? "127.0.0.1:\(port)")", "Connection: close"]
         for (name, value) in headers { lines.append("\(name): \(value)") }
@@ -29,13 +31,13 @@ struct HTTPTestClient {
     }
 
     /// Sends raw bytes, returns what comes back until the server closes (or the timeout).
-    func raw(_ bytes: [UInt8], timeout: Double = 10) throws -> [UInt8] {
+    public func raw(_ bytes: [UInt8], timeout: Double = 10) throws -> [UInt8] {
         let connection = try Connection(port: port)
         try connection.send(bytes)
         return connection.readAll(timeout: timeout)
     }
 
-    static func parse(_ bytes: [UInt8]) throws -> Response {
+    public static func parse(_ bytes: [UInt8]) throws -> Response {
         guard let split = bytes.firstRange(of: Array("\r\n\r\n".utf8)) else {
             throw TestError("no HTTP response head in \(bytes.count) bytes")
         }
@@ -65,10 +67,10 @@ struct HTTPTestClient {
     }
 
     /// An open TCP connection to the server (closed on deinit).
-    final class Connection {
+    public final class Connection {
         let descriptor: Int32
 
-        init(port: Int) throws {
+        public init(port: Int) throws {
             descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
@@ -85,7 +87,7 @@ struct HTTPTestClient {
 
         deinit { close(descriptor) }
 
-        func send(_ bytes: [UInt8]) throws {
+        public func send(_ bytes: [UInt8]) throws {
             var sent = 0
             while sent < bytes.count {
                 let count = bytes[sent...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -95,7 +97,7 @@ struct HTTPTestClient {
         }
 
         /// Reads what arrives within `timeout` seconds (nil when nothing did, [] when the server closed).
-        func read(timeout: Double) -> [UInt8]? {
+        public func read(timeout: Double) -> [UInt8]? {
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, Int32(timeout * 1000)) > 0 else { return nil }
             var buffer = [UInt8](repeating: 0, count: 65536)
@@ -103,7 +105,7 @@ struct HTTPTestClient {
             return count <= 0 ? [] : Array(buffer[..<count])
         }
 
-        func readAll(timeout: Double) -> [UInt8] {
+        public func readAll(timeout: Double) -> [UInt8] {
             var bytes: [UInt8] = []
             let deadline = Date().addingTimeInterval(timeout)
             while Date() < deadline, let chunk = read(timeout: deadline.timeIntervalSinceNow), !chunk.isEmpty { bytes += chunk }
@@ -111,7 +113,7 @@ struct HTTPTestClient {
         }
 
         /// Reads until `bytes` holds `needle` `count` times, or the timeout.
-        func read(until needle: String, count: Int = 1, timeout: Double) -> [UInt8] {
+        public func read(until needle: String, count: Int = 1, timeout: Double) -> [UInt8] {
             var bytes: [UInt8] = []
             let pattern = Array(needle.utf8)
             let deadline = Date().addingTimeInterval(timeout)
@@ -133,7 +135,7 @@ struct HTTPTestClient {
     }
 }
 
-struct TestError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct TestError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
