@@ -107,4 +107,34 @@ import Testing
         #expect(await pictures.value >= 10, "the preview ran all along")
         #expect(Scratch.files(in: folder) == ["photo.jpg", "take1.mov", "take2.mov", "take3.mov"])
     }
+
+    /// A movie of a new size added while pictures captured before it wait in the session's queue (an unpaced
+    /// source keeps the queue full): those pictures have no picture at its size, and the movie starts with
+    /// the first one that has (CI once crashed here with an index out of range).
+    @Test func aMovieOfANewSizeSkipsPicturesCapturedBeforeIt() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var preset = try PresetLibrary.preset(named: "352x288")
+        (preset.video.width, preset.video.height) = (128, 128)
+        let configuration = RecordingConfiguration(
+            outputPath: "\(folder)/main.mov", video: try DeviceSpec(parsing: "lavfi:testsrc2=size=128x128:rate=30?realtime=0"),
+            audio: nil, preset: preset, limits: RecordingLimits(maxDuration: 20))
+        let session = CaptureSession()
+        try session.start(configuration)
+        var added: [MovieOutput] = []
+        for size in [32, 48, 64, 80] {
+            var small = preset
+            (small.video.width, small.video.height) = (size, size)
+            let movie = MovieOutput(outputPath: "\(folder)/\(size).mov", preset: small)
+            try session.addOutput(movie)
+            added.append(movie)
+            try await Task.sleep(for: .milliseconds(30))
+        }
+        session.stop()
+        _ = await session.finished()
+        for movie in added {
+            let result = try #require(movie.result)
+            #expect(result.recordedSuccessfully, "\(movie.outputPath): \(result.error ?? "")")
+        }
+    }
 }

@@ -24,4 +24,8 @@ struct CapturedItem: @unchecked Sendable {
 
     /// The picture at a rendition the outputs registered.
     func picture(_ rendition: Int) -> Frame { slot.frames[rendition] }
+
+    /// Whether the picture was made at `rendition`: one captured before a movie of a new size was added
+    /// has only the renditions registered then.
+    func hasPicture(_ rendition: Int) -> Bool { rendition < slot.frames.count }
 }

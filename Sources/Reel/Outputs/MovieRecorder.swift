@@ -432,7 +432,9 @@ final class MovieRecorder: @unchecked Sendable {
     /// Takes a picture (and releases its slot once shown): the held picture is shown in the output slots the
     /// cadence gives it, and this one is held in its place.
     private func encodeVideo(_ item: CapturedItem) throws {
-        guard videoEncoder != nil, !videoDone else {
+        // A movie added at a size of its own starts with the first picture made at that size (the ones already
+        // captured when it was added have only the sizes of the movies before it).
+        guard videoEncoder != nil, !videoDone, item.hasPicture(setup.rendition) else {
             buffer.release(.video, item.slot)
             return
         }
