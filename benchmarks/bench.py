@@ -450,6 +450,11 @@ def targets(report):
                    f"{load['droppedFrames']} dropped of {load['videoFrames']}; {load['failures']} failed requests"))
     checks.append(("serve: API p99 under that load ≤ 50 ms", load["apiMs"]["p99"] <= 50,
                    f"p50 {load['apiMs']['p50']:.1f} ms, p99 {load['apiMs']['p99']:.1f} ms, max {load['apiMs']['max']:.1f} ms over {load['requests']}"))
+    rounds = report["serve"]["takes"]
+    first, total = str(rounds["first"]), str(rounds["total"])
+    checks.append((f"serve: memory flat over takes {first}→{total} (< 20 MB), no descriptor left open",
+                   rounds["rssGrowthMB"] < 20 and rounds["descriptors"][first] == rounds["descriptors"][total],
+                   f"RSS {rounds['rssMB'][first]} → {rounds['rssMB'][total]} MB; descriptors {rounds['descriptors'][first]} → {rounds['descriptors'][total]}"))
     return [{"target": name, "met": met, "measured": value} for name, met, value in checks]
 
 

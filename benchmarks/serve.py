@@ -6,6 +6,8 @@
   (MHD-listen, MHD-connection) over the run, as a share of one core, with one viewer.
 - Load: 20 preview viewers and 100 API requests a second (status, recordings list) while a 720p30 movie is
   recorded: the movie's dropped frames and the API's latency percentiles.
+- Takes: the server's resident memory after a first round of takes and after many more (a tap and a movie
+  with a tier each), and its open descriptors: a camera box records take after take for days.
 """
 import http.client
 import json
@@ -167,8 +169,35 @@ def load(reel, folder, seconds, viewers=20, rate=100):
     }
 
 
+def resident_mb(pid):
+    with open(f"/proc/{pid}/status") as handle:
+        return next(int(line.split()[1]) for line in handle if line.startswith("VmRSS")) / 1024
+
+
+def takes(reel, folder, first, total):
+    with Server(reel, folder, preset="640x480") as server:
+        time.sleep(1)
+        marks = {}
+        for index in range(1, total + 1):
+            server.request("POST", "/api/shutter/press")
+            time.sleep(0.2)
+            server.request("POST", "/api/shutter/release")
+            server.request("POST", "/api/movie/start", {"tiers": ["low"]})
+            time.sleep(0.3)
+            status, stopped = server.request("POST", "/api/movie/stop")
+            if status != 200:
+                raise RuntimeError(f"take {index} failed: {stopped}")
+            if index in (first, total):
+                time.sleep(0.5)
+                marks[index] = (resident_mb(server.process.pid), len(os.listdir(f"/proc/{server.process.pid}/fd")))
+    return {"first": first, "total": total, "rssMB": {str(k): round(v[0], 1) for k, v in marks.items()},
+            "rssGrowthMB": round(marks[total][0] - marks[first][0], 1),
+            "descriptors": {str(k): v[1] for k, v in marks.items()}}
+
+
 def run(reel, folder, quick):
     return {
         "preview": preview_latency_and_cpu(reel, folder, 4 if quick else 15),
         "load": load(reel, folder, 3 if quick else 10),
+        "takes": takes(reel, folder, 5 if quick else 10, 15 if quick else 60),
     }
