@@ -9,14 +9,6 @@ enum DevicesCommand {
         current values), ALSA capture devices, and the built-in lavfi sources used when no device is given.
         """
 
-    struct Listing: Encodable {
-        var cameras: [CameraDevice]
-        var microphones: [MicrophoneDevice]
-        var builtIn: [String]
-        var defaultVideo: String
-        var defaultAudio: String
-    }
-
     static func run(_ arguments: [String]) -> ExitCode {
         let parsed: ParsedArguments
         do {
@@ -24,10 +16,7 @@ enum DevicesCommand {
         } catch {
             return .reporting(error)
         }
-        let listing = Listing(
-            cameras: DeviceDiscovery.cameras(), microphones: DeviceDiscovery.microphones(),
-            builtIn: [DeviceDiscovery.builtInVideo.description, DeviceDiscovery.builtInAudio.description],
-            defaultVideo: DeviceDiscovery.defaultVideo().description, defaultAudio: DeviceDiscovery.defaultAudio().description)
+        let listing = DeviceListing.current()
         if parsed.has("--json") {
             Terminal.writeOutput(Terminal.json(listing))
             return .success

@@ -245,18 +245,3 @@ struct PresetSummary: Codable, Sendable {
         fps = preset.video.fps
     }
 }
-
-/// The devices the page's pickers offer.
-struct DeviceListing: Encodable, Sendable {
-    let cameras: [CameraDevice]
-    let microphones: [MicrophoneDevice]
-    let builtIn: [String]
-    let defaultVideo: String
-    let defaultAudio: String
-
-    static func current() -> DeviceListing {
-        DeviceListing(cameras: DeviceDiscovery.cameras(), microphones: DeviceDiscovery.microphones(),
-                      builtIn: [DeviceDiscovery.builtInVideo.description, DeviceDiscovery.builtInAudio.description],
-                      defaultVideo: DeviceDiscovery.defaultVideo().description, defaultAudio: DeviceDiscovery.defaultAudio().description)
-    }
-}

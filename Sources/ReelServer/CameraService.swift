@@ -25,6 +25,8 @@ final class CameraService: @unchecked Sendable {
         let tiers: [MovieOutput]
         /// The first picture, kept if the press turns out a tap.
         let photoPath: String?
+        /// Why that picture could not be taken, once known.
+        let photoError = Locked<String?>(nil)
         let startedAt: Int64
     }
 
@@ -86,7 +88,7 @@ final class CameraService: @unchecked Sendable {
     /// Stops the session (a movie being recorded is finalized first).
     func stopSession() -> RecordingResult? {
         let session = lock.withLock { self.session }
-        _ = try? stopMovie()
+        if lock.withLock({ take != nil }) { _ = try? stopMovie() }  // it throws only when no movie is being recorded
         session?.stop()
         let result = session?.waitUntilFinished()
         publishState()
@@ -192,9 +194,16 @@ final class CameraService: @unchecked Sendable {
             take = Take(output: output, path: path, tiers: tiers,
                         photoPath: press ? folder.newPath(".press", extension: "jpg") : nil, startedAt: MonotonicClock.nanoseconds())
         }
-        if press, let photoPath = lock.withLock({ take?.photoPath }) {
-            // The first picture, as the tap's photo (kept only if the press is short).
-            Task.detached { _ = try? await photos.capture(to: StillRequest(path: photoPath)) }
+        if press, let pressed = lock.withLock({ take }), let photoPath = pressed.photoPath {
+            // The first picture, as the tap's photo (kept only if the press is short); a release says why it
+            // is missing if it could not be taken.
+            Task.detached {
+                do {
+                    _ = try await photos.capture(to: StillRequest(path: photoPath))
+                } catch {
+                    pressed.photoError.withLock { $0 = "\(error)" }
+                }
+            }
         }
         watch(output)
         let name = URL(fileURLWithPath: path).lastPathComponent
@@ -216,9 +225,9 @@ final class CameraService: @unchecked Sendable {
         guard let take = lock.withLock({ self.take }) else { throw ReelError.invalidInput("no movie is being recorded") }
         take.output.stop()
         for tier in take.tiers { tier.stop() }
-        var result = take.output.result ?? waitForResult(take.output)
+        var result = try take.output.result ?? take.output.waitUntilFinished()
         if !take.tiers.isEmpty {
-            result.outputs = [result] + take.tiers.map { $0.result ?? waitForResult($0) }
+            result.outputs = try [result] + take.tiers.map { try $0.result ?? $0.waitUntilFinished() }
         }
         lock.withLock { self.take = nil }
         if let photoPath = take.photoPath { unlink(photoPath) }
@@ -239,17 +248,17 @@ final class CameraService: @unchecked Sendable {
         take.output.stop()
         for tier in take.tiers {
             tier.stop()
-            _ = tier.result ?? waitForResult(tier)
+            _ = try tier.result ?? tier.waitUntilFinished()
             unlink(tier.outputPath)
         }
-        _ = take.output.result ?? waitForResult(take.output)
+        _ = try take.output.result ?? take.output.waitUntilFinished()
         lock.withLock { self.take = nil }
         unlink(take.path)
         // The first picture may still be being written: wait for it briefly.
-        for _ in 0..<100 where access(photoPath, F_OK) != 0 { usleep(20_000) }
+        for _ in 0..<100 where access(photoPath, F_OK) != 0 && take.photoError.withLock({ $0 }) == nil { usleep(20_000) }
         let name = URL(fileURLWithPath: folder.newPath("photo", extension: "jpg")).lastPathComponent
-        guard rename(photoPath, "\(folder.path)/\(name)") == 0 else {
-            throw ReelError.runtime("the photo could not be taken (no picture arrived)")
+        guard FileSystem.moveIntoPlace(photoPath, "\(folder.path)/\(name)") == 0 else {
+            throw ReelError.runtime("the photo could not be taken: \(take.photoError.withLock { $0 } ?? "no picture arrived")")
         }
         events.publish("photo", json: CameraService.json(["name": name]))
         publishState()
@@ -260,20 +269,6 @@ final class CameraService: @unchecked Sendable {
         guard let take = lock.withLock({ self.take }) else { throw ReelError.invalidInput("no movie is being recorded") }
         if paused { take.output.pause() } else { take.output.resume() }
         publishState()
-    }
-
-    private func waitForResult(_ output: MovieOutput) -> RecordingResult {
-        let box = Locked<RecordingResult?>(nil)
-        let done = Condition()
-        Task.detached {
-            let result = try? await output.finished()
-            box.withLock { $0 = result }
-            done.withLock { done.broadcast() }
-        }
-        done.lock()
-        while box.withLock({ $0 }) == nil { done.wait() }
-        done.unlock()
-        return box.withLock { $0! }
     }
 
     /// Publishes the movie's progress every second, and its end as soon as it is finalized (a limit, a stop).

@@ -70,7 +70,7 @@ public enum FileSystem {
     /// Renames a finished file into place so that a power cut leaves either no file under `destination` or
     /// the whole one: its data is synced before the rename, and the folder after it. Returns 0, or the errno
     /// of a failed rename (a failed sync is not an error: the file is complete, only its durability is less).
-    static func moveIntoPlace(_ source: String, _ destination: String) -> Int32 {
+    public static func moveIntoPlace(_ source: String, _ destination: String) -> Int32 {
         sync(source)
         guard rename(source, destination) == 0 else { return errno }
         syncFolder(containing: destination)

@@ -41,6 +41,15 @@ public final class MovieOutput: Sendable {
     /// The result once the movie is finalized, else nil.
     public var result: RecordingResult? { recorder.withLock { $0 }?.result }
 
+    /// Blocks the calling thread until the movie is finalized (not for use on Swift's cooperative pool).
+    @available(*, noasync, message: "use finished() from async code")
+    public func waitUntilFinished() throws -> RecordingResult {
+        guard let running = recorder.withLock({ $0 }) else {
+            throw ReelError.runtime("the movie output \(outputPath) was never added to a running session")
+        }
+        return running.waitForResult()
+    }
+
     /// Suspends until the movie is finalized (by `stop()`, a limit, or the session's end).
     public func finished() async throws -> RecordingResult {
         guard let running = recorder.withLock({ $0 }) else {

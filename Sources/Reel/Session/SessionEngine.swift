@@ -229,8 +229,12 @@ final class SessionEngine: @unchecked Sendable {
                 stopping = true
                 for reader in closeInputs() { reader.stop() }
             }
-            if setup.runsWithoutMovie { retireFinishedMovies() }
-            let outputs = recorders.withLock { $0.movies }
+            var outputs = recorders.withLock { $0.movies }
+            // An atomic load per movie on the way; the lock and the filter only once one is done.
+            if setup.runsWithoutMovie && outputs.contains(where: \.isDone) {
+                retireFinishedMovies()
+                outputs = recorders.withLock { $0.movies }
+            }
             if !setup.runsWithoutMovie && !outputs.isEmpty && outputs.allSatisfy(\.isDone) && !photos.arePending {
                 // Every output stopped by itself (its limits): nothing more to capture.
                 return Ending(reason: .stopped, message: nil)
