@@ -79,6 +79,18 @@ public final class Frame: @unchecked Sendable {
     }
 
     /// Ensures nobody else (an encoder still holding a reference) shares the buffers before writing into them.
+    /// The planes' data pointers and line sizes, read in place. Captured frames are shared read-only between
+    /// output threads (a movie, a tier, the preview, a photo); `withUnsafePointer(to: &pointer.pointee.data)`
+    /// would be a Swift modifying access to the shared frame, which ThreadSanitizer rightly reports, so this
+    /// reaches the fields through their offsets instead. The pointers are mutable only because C signatures such
+    /// as `swr_convert`'s ask for that; `body` must not write through them.
+    public func withPlanes<Result>(_ body: (UnsafeMutablePointer<UnsafePointer<UInt8>?>, UnsafeMutablePointer<Int32>) throws -> Result) rethrows -> Result {
+        let base = UnsafeMutableRawPointer(pointer)
+        let data = (base + MemoryLayout<AVFrame>.offset(of: \AVFrame.data)!).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
+        let lines = (base + MemoryLayout<AVFrame>.offset(of: \AVFrame.linesize)!).assumingMemoryBound(to: Int32.self)
+        return try body(data, lines)
+    }
+
     public func makeWritable() throws {
         try FFmpegError.check(av_frame_make_writable(pointer), "av_frame_make_writable")
     }

@@ -32,10 +32,8 @@ public final class Resampler {
         let converted: Int32 = withUnsafeMutablePointer(to: &scratch.pointer.pointee.data) { outputTuple in
             outputTuple.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { output in
                 guard let frame else { return swr_convert(context, output, Int32(capacity), nil, 0) }
-                return withUnsafeMutablePointer(to: &frame.pointer.pointee.data) { inputTuple in
-                    inputTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { input in
-                        swr_convert(context, output, Int32(capacity), input, Int32(inputCount))
-                    }
+                return frame.withPlanes { input, _ in
+                    swr_convert(context, output, Int32(capacity), input, Int32(inputCount))
                 }
             }
         }
@@ -72,7 +70,9 @@ public final class Resampler {
         if frame.pointer.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
             av_channel_layout_default(&inputLayout, Int32(frame.channelCount))
         } else {
-            try FFmpegError.check(av_channel_layout_copy(&inputLayout, &frame.pointer.pointee.ch_layout),
+            // Read through a copy of the field: the frame may be read by other outputs at the same time.
+            let layout = frame.pointer.pointee.ch_layout
+            try FFmpegError.check(withUnsafePointer(to: layout) { av_channel_layout_copy(&inputLayout, $0) },
                                   "av_channel_layout_copy")
         }
         defer { av_channel_layout_uninit(&inputLayout) }

@@ -74,14 +74,8 @@ public final class Scaler {
                 }
             }
         }
-        let height = withUnsafePointer(to: &source.pointer.pointee.data) { dataTuple in
-            dataTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { sourceData in
-                withUnsafePointer(to: &source.pointer.pointee.linesize) { lineTuple in
-                    lineTuple.withMemoryRebound(to: Int32.self, capacity: 8) { sourceLines in
-                        sws_scale(context, sourceData, sourceLines, 0, Int32(source.height), &planes, &strides)
-                    }
-                }
-            }
+        let height = source.withPlanes { sourceData, sourceLines in
+            sws_scale(context, sourceData, sourceLines, 0, Int32(source.height), &planes, &strides)
         }
         try FFmpegError.check(height, "sws_scale")
         destination.pts = source.pts
