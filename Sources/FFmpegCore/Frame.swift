@@ -78,7 +78,6 @@ public final class Frame: @unchecked Sendable {
         try FFmpegError.check(av_frame_get_buffer(pointer, 0), "av_frame_get_buffer")
     }
 
-    /// Ensures nobody else (an encoder still holding a reference) shares the buffers before writing into them.
     /// The planes' data pointers and line sizes, read in place. Captured frames are shared read-only between
     /// output threads (a movie, a tier, the preview, a photo); `withUnsafePointer(to: &pointer.pointee.data)`
     /// would be a Swift modifying access to the shared frame, which ThreadSanitizer rightly reports, so this
@@ -91,6 +90,7 @@ public final class Frame: @unchecked Sendable {
         return try body(data, lines)
     }
 
+    /// Ensures nobody else (an encoder still holding a reference) shares the buffers before writing into them.
     public func makeWritable() throws {
         try FFmpegError.check(av_frame_make_writable(pointer), "av_frame_make_writable")
     }
