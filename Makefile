@@ -90,10 +90,10 @@ check-leaks: release
 slurm-test: build
 	python3 Tests/Slurm/slurm_test.py --reel $(REEL)
 
-# Power cuts (Tests/PowerCut): recordings, transcodes and batches onto powercutfs, a FUSE filesystem that keeps
+# Power cuts (Tests/PowerCut): recordings, segmented recordings, transcodes and batches onto powercutfs, a FUSE filesystem that keeps
 # only what a strict POSIX disk keeps when the power goes (synced data; names once their folder is synced),
 # cut at chosen and random moments; what is left must play up to its last shown fragment, or be complete, or
-# be absent. About 60 s; needs root and /dev/fuse. POWER_CUT_ARGS: --seed N, --trials N, --only TEXT, --keep.
+# be absent. About 90 s; needs root and /dev/fuse. POWER_CUT_ARGS: --seed N, --trials N, --only TEXT, --keep.
 POWER_CUT_PACKAGES := python3-fusepy fuse3
 power-cut-test: build
 	@missing=$$(for p in $(POWER_CUT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \

@@ -7,6 +7,10 @@ the durable tree (what the disk holds after the cut) is checked:
 * a recording (written in place, in fragments) is absent only if nothing of it was ever synced; otherwise it
   opens and decodes with no error line, with at least the video frames of its complete fragments, or it is a
   complete regular movie;
+* a segmented recording (2 s segments, 1 s fragments, cut at random times, when the next segment is created,
+  while a finished segment is finalized, while loop recording deletes the oldest): every segment file is
+  checked as a recording (its regular form lasts one segment), and a segment is missing only if loop recording
+  deleted it or nothing of it was ever synced;
 * a transcode's or a batch job's final name is absent or names a complete movie (the source's duration
   within a frame, every frame, decodes clean); hidden .NAME.partial files may remain.
 
@@ -19,6 +23,7 @@ import argparse
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -327,6 +332,12 @@ def plan_trials(rng, count):
         ('batch', 'after a clean exit', {}),
         ('batch', 'nth write, new folder', {'folder': 'out'}),
         ('batch', 'record job, new folder, after a clean exit', {'folder': 'out'}),
+        ('segments', 'random time', {}),
+        ('segments', 'at the creation of the next segment', {}),
+        ('segments', 'index append of a finished segment', {}),
+        ('segments', 'switch of a finished segment', {}),
+        ('segments', 'loop recording: deleting the oldest', {'keep': 1}),
+        ('segments', 'after a clean exit', {}),
     ]
     extra = ['mid-fragment write', 'right after a fragment fdatasync', 'during a fragment fdatasync',
              'before a fragment fdatasync',
@@ -394,6 +405,40 @@ def record_trigger(name, rng, out, duration):
     if name.startswith('early'):
         t = round(rng.uniform(0.3, 1.2), 2)
         return None, t, 'cut at %.2f s' % t
+    raise ValueError(name)
+
+
+SEGMENT_SECONDS = 2
+
+
+def segment_trigger(name, rng, segments):
+    """(trigger spec or None, driver cut time or None, description) for a recording in `segments` segments."""
+    k = rng.randint(2, segments)
+    finished = 'rec-%03d.mov' % rng.randint(1, segments - 1)
+    seed = rng.randrange(1 << 30)
+    after_truncate = {'op': 'truncate', 'path': finished}
+    if name.startswith('random time'):
+        t = round(rng.uniform(0.5, segments * SEGMENT_SECONDS + 1.0), 2)
+        return None, t, 'cut at %.2f s' % t
+    if name.startswith('at the creation'):
+        when = rng.choice(['before', 'after'])
+        return ({'op': 'create', 'path': 'rec-%03d.mov' % k, 'when': when}, None,
+                '%s rec-%03d.mov is created' % (when, k))
+    if name.startswith('index append'):
+        when = rng.choice(['before', 'during'])
+        return ({'op': 'write', 'path': finished, 'after': after_truncate, 'when': when, 'seed': seed}, None,
+                'the moov append to %s (%s it)' % (finished, when))
+    if name.startswith('switch of a finished'):
+        when = rng.choice(['during', 'after'])
+        return ({'op': 'fsync', 'path': finished, 'nth': 2, 'after': after_truncate, 'when': when, 'seed': seed},
+                None, '%s the switch fdatasync of %s' % (when, finished))
+    if name.startswith('loop recording'):
+        when = rng.choice(['before', 'after'])
+        n = rng.randint(1, segments - 2)
+        return ({'op': 'unlink', 'path': 'rec-*.mov', 'nth': n, 'when': when}, None,
+                '%s loop recording deletes segment #%d' % (when, n))
+    if name.startswith('after a clean exit'):
+        return None, None, 'cut after reel exited'
     raise ValueError(name)
 
 
@@ -472,8 +517,8 @@ class Runner:
         finally:
             control.close()
 
-    def check_recording(self, path, log, duration, objects):
-        hist = file_history(log, lambda p: p.endswith('.mov') and '/.' not in p)
+    def check_recording(self, path, log, duration, objects, name_pred=None):
+        hist = file_history(log, name_pred or (lambda p: p.endswith('.mov') and '/.' not in p))
         res = {'synced': hist['synced'], 'full_syncs': hist['full_syncs']}
         if path is None or not os.path.exists(path):
             res['left'] = 'absent'
@@ -553,6 +598,41 @@ class Runner:
         res['why'] = '; '.join(problems) or 'fragmented movie, plays up to its last fragment'
         return res
 
+    def check_segments(self, disk, log, opts):
+        """Every segment Reel created, each checked as a recording of one segment's length; one it deleted
+        itself (loop recording) may be absent, and the segments left must be the newest ones."""
+        pattern = re.compile(r'^/rec-(\d{3})\.mov$')
+        created = sorted({e['path'] for e in log if e['op'] == 'create' and pattern.match(e['path'])})
+        deleted = {e['path'] for e in log if e['op'] == 'unlink' and pattern.match(e['path'])}
+        outputs = {}
+        for name in created:
+            path = os.path.join(disk, name.lstrip('/'))
+            present = os.path.exists(path)
+            if not present and name in deleted:
+                outputs[name.lstrip('/')] = {'left': 'absent', 'verdict': 'ok', 'why': 'deleted by loop recording'}
+                continue
+            outputs[name.lstrip('/')] = self.check_recording(path if present else None, log, SEGMENT_SECONDS,
+                                                             disk.rstrip('/') + '.objects',
+                                                             name_pred=lambda p, name=name: p == name)
+        if not created:
+            outputs['rec-001.mov'] = {'left': 'absent', 'verdict': 'ok', 'why': 'reel created no segment before the cut'}
+        # Loop recording deletes the oldest first, and a folder sync makes every earlier name change durable:
+        # a segment older than one on the disk is missing only if Reel deleted it, and none outlives a newer
+        # one whose deletion reached the disk.
+        present = [n for n in created if os.path.exists(os.path.join(disk, n.lstrip('/')))]
+        gone = [n for n in created if n not in present]
+        for name in gone:
+            newer = [p for p in present if p > name]
+            if newer and name not in deleted:
+                outputs[name.lstrip('/')].update(verdict='FAIL', why='missing, though the newer %s is on the disk'
+                                                 % newer[0].lstrip('/'))
+        for name in present:
+            newer_gone = [g for g in gone if g > name and g in deleted]
+            if newer_gone:
+                outputs[name.lstrip('/')].update(verdict='FAIL', why='kept, though the newer %s was deleted'
+                                                 % newer_gone[0].lstrip('/'))
+        return outputs
+
     def check_final(self, path, seconds=None):
         """A transcode's or batch job's final name: absent, or complete (seconds: a record job's length)."""
         if not os.path.exists(path):
@@ -599,6 +679,18 @@ class Runner:
                 trigger, cut_at, what = record_trigger(name, rng, 'rec.mov', duration)
                 result['cut_plan'] = what
                 result.update(self.drive(tdir, cmd, mnt, ctl, trigger, cut_at, timeout=duration + 15))
+            elif kind == 'segments':
+                segments = self.args.segments
+                cmd = [self.reel, 'record', os.path.join(mnt, 'rec.mov'), '--video', 'lavfi:testsrc2',
+                       '--audio', 'lavfi:sine', '--preset', '352x288', '--fragment-interval', '1',
+                       '--segment-duration', str(SEGMENT_SECONDS),
+                       '--max-duration', str(segments * SEGMENT_SECONDS), '--quiet']
+                if opts.get('keep'):
+                    cmd += ['--keep-segments', str(opts['keep'])]
+                trigger, cut_at, what = segment_trigger(name, rng, segments)
+                result['cut_plan'] = what
+                result.update(self.drive(tdir, cmd, mnt, ctl, trigger, cut_at,
+                                         timeout=segments * SEGMENT_SECONDS + 15))
             else:
                 trigger, cut_at, what, cmd, finals = self.plan_file_job(kind, name, opts, rng, tdir, mnt)
                 result['cut_plan'] = what
@@ -615,6 +707,8 @@ class Runner:
                 path = found[0] if found else None
             result['outputs'] = {'recording': self.check_recording(path, log, self.args.duration,
                                                                    disk.rstrip('/') + '.objects')}
+        elif kind == 'segments':
+            result['outputs'] = self.check_segments(disk, log, opts)
         else:
             seconds = self.args.duration if 'record job' in name else None
             result['outputs'] = {os.path.relpath(p, disk): self.check_final(p, seconds)
@@ -782,9 +876,10 @@ def setup_check(args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--reel', help='the reel binary (default: $REEL, .build/release/reel, .build/debug/reel, PATH)')
-    parser.add_argument('--trials', type=int, default=26)
+    parser.add_argument('--trials', type=int, default=34)
     parser.add_argument('--seed', type=int)
     parser.add_argument('--duration', type=int, default=4, help='--max-duration of the recordings (s)')
+    parser.add_argument('--segments', type=int, default=3, help='segments of %d s in the segmented trials' % SEGMENT_SECONDS)
     parser.add_argument('--results', help='write the trials as JSON here')
     parser.add_argument('--fs-python', default='/usr/bin/python3', help='the python that has fusepy')
     parser.add_argument('--work', help='scratch folder (default: a new one under /tmp)')
