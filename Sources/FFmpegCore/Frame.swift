@@ -82,13 +82,21 @@ public final class Frame: @unchecked Sendable {
     /// output threads (a movie, a tier, the preview, a photo); `withUnsafePointer(to: &pointer.pointee.data)`
     /// would be a Swift modifying access to the shared frame, which ThreadSanitizer rightly reports, so this
     /// reaches the fields through their offsets instead. The pointers are mutable only because C signatures such
-    /// as `swr_convert`'s ask for that; `body` must not write through them.
+    /// as `swr_convert`'s ask for that; a reader of a shared frame must not write through them.
     public func withPlanes<Result>(_ body: (UnsafeMutablePointer<UnsafePointer<UInt8>?>, UnsafeMutablePointer<Int32>) throws -> Result) rethrows -> Result {
         let base = UnsafeMutableRawPointer(pointer)
         let data = (base + MemoryLayout<AVFrame>.offset(of: \AVFrame.data)!).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
         let lines = (base + MemoryLayout<AVFrame>.offset(of: \AVFrame.linesize)!).assumingMemoryBound(to: Int32.self)
         return try body(data, lines)
     }
+
+    /// One plane's first byte (nil when the frame has no such plane), read as `withPlanes` reads.
+    func planeData(_ plane: Int) -> UnsafeMutablePointer<UInt8>? {
+        withPlanes { data, _ in data[plane].map { UnsafeMutablePointer(mutating: $0) } }
+    }
+
+    /// One plane's line size in bytes, read as `withPlanes` reads.
+    func planeStride(_ plane: Int) -> Int { withPlanes { _, lines in Int(lines[plane]) } }
 
     /// Ensures nobody else (an encoder still holding a reference) shares the buffers before writing into them.
     public func makeWritable() throws {

@@ -30,17 +30,3 @@ public enum FrameRotation {
         return output
     }
 }
-
-extension Frame {
-    func planeData(_ plane: Int) -> UnsafeMutablePointer<UInt8>? {
-        withUnsafePointer(to: pointer.pointee.data) { tuple in
-            tuple.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { $0[plane] }
-        }
-    }
-
-    func planeStride(_ plane: Int) -> Int {
-        withUnsafePointer(to: pointer.pointee.linesize) { tuple in
-            tuple.withMemoryRebound(to: Int32.self, capacity: 8) { Int($0[plane]) }
-        }
-    }
-}

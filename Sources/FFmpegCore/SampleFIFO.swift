@@ -34,11 +34,7 @@ public final class SampleFIFO {
         let planar = av_sample_fmt_is_planar(format.rawValue) != 0
         let skip = offset * bytesPerSample * (planar ? 1 : channels)
         var planes = [UnsafeMutablePointer<UInt8>?](repeating: nil, count: 8)
-        withUnsafePointer(to: frame.pointer.pointee.data) { tuple in
-            tuple.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { data in
-                for plane in 0..<(planar ? channels : 1) { planes[plane] = data[plane].map { $0 + skip } }
-            }
-        }
+        for plane in 0..<(planar ? channels : 1) { planes[plane] = frame.planeData(plane).map { $0 + skip } }
         try planes.withUnsafeBufferPointer { try write(planes: $0.baseAddress!, sampleCount: count) }
     }
 

@@ -889,6 +889,8 @@ def main():
 
     reel = find_reel(args.reel)
     problems = setup_check(args)
+    if args.segments < 3:
+        problems.append('--segments must be at least 3 (loop recording deletes one while a third is written)')
     if reel is None:
         problems.append('no reel binary (give --reel or set REEL)')
     if problems:
