@@ -31,23 +31,18 @@ final class SignalHandling: @unchecked Sendable {
     }
 
     private init() {
-        // libdispatch registers a signal source later, on its manager thread: it then installs its own handler
-        // and reads the signal from a signalfd. Until then the disposition here is SIG_IGN (so the default
-        // action does not kill the process), and an ignored signal that is not blocked is discarded: a SIGTERM
-        // in that window was lost and the recording ran on (seen under load, 50 ms after the start). So the
-        // signals are blocked while the sources register (a blocked signal stays pending, whatever its
-        // disposition) and unblocked once libdispatch's handlers are in place; a pending one then arrives.
-        // They are unblocked in the end even if the parent started us with them blocked (the mask is
-        // inherited), so a stop request always arrives.
-        let numbers = [SIGINT, SIGTERM, SIGUSR1]
-        var handled = sigset_t()
-        sigemptyset(&handled)
-        for number in numbers { sigaddset(&handled, number) }
-        pthread_sigmask(SIG_BLOCK, &handled, nil)
+        // A parent may have started us with these signals blocked (the mask is inherited); unblock them so
+        // a stop request always arrives.
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        sigaddset(&unblock, SIGINT)
+        sigaddset(&unblock, SIGTERM)
+        sigaddset(&unblock, SIGUSR1)
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         let queue = DispatchQueue(label: "reel.signals")
         let count = self.count
         let actions = self.actions
-        sources = numbers.map { number in
+        sources = [SIGINT, SIGTERM, SIGUSR1].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler {
@@ -65,22 +60,6 @@ final class SignalHandling: @unchecked Sendable {
             }
             source.resume()
             return source
-        }
-        SignalHandling.waitForDispatchHandlers(numbers)
-        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
-    }
-
-    /// Waits (up to a second) until libdispatch has replaced SIG_IGN with its handler for each signal.
-    private static func waitForDispatchHandlers(_ numbers: [Int32]) {
-        func ignored(_ number: Int32) -> Bool {
-            var current = sigaction()
-            sigaction(number, nil, &current)
-            return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
-        }
-        var waited = 0
-        while numbers.contains(where: ignored) && waited < 1_000 {
-            usleep(1_000)
-            waited += 1
         }
     }
 }
