@@ -27,7 +27,9 @@ let package = Package(
         .plugin(name: "EmbedPage", capability: .buildTool()),
         // `reel serve`: the camera page and its JSON API over HTTP.
         .target(name: "ReelServer", dependencies: ["Reel", "FFmpegCore", "CMicroHTTPD"], plugins: ["EmbedPage"]),
-        .target(name: "ReelCLI", dependencies: ["Reel", "ReelServer"]),
+        // The CLI's stop-signal handler: a C handler that only writes to a pipe (async-signal-safe).
+        .target(name: "CStopSignals"),
+        .target(name: "ReelCLI", dependencies: ["Reel", "ReelServer", "CStopSignals"]),
         .executableTarget(name: "reel", dependencies: ["ReelCLI"]),
         // The benchmark harness's photo-latency probe (benchmarks/bench.py), not a product.
         .executableTarget(name: "reel-photo-latency", dependencies: ["Reel"], path: "benchmarks/PhotoLatency"),

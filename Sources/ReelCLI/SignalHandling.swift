@@ -1,3 +1,4 @@
+import CStopSignals
 import Dispatch
 import FoundationEssentials
 import Glibc
@@ -8,9 +9,14 @@ import Synchronization
 /// so a signal that comes while the command is still starting is counted instead of killing the process;
 /// the command attaches its actions once it has something to stop, then checks `stopRequested`. SIGUSR1
 /// calls the command's `togglePause`, if it has one (`reel record`), and is otherwise ignored.
-/// (`@unchecked`: the dispatch sources are created in init and only kept alive after that.)
+///
+/// The handler is a C one (CStopSignals) that writes the signal's number to a pipe; a dispatch source reads
+/// the pipe. Installed on the main thread before any other thread exists, it catches a signal whichever
+/// thread the kernel delivers it to, and the pipe keeps it until it is read: none is lost. (libdispatch's
+/// own signal sources register later, on its manager thread; a signal that came before that was lost.)
+/// (`@unchecked`: the dispatch source is created in init and only kept alive after that.)
 final class SignalHandling: @unchecked Sendable {
-    private let sources: [any DispatchSourceSignal]
+    private let source: (any DispatchSourceRead)?
     private let count = SignalCounter()
     private let actions = SignalActions()
 
@@ -31,35 +37,42 @@ final class SignalHandling: @unchecked Sendable {
     }
 
     private init() {
-        // A parent may have started us with these signals blocked (the mask is inherited); unblock them so
-        // a stop request always arrives.
-        var unblock = sigset_t()
-        sigemptyset(&unblock)
-        sigaddset(&unblock, SIGINT)
-        sigaddset(&unblock, SIGTERM)
-        sigaddset(&unblock, SIGUSR1)
-        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
-        let queue = DispatchQueue(label: "reel.signals")
+        let numbers: [Int32] = [SIGINT, SIGTERM, SIGUSR1]
+        let pipe = reel_stop_signals_install(numbers, Int32(numbers.count))
+        guard pipe >= 0 else {
+            // Only when the process is out of file descriptors at start-up: signals keep their default action.
+            Terminal.printError("cannot catch stop signals: \(String(cString: strerror(-pipe))); Ctrl-C will end reel without finalizing")
+            source = nil
+            return
+        }
         let count = self.count
         let actions = self.actions
-        sources = [SIGINT, SIGTERM, SIGUSR1].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler {
-                if number == SIGUSR1 {
-                    actions.current?.togglePause?()
-                    return
-                }
-                let current = actions.current
-                if count.increment() == 1 {
-                    current?.stop()
-                } else if number == SIGINT {
-                    // Twice Ctrl-C before the command had anything to stop: leave at once.
-                    if let current { current.abort() } else { _exit(ExitCode.interrupted.rawValue) }
+        let source = DispatchSource.makeReadSource(fileDescriptor: pipe, queue: DispatchQueue(label: "reel.signals"))
+        source.setEventHandler {
+            var bytes = [UInt8](repeating: 0, count: 64)
+            while true {
+                let got = read(pipe, &bytes, bytes.count)
+                guard got > 0 else { return }  // EAGAIN: every signal so far is handled
+                for number in bytes[0..<got].map(Int32.init) {
+                    SignalHandling.handle(number, count: count, actions: actions)
                 }
             }
-            source.resume()
-            return source
+        }
+        source.resume()
+        self.source = source
+    }
+
+    private static func handle(_ number: Int32, count: SignalCounter, actions: SignalActions) {
+        if number == SIGUSR1 {
+            actions.current?.togglePause?()
+            return
+        }
+        let current = actions.current
+        if count.increment() == 1 {
+            current?.stop()
+        } else if number == SIGINT {
+            // Twice Ctrl-C before the command had anything to stop: leave at once.
+            if let current { current.abort() } else { _exit(ExitCode.interrupted.rawValue) }
         }
     }
 }
