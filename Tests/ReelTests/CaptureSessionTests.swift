@@ -48,6 +48,30 @@ import Testing
         #expect(try CleanDecode.problems(in: "\(folder)/cancelled.mov") == "")
     }
 
+    /// A stop ends the audio and the video at the same instant, wherever it falls between a picture and an
+    /// audio block (the devices stop together, but the last picture lasts a frame past its capture and the
+    /// last block ended before it arrived): the audio the file plays lasts exactly as long as the video.
+    @Test(arguments: [700_000, 1_010_000, 1_333_000])
+    func stoppedTracksEndTogether(stopAfterMicroseconds: UInt32) throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Paced sources; 44.1 kHz audio resampled to the preset's 48 kHz (swresample holds a tail at the end).
+        let configuration = try FastRecording.configuration(
+            "\(folder)/stopped.mov", limits: RecordingLimits(), video: DeviceSpec(parsing: "lavfi:testsrc2"),
+            audio: DeviceSpec(parsing: "lavfi:sine"))
+        let session = CaptureSession()
+        try session.start(configuration)
+        usleep(stopAfterMicroseconds)
+        session.stop()
+        let result = session.waitUntilFinished()
+        #expect(result.stopReason == .stopped && result.recordedSuccessfully, "\(result)")
+        let path = "\(folder)/stopped.mov"
+        let video = try MediaInspection(path: path).videoDuration
+        let played = Double(try SegmentInspection.playedAudioSamples(path)) / 48000
+        #expect(abs(played - video) < 1e-3, "audio \(played) s, video \(video) s")
+        #expect(try CleanDecode.problems(in: path) == "")
+    }
+
     @Test func eventsAsAnAsyncStreamEndAfterFinished() async throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -38,6 +38,16 @@ import Testing
         #expect(Self.schedule([0, 1, 2, 22]) == [0, 1] + Array(repeating: 2, count: 20) + [3])
     }
 
+    @Test func aStopExtendsTheLastPictureToTheAudiosEnd() {
+        var cadence = VideoCadence()
+        for time in 0..<3 { _ = cadence.arrive(time: Double(time)) }
+        // The last picture (slot 2) lasts to slot 5, where the audio ends; an earlier end changes nothing.
+        #expect(cadence.finish(atLeast: 5) == 2..<5)
+        var unchanged = VideoCadence()
+        for time in 0..<3 { _ = unchanged.arrive(time: Double(time)) }
+        #expect(unchanged.finish(atLeast: 1) == 2..<3)
+    }
+
     @Test func aLateFirstPictureFillsTheSlotsBeforeIt() {
         #expect(Self.schedule([3, 4, 5]) == [0, 0, 0, 0, 1, 2])
     }

@@ -109,6 +109,8 @@ final class MovieRecorder: @unchecked Sendable {
     private var videoFrames = 0
     private var audioFIFOStart: Int64? = nil  // session time of the FIFO's first sample, in samples
     private var audioSamplesEncoded: Int64 = 0
+    /// Where a stop ends the audio (in samples from the origin): at the video's end (see flushEncoders).
+    private var audioEndCap: Int64? = nil
     private var videoDone = false { didSet { if videoDone { videoWanted.store(false, ordering: .releasing) } } }
     private var audioDone = false { didSet { if audioDone { audioWanted.store(false, ordering: .releasing) } } }
     private let videoWanted = Atomic<Bool>(true)
@@ -450,11 +452,11 @@ final class MovieRecorder: @unchecked Sendable {
 
     /// Shows the held picture for as long as the cadence says (at the end of the input, or at a stop), then
     /// releases it.
-    private func showHeldPicture() throws {
+    private func showHeldPicture(atLeastUntil minimumEnd: Int64 = 0) throws {
         guard let held = heldPicture else { return }
         heldPicture = nil
         defer { buffer.release(.video, held.slot) }
-        try show(held.picture(setup.rendition), in: cadence.finish())
+        try show(held.picture(setup.rendition), in: cadence.finish(atLeast: minimumEnd))
     }
 
     private func releaseHeldPicture() {
@@ -465,6 +467,9 @@ final class MovieRecorder: @unchecked Sendable {
     /// Encodes one picture for each slot (a repeat after the first), up to the duration limit.
     private func show(_ picture: Frame, in slots: Range<Int64>) throws {
         guard let encoder = videoEncoder, !slots.isEmpty else { return }
+        // A limit reached while writing ends the showing; a stop already under way (the last picture at the
+        // end) does not.
+        let reasonBefore = stopReason
         try videoInput.reference(picture)
         defer { videoInput.unref() }
         for slot in slots {
@@ -491,7 +496,7 @@ final class MovieRecorder: @unchecked Sendable {
             try send(videoInput, to: encoder, stream: videoStream)
             if slot > slots.lowerBound { duplicatedFrames += 1 }
             videoFrames += 1
-            if stopReason != nil { return }
+            if stopReason != reasonBefore { return }
         }
     }
 
@@ -612,7 +617,9 @@ final class MovieRecorder: @unchecked Sendable {
         guard let fifo = audioFIFO, let encoder = segment.audioEncoder, var fifoStart = audioFIFOStart else { return }
         defer { audioFIFOStart = fifoStart }
         let frameSize = encoder.encoder.frameSize
-        let limit = setup.limits.maxDuration.map { Int64(($0 * Double(setup.preset.audio.sampleRate)).rounded()) }
+        let durationLimit = setup.limits.maxDuration.map { Int64(($0 * Double(setup.preset.audio.sampleRate)).rounded()) }
+        let limit = [durationLimit, audioEndCap].compactMap { $0 }.min()
+        let waitPoint = final ? nil : audioWaitPoint(originSample: originSample)
         if let preroll, segment.index > 1, segment.audioSamplesEncoded == 0, preroll.count == frameSize, fifo.count > 0 {
             try encoder.encode { frame in
                 _ = try preroll.read(into: frame, sampleCount: frameSize)
@@ -631,6 +638,7 @@ final class MovieRecorder: @unchecked Sendable {
                 guard closes else { break }  // the video has not reached the boundary yet
                 end = wall
             }
+            if let waitPoint, end > waitPoint { break }
             var count = Int(end - position)
             guard count > 0 else { break }
             if fifo.count < count {
@@ -778,8 +786,14 @@ final class MovieRecorder: @unchecked Sendable {
     /// queued (and what swresample holds) is encoded, a boundary the video did not reach is dropped, and
     /// each file's AAC encoder is drained.
     private func flushEncoders() throws {
+        // At a stop the devices stop at one instant, but the last picture lasts a frame interval past its
+        // capture while the last audio block ended before it was delivered: the tracks would end up to a frame
+        // and a block apart. So the audio is padded with silence or cut to the video's end (it was encoded no
+        // further than the pictures, see audioWaitPoint; if it was, the last picture lasts until it ends):
+        // both tracks end together, as they began. (Not at an input's end: a file's tracks keep their lengths.)
+        let alignsEnds = stopReason == .stopped && setup.hasVideo && setup.hasAudio && origin != nil && audioFIFOStart != nil
         if let encoder = videoEncoder {
-            try showHeldPicture()
+            try showHeldPicture(atLeastUntil: alignsEnds ? encodedAudioEndSlot() : 0)
             try send(nil, to: encoder, stream: videoStream)
             for segment in segments where !segment.videoEnded {
                 segment.videoEnded = true
@@ -788,13 +802,56 @@ final class MovieRecorder: @unchecked Sendable {
         }
         if setup.hasAudio {
             nextBoundary = nil
+            // The cap comes first: what swresample still holds must not be encoded past the video's end.
+            if alignsEnds { capAudioAtTheVideoEnd() }
             if audioResampler != nil, audioFIFOStart != nil, let tail = try resampled(nil) {
                 // What swresample still holds follows what is queued.
                 try queueAudio(tail, start: audioFIFOStart! + Int64(audioFIFO?.count ?? 0), tolerance: 0)
             }
+            if let cap = audioEndCap, let end = queuedAudioEnd, end < cap { try appendSilence(cap - end) }
             if origin != nil { try encodeQueuedAudio(final: true) }
             for segment in segments { try endAudio(of: segment) }
         }
+    }
+
+    /// How far a stop lines the tracks' ends up: a gap longer than this is not the last frame and block
+    /// (a device that stalled before the stop) and is left as it is.
+    static let endAlignmentLimit: Double = 0.5
+
+    /// Where the audio queued so far ends, in samples from the movie's origin.
+    private var queuedAudioEnd: Int64? {
+        guard let origin, let fifoStart = audioFIFOStart, let fifo = audioFIFO else { return nil }
+        return fifoStart - origin.rescaled(to: audioTimeBase).value + Int64(fifo.count)
+    }
+
+    /// While the video runs, audio is encoded no further than the pictures sent so far (it arrives ahead of
+    /// them), so that a stop can cut the queued rest at the video's end; audio further ahead than the
+    /// alignment limit (a stalled camera) is encoded anyway, which keeps the queue bounded. Nil: no wait.
+    private func audioWaitPoint(originSample: Int64) -> Int64? {
+        guard setup.hasVideo, !videoDone, let fifo = audioFIFO, let start = audioFIFOStart else { return nil }
+        let sent = Timestamp(value: nextSlotToSend, timeBase: videoTimeBase).rescaled(to: audioTimeBase).value
+        let queuedEnd = start - originSample + Int64(fifo.count)
+        return max(sent, queuedEnd - Int64(MovieRecorder.endAlignmentLimit * Double(setup.preset.audio.sampleRate)))
+    }
+
+    /// The slot at which the audio encoded so far ends (rounded up), or 0 when that is beyond the alignment
+    /// limit past the video's end. (It passes the pictures sent only when they lag by more than the limit.)
+    private func encodedAudioEndSlot() -> Int64 {
+        guard let origin, let fifoStart = audioFIFOStart else { return 0 }
+        let end = fifoStart - origin.rescaled(to: audioTimeBase).value
+        var slot = Timestamp(value: end, timeBase: audioTimeBase).rescaled(to: videoTimeBase).value
+        if Timestamp(value: slot, timeBase: videoTimeBase).rescaled(to: audioTimeBase).value < end { slot += 1 }
+        let limit = Int64((MovieRecorder.endAlignmentLimit * setup.preset.videoFrameRate.doubleValue).rounded(.up))
+        return slot <= cadence.nextSlot + limit ? slot : 0
+    }
+
+    /// Ends the audio at the video's end, when the two are within the alignment limit: what passes it is
+    /// not encoded, and flushEncoders pads a shortfall with silence.
+    private func capAudioAtTheVideoEnd() {
+        guard let audioEnd = queuedAudioEnd else { return }
+        let videoEnd = Timestamp(value: nextSlotToSend, timeBase: videoTimeBase).rescaled(to: audioTimeBase).value
+        let limit = Int64(MovieRecorder.endAlignmentLimit * Double(setup.preset.audio.sampleRate))
+        if abs(videoEnd - audioEnd) <= limit { audioEndCap = videoEnd }
     }
 
     /// This output's share of the CPU time, called on its thread once the file is finished. The session

@@ -47,12 +47,13 @@ struct VideoCadence {
     /// The source ended: the slots the held picture is shown in, up to where it ends (it lasts as long as
     /// the interval before it). A picture that ends before its slot is left out, as in ffmpeg's fps filter,
     /// unless no picture has been shown at all.
-    mutating func finish() -> Range<Int64> {
+    /// `atLeast` extends the held picture to that slot (a stop: the video lasts until the audio ends).
+    mutating func finish(atLeast minimumEnd: Int64 = 0) -> Range<Int64> {
         guard let last = held else { return nextSlot..<nextSlot }
         held = nil
         let start = nextSlot
         let end = VideoCadence.slot(ofFrames: last.time + lastInterval)
-        nextSlot = max(nextSlot == 0 ? 1 : nextSlot, end)
+        nextSlot = max(nextSlot == 0 ? 1 : nextSlot, end, minimumEnd)
         return start..<nextSlot
     }
 
