@@ -27,6 +27,16 @@ final class AudioFrameSink: FrameSink {
     /// Samples produced ahead of the device's timestamps (negative: behind), smoothed against their jitter.
     private var smoothedDrift: Double = 0
     private var compensating = false
+    /// A device's first second of timestamps is not compared: a PulseAudio source delivers its start in bursts
+    /// whose stamps run ahead of the samples and then behind them (by 0.34 s, then 26 ms), which was taken for
+    /// drift and corrected with silence and a 2 % lower pitch (a 1000 Hz tone recorded at 980 Hz). A clock's
+    /// drift is a slope: it shows after that second as well, measured from the offset the clocks have then.
+    private static let settlingSeconds = 1.0
+    /// Seconds of drift that start a correction (it goes on until 2 ms are left). A PulseAudio source's
+    /// stamps wander by up to 26 ms in its first seconds as its latency settles; the 10 ms this was before
+    /// made that a 1-2 % pitch change. 40 ms is GStreamer's alignment threshold for audio sources.
+    private static let driftThreshold = 0.04
+    private var settledOffset: Int64? = nil
     /// Largest correction: 2 % of the samples, over this many seconds of audio at a time.
     private static let compensationSeconds = 2.0
     private static let maximumCorrection = 0.02
@@ -66,7 +76,11 @@ final class AudioFrameSink: FrameSink {
     private func compensateDrift(deviceSample: Int64, frameSamples: Int) throws {
         let rate = Double(sampleRate)
         let produced = samplesQueued + Int64(fifo.count)
-        let drift = Double(produced - (deviceSample - firstSample!))
+        let elapsed = deviceSample - firstSample!
+        // The clocks are compared from the end of the settling second on, against the offset they had then.
+        guard produced >= Int64(rate * AudioFrameSink.settlingSeconds) else { return }
+        if settledOffset == nil { settledOffset = produced - elapsed }
+        let drift = Double(produced - elapsed - settledOffset!)
         // Smoothed over about half a second, against the jitter of device timestamps.
         smoothedDrift += (drift - smoothedDrift) * min(1, Double(frameSamples) / (0.5 * rate))
         if abs(smoothedDrift) > rate * 0.1 {
@@ -78,7 +92,7 @@ final class AudioFrameSink: FrameSink {
             smoothedDrift = 0
             return
         }
-        if abs(smoothedDrift) > rate * 0.010 || (compensating && abs(smoothedDrift) > rate * 0.002) {
+        if abs(smoothedDrift) > rate * AudioFrameSink.driftThreshold || (compensating && abs(smoothedDrift) > rate * 0.002) {
             let distance = Int(rate * AudioFrameSink.compensationSeconds)
             let limit = Double(distance) * AudioFrameSink.maximumCorrection
             try resampler.compensate(sampleDelta: Int(max(-limit, min(limit, -smoothedDrift))), distance: distance)
