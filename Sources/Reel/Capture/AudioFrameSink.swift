@@ -3,11 +3,8 @@ import FFmpegCore
 /// Resamples decoded audio to the encoder's format and queues it in blocks of the encoder's frame size.
 /// Block times follow the sample count from the first sample on, so audio never drifts from its own clock.
 ///
-/// A live device's own clock can run fast or slow against the system clock that times the pictures (a
-/// "48 kHz" card that delivers 48,048 samples a second puts audio 3.6 s ahead of video after an hour). With
-/// `compensatesClockDrift`, the sink compares the samples it has produced with the device's timestamps
-/// (system time of capture) and has swresample stretch or squeeze the audio by up to 2 % until they agree:
-/// the error stays within a few milliseconds, inaudibly.
+/// A live device's own clock can run fast or slow against the system clock that times the pictures: with
+/// `compensatesClockDrift`, the sink follows the device's timestamps as ClockDriftCorrection says.
 final class AudioFrameSink: FrameSink {
     let mediaType = MediaType.audio
     private let buffer: CaptureBuffer
@@ -24,27 +21,13 @@ final class AudioFrameSink: FrameSink {
     private let sampleLimit: Int64?
     private(set) var isSatisfied = false
     private let compensatesClockDrift: Bool
-    /// Samples produced ahead of the device's timestamps (negative: behind), smoothed against their jitter.
-    private var smoothedDrift: Double = 0
-    private var compensating = false
-    /// A device's first second of timestamps is not compared: a PulseAudio source delivers its start in bursts
-    /// whose stamps run ahead of the samples and then behind them (by 0.34 s, then 26 ms), which was taken for
-    /// drift and corrected with silence and a 2 % lower pitch (a 1000 Hz tone recorded at 980 Hz). A clock's
-    /// drift is a slope: it shows after that second as well, measured from the offset the clocks have then.
-    private static let settlingSeconds = 1.0
-    /// Seconds of drift that start a correction (it goes on until 2 ms are left). A PulseAudio source's
-    /// stamps wander by up to 26 ms in its first seconds as its latency settles; the 10 ms this was before
-    /// made that a 1-2 % pitch change. 40 ms is GStreamer's alignment threshold for audio sources.
-    private static let driftThreshold = 0.04
-    private var settledOffset: Int64? = nil
-    /// Largest correction: 2 % of the samples, over this many seconds of audio at a time.
-    private static let compensationSeconds = 2.0
-    private static let maximumCorrection = 0.02
+    private var drift: ClockDriftCorrection
 
     init(buffer: CaptureBuffer, sampleRate: Int, channels: Int, blockSize: Int, waitsForEncoder: Bool,
          statistics: ReaderStatistics, maxDuration: Double? = nil, compensatesClockDrift: Bool = false) {
         self.buffer = buffer
         self.compensatesClockDrift = compensatesClockDrift
+        self.drift = ClockDriftCorrection(sampleRate: sampleRate)
         self.sampleLimit = maxDuration.map { Int64(($0 + 1) * Double(sampleRate)) }
         self.resampler = Resampler(outputRate: sampleRate, outputChannels: channels)
         self.fifo = SampleFIFO(format: .floatPlanar, channels: channels)
@@ -70,36 +53,18 @@ final class AudioFrameSink: FrameSink {
         try queueBlocks(includingPartial: false)
     }
 
-    /// Small errors (a clock running fast or slow) are corrected softly by resampling; a jump of more than
-    /// 0.1 s (samples lost in an overrun, a device that restarted) at once, with silence or by dropping
-    /// samples, as swresample's own async mode does.
+    /// Follows the device's clock (see ClockDriftCorrection): swresample squeezes or stretches the audio,
+    /// or a jump is made up at once.
     private func compensateDrift(deviceSample: Int64, frameSamples: Int) throws {
-        let rate = Double(sampleRate)
         let produced = samplesQueued + Int64(fifo.count)
-        let elapsed = deviceSample - firstSample!
-        // The clocks are compared from the end of the settling second on, against the offset they had then.
-        guard produced >= Int64(rate * AudioFrameSink.settlingSeconds) else { return }
-        if settledOffset == nil { settledOffset = produced - elapsed }
-        let drift = Double(produced - elapsed - settledOffset!)
-        // Smoothed over about half a second, against the jitter of device timestamps.
-        smoothedDrift += (drift - smoothedDrift) * min(1, Double(frameSamples) / (0.5 * rate))
-        if abs(smoothedDrift) > rate * 0.1 {
-            if drift < 0 {
-                try fifo.appendSilence(Int(-drift))
-            } else {
-                fifo.drain(min(fifo.count, Int(drift)))
-            }
-            smoothedDrift = 0
-            return
-        }
-        if abs(smoothedDrift) > rate * AudioFrameSink.driftThreshold || (compensating && abs(smoothedDrift) > rate * 0.002) {
-            let distance = Int(rate * AudioFrameSink.compensationSeconds)
-            let limit = Double(distance) * AudioFrameSink.maximumCorrection
-            try resampler.compensate(sampleDelta: Int(max(-limit, min(limit, -smoothedDrift))), distance: distance)
-            compensating = true
-        } else if compensating {
-            try resampler.compensate(sampleDelta: 0, distance: 0)
-            compensating = false
+        switch drift.update(produced: produced, elapsed: deviceSample - firstSample!, blockSamples: frameSamples) {
+        case nil: break
+        case .insertSilence(let count): try fifo.appendSilence(count)
+        case .drop(let count): fifo.drain(min(fifo.count, count))
+        case .resample(let rate):
+            // Over one second of samples, given again with every block.
+            let distance = sampleRate
+            try resampler.compensate(sampleDelta: Int((-rate * Double(distance)).rounded()), distance: rate == 0 ? 0 : distance)
         }
     }
 
