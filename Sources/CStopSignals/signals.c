@@ -7,7 +7,8 @@
 
 #include "CStopSignals.h"
 
-/// The pipe's write end, set once before the handler is installed.
+/// The pipe's write end, set once before the handler is installed; it stays open for the process's life (the
+/// handler may run at any time). The read end belongs to the caller.
 static volatile int write_end = -1;
 
 /// Async-signal-safe: one write(2), errno kept. A full pipe (thousands of unread signals) drops the byte.
@@ -31,7 +32,17 @@ int reel_stop_signals_install(const int *numbers, int count) {
     sigset_t unblock;
     sigemptyset(&unblock);
     for (int index = 0; index < count; index++) {
-        if (sigaction(numbers[index], &action, NULL) != 0) return -errno;
+        if (sigaction(numbers[index], &action, NULL) != 0) {
+            // Nothing half-installed: a handler writing to a pipe nobody reads would swallow the signals.
+            int failure = errno;
+            struct sigaction fallback = {0};
+            fallback.sa_handler = SIG_DFL;
+            for (int undo = 0; undo < index; undo++) sigaction(numbers[undo], &fallback, NULL);
+            write_end = -1;
+            close(ends[0]);
+            close(ends[1]);
+            return -failure;
+        }
         sigaddset(&unblock, numbers[index]);
     }
     // A parent may have started us with these signals blocked (the mask is inherited).

@@ -14,6 +14,7 @@ import Synchronization
 /// the pipe. Installed on the main thread before any other thread exists, it catches a signal whichever
 /// thread the kernel delivers it to, and the pipe keeps it until it is read: none is lost. (libdispatch's
 /// own signal sources register later, on its manager thread; a signal that came before that was lost.)
+/// The pipe's read end belongs to the dispatch source, which lives as long as the process (`shared`).
 /// (`@unchecked`: the dispatch source is created in init and only kept alive after that.)
 final class SignalHandling: @unchecked Sendable {
     private let source: (any DispatchSourceRead)?
