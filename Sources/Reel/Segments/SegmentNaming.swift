@@ -42,4 +42,17 @@ struct SegmentNaming: Sendable, Equatable {
             .replacing(SegmentNaming.dateField, with: localDate)
             .replacing(SegmentNaming.timeField, with: localTime)
     }
+
+    /// `path` when `isFree` says so, else the first of "NAME (2).mov", "NAME (3).mov" ... that is.
+    static func freeName(for path: String, isFree: (String) -> Bool) -> String {
+        guard !isFree(path) else { return path }
+        let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        let dot = path[slash...].lastIndex(of: ".").flatMap { $0 == slash ? nil : $0 } ?? path.endIndex
+        var number = 2
+        while true {
+            let candidate = String(path[..<dot]) + " (\(number))" + String(path[dot...])
+            if isFree(candidate) { return candidate }
+            number += 1
+        }
+    }
 }
