@@ -32,6 +32,13 @@ import Testing
         #expect(!NamePattern(template: "/d/a{index}{index}.mov").overlaps(NamePattern(literal: "/d/a00100.mov")))
     }
 
+    @Test func onlyNamesSegmentNamingMakesCountAsItsFiles() {
+        for (name, made) in [("/d/l-001.mov", true), ("/d/l-999.mov", true), ("/d/l-1000.mov", true), ("/d/l-000.mov", false),
+                             ("/d/l-0001.mov", false), ("/d/l-01000.mov", false)] {
+            #expect(OutputName.isMade(name, by: "/d/l-{index}.mov") == made, "\(name)")
+        }
+    }
+
     @Test func freeNamesGoBesideATakenOne() {
         let taken: Set<String> = ["/d/a-002.mov", "/d/a-002 (2).mov"]
         #expect(SegmentNaming.freeName(for: "/d/a-002.mov") { !taken.contains($0) } == "/d/a-002 (3).mov")

@@ -217,8 +217,9 @@ public enum JobFile {
             guard let duration = job.limits.maxDuration else {
                 throw fields.fail("startAt", "a scheduled recording needs maxDuration (when it ends)")
             }
+            let text = try fields.string("startAt")
             do {
-                job.startAt = try JobSchedule.parse(try fields.string("startAt"), now: now, duration: duration)
+                job.startAt = try JobSchedule.parse(text, now: now, duration: duration)
             } catch let error as ReelError {
                 throw fields.fail("startAt", error.message)
             }

@@ -75,7 +75,22 @@ struct OutputName: Sendable, CustomStringConvertible {
         let pattern = NamePattern(template: path.replacing(SegmentNaming.dateField, with: LocalTime.format("%Y-%m-%d", date))
             .replacing(SegmentNaming.timeField, with: LocalTime.format("%H-%M-%S", date)))
         let base = folder == "/" ? "" : folder
-        return entries.sorted().map { "\(base)/\($0)" }.filter { pattern.matches($0) }
+        let filled = path.replacing(SegmentNaming.dateField, with: LocalTime.format("%Y-%m-%d", date))
+            .replacing(SegmentNaming.timeField, with: LocalTime.format("%H-%M-%S", date))
+        return entries.sorted().map { "\(base)/\($0)" }.filter { pattern.matches($0) && OutputName.isMade($0, by: filled) }
+    }
+
+    /// Whether a name the pattern matches is one SegmentNaming makes: with one {index}, its number is 001 to
+    /// 999 or from 1000 on without leading zeros (loop-000.mov is none of this recording's). Other patterns
+    /// keep the pattern's wider answer.
+    static func isMade(_ name: String, by template: String) -> Bool {
+        let parts = template.components(separatedBy: SegmentNaming.indexField)
+        guard parts.count == 2, name.hasPrefix(parts[0]), name.hasSuffix(parts[1]),
+              name.utf8.count >= parts[0].utf8.count + parts[1].utf8.count else { return true }
+        let digits = String(name.dropFirst(parts[0].count).dropLast(parts[1].count))
+        guard let number = Int(digits), number >= 1 else { return false }
+        let plain = String(number)
+        return digits == String(repeating: "0", count: max(0, 3 - plain.count)) + plain
     }
 
     /// An input path as the plan compares it: resolved the same way.

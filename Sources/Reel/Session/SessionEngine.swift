@@ -99,6 +99,7 @@ final class SessionEngine: @unchecked Sendable {
 
     /// Pauses or resumes every movie of the session (see MovieRecorder.setPaused).
     func setPaused(_ paused: Bool) {
+        setup.readerFactory.pausedTime.set(paused)
         for recorder in recorders.withLock({ $0.movies }) { recorder.setPaused(paused) }
     }
 
