@@ -95,6 +95,53 @@ import Testing
         #expect(try client.request("GET", "/recordings/\(movieName)").status == 404)
     }
 
+    /// Issue 24, item 6: photos asked for at once each get a file of their own, and a name is never given to
+    /// two clients.
+    @Test func concurrentPhotosGetNamesOfTheirOwn() throws {
+        let served = try Served()
+        let names = Locked<[String]>([])
+        let port = served.started.port
+        let threads = (0..<8).map { _ in
+            Thread {
+                if let name = (try? HTTPTestClient(port: port).request("POST", "/api/photo"))?.object["name"] as? String {
+                    names.withLock { $0.append(name) }
+                }
+            }
+        }
+        for thread in threads { thread.start() }
+        for _ in 0..<600 where names.withLock({ $0.count }) < 8 { usleep(50_000) }
+        let given = names.withLock { $0 }
+        #expect(given.count == 8 && Set(given).count == 8, "\(given)")
+        #expect(Scratch.files(in: "\(served.folder)/recordings").filter { $0.hasSuffix(".jpg") }.count == 8)
+    }
+
+    /// Issue 24, item 12: a segmented take names its first file, which exists; and a take whose folder is
+    /// renamed while it records reports the complete movie it made, saying where it is no longer.
+    @Test func segmentedTakesAndAMovedFolderAreReportedAsTheyAre() throws {
+        let served = try Served()
+        let client = served.client
+        let segmented = try client.request("POST", "/api/movie/start", body: #"{"segmentDuration": 1}"#)
+        let first = try #require(segmented.object["name"] as? String, "\(segmented.text)")
+        usleep(2_500_000)
+        let stop = try client.request("POST", "/api/movie/stop")
+        #expect(stop.status == 200, "\(stop.text)")
+        #expect((stop.object["name"] as? String) == first && first.hasSuffix("-001.mov"), "\(first) \(stop.text)")
+        #expect(FileManager.default.fileExists(atPath: served.file(first)))
+
+        let take = try client.request("POST", "/api/movie/start")
+        #expect(take.status == 200, "\(take.text)")
+        usleep(1_500_000)
+        try FileManager.default.moveItem(atPath: "\(served.folder)/recordings", toPath: "\(served.folder)/moved")
+        usleep(1_000_000)
+        let moved = try client.request("POST", "/api/movie/stop")
+        let result = try #require(moved.object["result"] as? [String: Any], "\(moved.text)")
+        #expect(result["recordedSuccessfully"] as? Bool == true && (result["bytes"] as? Int ?? 0) > 0, "\(result)")
+        #expect((result["duration"] as? Double ?? 0) > 2 && (result["error"] as? String)?.contains("no longer there") == true, "\(result)")
+        let name = try #require(take.object["name"] as? String)
+        #expect(try MediaInspection(path: "\(served.folder)/moved/\(name)").videoFrames == result["videoFrames"] as? Int)
+        try FileManager.default.moveItem(atPath: "\(served.folder)/moved", toPath: "\(served.folder)/recordings")
+    }
+
     @Test func previewSwitchingAndStopping() throws {
         let served = try Served()
         let client = served.client

@@ -298,6 +298,13 @@ final class MovieFragmenter {
 
     var fragmentCount: Int { fragmentOffsets.count }
 
+    /// The file's size through its descriptor: found wherever the file now is (its folder may have been
+    /// renamed while recording).
+    var fileSize: Int64? {
+        var info = stat()
+        return fstat(descriptor, &info) == 0 ? Int64(info.st_size) : nil
+    }
+
     /// Indexes the fragments written since the last call; returns their moof offsets.
     @discardableResult
     private func indexFragments(upTo end: Int64, into estimator: inout TrailerSizeEstimator) throws -> [Int64] {

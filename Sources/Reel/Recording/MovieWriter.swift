@@ -130,6 +130,10 @@ final class MovieWriter {
     }
     var bytesWritten: Int64 { output.bytesWritten }
 
+    /// The size of a file written in place in fragments, through its descriptor (wherever it is now); nil
+    /// for other files.
+    var fileSizeInPlace: Int64? { fragmenter?.fileSize }
+
     /// Takes the packet's payload (leaving `packet` empty) and writes whatever interleaving now allows.
     func submit(_ packet: Packet) throws -> Outcome {
         if let stopReason { return .limitReached(stopReason) }
