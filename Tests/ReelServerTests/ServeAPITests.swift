@@ -142,6 +142,38 @@ import Testing
         try FileManager.default.moveItem(atPath: "\(served.folder)/moved", toPath: "\(served.folder)/recordings")
     }
 
+    /// Issue 24, item 15: a slowloris (a header line every half second, never ending its head) is cut at the
+    /// head deadline, so it cannot hold the server; one remote address gets a bounded share of the
+    /// connections, leaving room for others.
+    @Test func slowClientsCannotHoldTheServer() throws {
+        let served = try Served(limits: HTTPServer.Limits(connections: 8, connectionsPerAddress: 3, headSeconds: 1.5))
+        let port = served.started.port
+        let slow = try (0..<8).map { _ in try HTTPTestClient.Connection(port: port) }
+        for connection in slow { try connection.send(Array("GET /api/status HTTP/1.1\r\n".utf8)) }
+        var closed = Set<Int>()
+        let started = Date()
+        while closed.count < slow.count && Date().timeIntervalSince(started) < 10 {
+            for (index, connection) in slow.enumerated() where !closed.contains(index) {
+                if (try? connection.send(Array("X-Slow: \(index)\r\n".utf8))) == nil || connection.read(timeout: 0.05) == [] {
+                    closed.insert(index)
+                }
+            }
+            usleep(400_000)
+        }
+        #expect(closed.count == slow.count, "the server cut \(closed.count) of \(slow.count) slow heads")
+        #expect(try served.client.request("GET", "/api/status").status == 200)
+
+        // From 127.0.0.2: three connections at most; 127.0.0.3 is still served.
+        let remote = try (0..<5).map { _ in try HTTPTestClient.Connection(port: port, from: "127.0.0.2") }
+        usleep(300_000)
+        let refused = remote.filter { $0.read(timeout: 0.2) == [] }.count
+        #expect(refused == 2, "\(refused) of 5 connections from one address refused")
+        let other = try HTTPTestClient.Connection(port: port, from: "127.0.0.3")
+        try other.send(Array("GET /api/status HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8))
+        let answer = String(decoding: other.read(until: "\r\n\r\n", timeout: 5), as: UTF8.self)
+        #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer)")
+    }
+
     @Test func previewSwitchingAndStopping() throws {
         let served = try Served()
         let client = served.client
