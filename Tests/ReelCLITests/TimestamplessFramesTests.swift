@@ -27,4 +27,29 @@ import Testing
         let past = try Processes.reel(["grab", "b.avi", "g.png", "--at", "2.01"], currentDirectory: folder)
         #expect(past.status == 2 && past.standardError.contains("past the end"), "\(past.standardError)")
     }
+
+    /// Item 9: a Matroska file whose first pictures had negative times (the muxer stored no timestamps for
+    /// them): they are placed before the first timed picture, a frame apart, so no picture is repeated or
+    /// dropped and the video stays with the sound (it was the first picture 17 times, one picture dropped, all
+    /// later video 0.5 s late).
+    @Test func leadingPicturesWithoutTimestampsKeepTheirPlace() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try TestInputs.ffmpeg(["-f", "lavfi", "-i", TestInputs.numberedPictures(rate: "30"), "-f", "lavfi", "-i", "sine", "-t", "3",
+                               "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-output_ts_offset", "-0.5",
+                               "-avoid_negative_ts", "disabled", "\(folder)/neg.mkv"])
+        let packets = try Processes.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=pts",
+                                                             "-of", "csv=p=0", "\(folder)/neg.mkv"]).standardOutput
+        #expect(packets.split(separator: "\n").prefix(10).allSatisfy { $0.hasPrefix("N/A") }, "the input really lacks the first timestamps")
+        let result = try Processes.reel(["transcode", "neg.mkv", "out.mov", "--preset", "352x288", "--size", "64x64", "--quiet"],
+                                        currentDirectory: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let numbers = try TestInputs.frameNumbers("\(folder)/out.mov")
+        // The sound starts 23 ms before the first picture, which is shown from the start (one slot more).
+        let steps = zip(numbers, numbers.dropFirst()).map { ($1 - $0 + 256) % 256 }
+        #expect(numbers.first == 0 && numbers.last == 89 && steps.filter { $0 != 1 }.count <= 1 && !steps.contains { $0 > 1 },
+                "\(numbers)")
+        let movie = try MediaInspection(path: "\(folder)/out.mov")
+        #expect(abs(movie.videoDuration - movie.audioDuration) < 0.04, "video \(movie.videoDuration) s, audio \(movie.audioDuration) s")
+    }
 }
