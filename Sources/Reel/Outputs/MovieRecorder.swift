@@ -24,7 +24,7 @@ final class MovieRecorder: @unchecked Sendable {
         var folder: String
         var preset: Preset
         var limits: RecordingLimits
-        var rotation: Int
+        var rotation: DisplayTurn
         var hasVideo: Bool
         /// The picture rendition this movie takes (its size, see PictureRenditions).
         var rendition: Int

@@ -68,7 +68,7 @@ final class MovieSegment {
         }
         videoEnded = videoEncoder == nil
         audioEnded = !setup.hasAudio
-        writer = try MovieWriter(path: writingPath, encoders: encoders, rotationDegrees: setup.rotation,
+        writer = try MovieWriter(path: writingPath, encoders: encoders, rotation: setup.rotation,
                                  limits: limits, folder: setup.folder, fragmentInterval: setup.fragmentInterval,
                                  fragmentMemoryLimit: setup.fragmentMemoryLimit)
         do {

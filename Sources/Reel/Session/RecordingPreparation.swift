@@ -108,8 +108,8 @@ struct RecordingPreparation {
         let renditions = PictureRenditions()
         let videoSource = opened.lazy.compactMap { input in input.source.stream(of: .video).map { (input.spec.name, $0) } }.first
         // A transcode keeps the file's rotation (a phone's portrait movie stays portrait).
-        let rotation = configuration.takesTracksFromInput ? (videoStream?.rotationDegrees ?? 0)
-                                                          : configuration.orientation.clockwiseRotation
+        let rotation = configuration.takesTracksFromInput ? (videoStream?.rotation ?? 0)
+                                                          : DisplayTurn(clockwiseDegrees: configuration.orientation.clockwiseRotation)
         let sessionStart = MonotonicClock.nanoseconds()
         let context = MovieContext(
             configuration: configuration, videoSource: videoSource, renditions: renditions, rotation: rotation,

@@ -53,7 +53,7 @@ public enum FrameGrabber {
             throw ReelError.invalidInput("\(inputPath) has no picture at \(seconds) s (its video ends earlier)")
         }
         let picture = try colour.makeToneMapper()?.convert(shown) ?? shown
-        try StillImageWriter.write(picture, rotation: stream.rotationDegrees, to: still)
+        try StillImageWriter.write(picture, rotation: stream.turn, to: still)
     }
 
     /// Seeks to a keyframe before `target` and decodes forward. Where a container's index is coarse or
