@@ -39,8 +39,11 @@ struct OutputName: Sendable, CustomStringConvertible {
 
     var pattern: NamePattern { isPattern ? NamePattern(template: path) : NamePattern(literal: path) }
 
-    var folder: String { URL(fileURLWithPath: path).deletingLastPathComponent().path }
-    var fileName: String { URL(fileURLWithPath: path).lastPathComponent }
+    var folder: String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+    var fileName: String { path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path }
 
     /// The hidden name's pattern (`.NAME.partial` beside it), when it has one.
     var hiddenPattern: NamePattern? {
@@ -95,10 +98,14 @@ struct OutputName: Sendable, CustomStringConvertible {
 
     /// An input path as the plan compares it: resolved the same way.
     static func resolved(_ path: String) -> String {
-        let url = URL(fileURLWithPath: path).standardized
-        let folder = url.deletingLastPathComponent().path
-        let name = url.lastPathComponent
-        guard !SegmentNaming.hasFields(folder), let real = realpath(folder, nil) else { return url.path }
+        // Most paths are plain already (a batch's 10,000): URL's standardizing only where it changes something.
+        let plain = path.hasPrefix("/") && !path.contains("//") && !path.contains("/./") && !path.contains("/../")
+            && !path.hasSuffix("/.") && !path.hasSuffix("/..") && !path.hasSuffix("/")
+        let standard = plain ? path : URL(fileURLWithPath: path).standardized.path
+        guard let slash = standard.lastIndex(of: "/") else { return standard }
+        let folder = slash == standard.startIndex ? "/" : String(standard[..<slash])
+        let name = String(standard[standard.index(after: slash)...])
+        guard !SegmentNaming.hasFields(folder), let real = realpath(folder, nil) else { return standard }
         defer { free(real) }
         let resolvedFolder = String(cString: real)
         return (resolvedFolder == "/" ? "" : resolvedFolder) + "/" + name

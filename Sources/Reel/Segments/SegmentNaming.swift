@@ -27,7 +27,9 @@ struct SegmentNaming: Sendable, Equatable {
 
     /// Whether a path names fields only a segmented recording fills in.
     static func hasFields(_ path: String) -> Bool {
-        [indexField, dateField, timeField].contains { path.contains($0) }
+        // Most paths have no brace at all (a batch checks 10,000): only then is each field looked for.
+        guard path.utf8.contains(UInt8(ascii: "{")) else { return false }
+        return [indexField, dateField, timeField].contains { path.contains($0) }
     }
 
     /// The name of segment `index` (1-based) starting at `date`.

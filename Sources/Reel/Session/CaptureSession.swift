@@ -48,11 +48,12 @@ public final class CaptureSession: Sendable {
     /// `.NAME.partial`. A name too long for that (a legal 250-byte name would need 259) keeps as much of its
     /// start as fits, followed by a hash of the whole name, so every legal output name has a hidden one.
     public static func partialPath(for outputPath: String) -> String {
-        let output = URL(fileURLWithPath: outputPath)
-        let name = output.lastPathComponent
-        let folder = output.deletingLastPathComponent()
+        let absolute = outputPath.hasPrefix("/") ? outputPath : URL(fileURLWithPath: outputPath).path
+        let slash = absolute.lastIndex(of: "/")!
+        let name = String(absolute[absolute.index(after: slash)...])
+        let folder = String(absolute[...slash])
         let longest = Int(NAME_MAX)
-        guard name.utf8.count + 9 > longest else { return folder.appendingPathComponent(".\(name).partial").path }
+        guard name.utf8.count + 9 > longest else { return folder + ".\(name).partial" }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
         for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         let suffix = "~" + String(hash, radix: 16) + ".partial"
@@ -61,7 +62,7 @@ public final class CaptureSession: Sendable {
             guard 1 + start.utf8.count + character.utf8.count + suffix.utf8.count <= longest else { break }
             start.append(character)
         }
-        return folder.appendingPathComponent(".\(start)\(suffix)").path
+        return folder + ".\(start)\(suffix)"
     }
 
     public var currentState: State { state.withLock { $0 } }
