@@ -4,11 +4,15 @@
 SWIFT ?= swift
 # FFmpeg's libraries and CLI (the CLI serves tests as an independent oracle), pkg-config for the build,
 # Xvfb and xsetroot for the screen-capture tests, python3 for the benchmark harness, GStreamer, MediaInfo and
-# Chromium (headless <video>) as readers of every kind of file Reel writes, a C compiler for the write-log shim,
-# libmicrohttpd for reel serve, and chromium-driver with python3-selenium to test its page in a real browser.
+# Chromium (headless <video>) as readers of every kind of file Reel writes, with Firefox ESR (headless <video>,
+# played to the end), MPlayer (its own mov demuxer), exiftool (a tag-writing round trip), and libquicktime and
+# libxine (its QuickTime demuxer, ffmpeg decoders and raw video driver) for small C probes in Tests/IndependentReaders;
+# a C compiler for the write-log shim and those probes, libmicrohttpd for reel serve, and chromium-driver with
+# python3-selenium to test its page in a real browser.
 PACKAGES := libavdevice-dev libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev \
             libavutil-dev pkg-config ffmpeg xvfb x11-xserver-utils python3 \
             gstreamer1.0-tools gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-good gstreamer1.0-libav mediainfo chromium \
+            firefox-esr mplayer libimage-exiftool-perl libquicktime-dev libxine2-dev libxine2-misc-plugins libxine2-ffmpeg \
             gcc libc6-dev pulseaudio pulseaudio-utils libmicrohttpd-dev chromium-driver python3-selenium
 REEL := .build/debug/reel
 

@@ -2,7 +2,9 @@ import Foundation
 
 /// Readers nobody here wrote, as oracles beside ffprobe: GStreamer's qtdemux (discoverer for the duration, a
 /// full decode to fakesink for the frames), MediaInfo, and Chromium's `<video>` (headless: whether it opens
-/// the file, and the duration it reports). `make test` installs them (see the Makefile).
+/// the file, and the duration it reports). `make test` installs them (see the Makefile). More readers (Firefox,
+/// MPlayer's own demuxer, an exiftool round trip, libquicktime, xine) are in MoreIndependentReaders.swift,
+/// LibraryReaders.swift and FirefoxReader.swift.
 public enum IndependentReaders {
     public struct Reading: Sendable, CustomStringConvertible {
         public var videoFrames: Int
@@ -10,7 +12,11 @@ public enum IndependentReaders {
         public var duration: Double
         /// Error lines the reader printed.
         public var problems: String
-        public var description: String { "\(videoFrames) frames, \(duration) s\(problems.isEmpty ? "" : ", problems: \(problems)")" }
+        /// What else the reader saw, for the record (not compared): e.g. the pictures MPlayer decoded.
+        public var notes: String = ""
+        public var description: String {
+            "\(videoFrames) frames, \(duration) s\(problems.isEmpty ? "" : ", problems: \(problems)")\(notes.isEmpty ? "" : " (\(notes))")"
+        }
     }
 
     /// GStreamer: qtdemux decodes every video frame (avdec_h264, avdec_h265) to a counting fakesink;
