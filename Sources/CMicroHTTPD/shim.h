@@ -11,11 +11,14 @@
 /// A daemon on its own polling thread with a thread per connection (a streaming response may block its
 /// connection's thread), bound to `address`, with the connection count, idle timeout, per-connection memory
 /// (request headers are read into it) and connections per client address bounded.
+/// `accept` decides on each new connection from its address; `notify` hears of each connection's start and end.
 static inline struct MHD_Daemon *reel_mhd_start(const struct sockaddr *address, MHD_AccessHandlerCallback handler,
                                                 void *context, MHD_RequestCompletedCallback completed,
                                                 unsigned int connectionLimit, unsigned int timeoutSeconds,
-                                                size_t memoryLimit, unsigned int perAddressLimit) {
+                                                size_t memoryLimit, unsigned int perAddressLimit,
+                                                MHD_AcceptPolicyCallback accept, MHD_NotifyConnectionCallback notify) {
     struct MHD_OptionItem options[] = {
+        { MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)notify, context },
         { MHD_OPTION_SOCK_ADDR, 0, (void *)address },
         { MHD_OPTION_CONNECTION_LIMIT, connectionLimit, NULL },
         { MHD_OPTION_CONNECTION_TIMEOUT, timeoutSeconds, NULL },
@@ -26,8 +29,22 @@ static inline struct MHD_Daemon *reel_mhd_start(const struct sockaddr *address, 
     };
     unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL
                          | (address->sa_family == AF_INET6 ? MHD_USE_IPv6 : 0);
-    return MHD_start_daemon(flags, 0, NULL, NULL, handler, context, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
+    return MHD_start_daemon(flags, 0, accept, context, handler, context, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
 }
+
+/// A connection's socket (owned by libmicrohttpd), or -1.
+static inline int reel_mhd_connection_socket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? info->connect_fd : -1;
+}
+
+/// A connection's client address, or NULL.
+static inline const struct sockaddr *reel_mhd_client_address(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info ? info->client_addr : NULL;
+}
+
+static inline int reel_mhd_notify_started(void) { return MHD_CONNECTION_NOTIFY_STARTED; }
 
 /// The port the daemon listens on (after binding port 0).
 static inline unsigned int reel_mhd_port(struct MHD_Daemon *daemon) {

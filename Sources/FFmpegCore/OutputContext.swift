@@ -55,8 +55,9 @@ public final class OutputContext {
 
     /// Records that a player should rotate the stream's picture clockwise by `degrees` (a display matrix,
     /// written by the mov muxer as the track matrix); pixels are not touched.
-    public func setRotation(streamIndex: Int, clockwiseDegrees degrees: Int) throws {
-        guard degrees % 360 != 0 else { return }
+    public func setRotation(streamIndex: Int, turn: DisplayTurn) throws {
+        guard !turn.isIdentity else { return }
+        let degrees = turn.clockwiseDegrees
         let stream = formatContext.pointee.streams[streamIndex]!
         let size = 9 * MemoryLayout<Int32>.size
         guard let data = av_stream_new_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, size) else {
@@ -67,6 +68,7 @@ public final class OutputContext {
             // matrix transposed, which flips the sign in the file: passing +degrees is what makes ffmpeg,
             // ffprobe and players rotate clockwise (checked by the orientation tests with the ffmpeg CLI).
             av_display_rotation_set($0, Double(degrees))
+            if turn.mirrored { av_display_matrix_flip($0, 1, 0) }
         }
     }
 

@@ -17,6 +17,9 @@ public struct StreamInfo: Sendable {
     public let duration: Int64?
     /// Clockwise rotation in degrees a player applies to show the picture upright (display matrix).
     public let rotationDegrees: Int
+    /// The display matrix is a reflection: players mirror the picture (before the rotation).
+    public let isMirrored: Bool
+    public var turn: DisplayTurn { DisplayTurn(clockwiseDegrees: rotationDegrees, mirrored: isMirrored) }
     public let frameCount: Int64
     /// The codec headers the container stores for the stream (an avcC or hvcC record, AudioSpecificConfig).
     public let extradata: [UInt8]
@@ -57,12 +60,18 @@ public struct StreamInfo: Sendable {
         var sideDataSize: Int = 0
         if let matrix = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &sideDataSize),
            sideDataSize >= 9 * MemoryLayout<Int32>.size {
-            let angle = matrix.withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_get($0) }
+            var values = matrix.withMemoryRebound(to: Int32.self, capacity: 9) { Array(UnsafeBufferPointer(start: $0, count: 9)) }
+            // A reflection (negative determinant) is a mirror and a rotation: the rotation is read from the
+            // matrix with its mirror undone (its first column negated, as av_display_matrix_flip does).
+            isMirrored = Int64(values[0]) * Int64(values[4]) - Int64(values[1]) * Int64(values[3]) < 0
+            if isMirrored { (values[0], values[3], values[6]) = (-values[0], -values[3], -values[6]) }
+            let angle = av_display_rotation_get(values)
             // av_display_rotation_get is counter-clockwise; players rotate clockwise by its negation.
             let clockwise = angle.isNaN ? 0 : Int((-angle).rounded())
             rotationDegrees = ((clockwise % 360) + 360) % 360
         } else {
             rotationDegrees = 0
+            isMirrored = false
         }
     }
 

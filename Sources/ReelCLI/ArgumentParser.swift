@@ -78,7 +78,7 @@ extension ParsedArguments {
     /// what it got and the range: `--max-duration '9e12' is not a number of seconds from 0.001 to 10000000`.
     func number(_ name: String, in range: ClosedRange<Double>, unit: String = "seconds") throws -> Double? {
         guard let text = value(name) else { return nil }
-        guard let number = Double(text), number.isFinite, range.contains(number) else {
+        guard let number = NumberText.decimal(text), range.contains(number) else {
             throw UsageError("\(name) '\(text)' is not a number of \(unit) from \(NumberText.plain(range.lowerBound)) to \(NumberText.plain(range.upperBound))")
         }
         return number

@@ -57,8 +57,8 @@ enum CaptureCommand {
             options = try RecordingOptions(parsed, outputPath: basename + ".mov")
             capture = try PressCapture(basename: basename, holdThreshold: threshold, configuration: options.configuration)
             server = try parsed.value("--control").map { path in
-                try ControlSocketServer(path: path, controller: SessionController(session: capture.session,
-                                                                                  folder: FileManager.default.currentDirectoryPath))
+                try ControlSocketServer(path: path, controller: SessionController(
+                    session: capture.session, folder: URL(fileURLWithPath: basename).deletingLastPathComponent().path))
             }
         } catch {
             return .reporting(error)

@@ -51,7 +51,7 @@ enum RecordCommand {
         do {
             result = try record(options.configuration, quiet: options.quiet, pausesOnSignal: true, control: control)
         } catch {
-            return .reporting(error)
+            return .reporting(error, floorOption: options.floorOption)
         }
         return report(result, json: options.json)
     }
@@ -65,7 +65,9 @@ enum RecordCommand {
         // The socket listens before the recording starts (a path in use is a usage error, nothing recorded);
         // requests are served once it runs (a client that connects early waits for its reply).
         let server = try control.map { path in
-            try ControlSocketServer(path: path, controller: SessionController(session: session, folder: FileManager.default.currentDirectoryPath))
+            // `ctl photo NAME` goes beside the recording (as `ctl --help` says), not in reel's working folder.
+            try ControlSocketServer(path: path, controller: SessionController(
+                session: session, folder: URL(fileURLWithPath: configuration.outputPath).deletingLastPathComponent().path))
         }
         defer { server?.finish() }
         let status = StatusLine(quiet: quiet)

@@ -61,6 +61,10 @@ struct RecordingOptions {
     var configuration: RecordingConfiguration
     var json: Bool
     var quiet: Bool
+    /// The option that set the free-space floor, for error lines (`--keep-free` sets it in loop recording).
+    var floorOption: String {
+        configuration.segmentation?.deletesOldestForFreeSpace == true ? "--keep-free" : "--min-free"
+    }
 
     /// `needsSources: false` (transcoding) leaves video and audio unset instead of picking default devices.
     init(_ arguments: ParsedArguments, outputPath: String, needsSources: Bool = true) throws {
@@ -161,7 +165,7 @@ struct RecordingOptions {
     }
 
     static func fragmentInterval(_ arguments: ParsedArguments) throws -> Double {
-        if let text = arguments.value("--fragment-interval"), Double(text) == 0 { return 0 }
+        if let text = arguments.value("--fragment-interval"), NumberText.decimal(text) == 0 { return 0 }
         return try arguments.number("--fragment-interval", in: RecordingConfiguration.fragmentIntervalRange)
             ?? RecordingConfiguration.defaultFragmentInterval
     }

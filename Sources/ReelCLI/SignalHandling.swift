@@ -38,8 +38,10 @@ final class SignalHandling: @unchecked Sendable {
     }
 
     private init() {
+        // Installed as the program was loaded when it runs a command that stops on signals (see signals.c).
         let numbers: [Int32] = [SIGINT, SIGTERM, SIGUSR1]
-        let pipe = reel_stop_signals_install(numbers, Int32(numbers.count))
+        let early = reel_stop_signals_early()
+        let pipe = early >= 0 ? early : reel_stop_signals_install(numbers, Int32(numbers.count))
         guard pipe >= 0 else {
             // Only when the process is out of file descriptors at start-up: signals keep their default action.
             Terminal.printError("cannot catch stop signals: \(String(cString: strerror(-pipe))); Ctrl-C will end reel without finalizing")

@@ -6,8 +6,18 @@ import Reel
 enum Terminal {
     static var standardErrorIsTTY: Bool { isatty(STDERR_FILENO) == 1 }
 
+    /// One line however long what it quotes: past `longestErrorLine` bytes its middle is left out.
     static func printError(_ message: String) {
-        writeError("reel: error: \(message)\n")
+        let line = message.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " ")
+        writeError("reel: error: \(line.utf8.count > longestErrorLine ? shortened(line) : line)\n")
+    }
+
+    static let longestErrorLine = 2000
+
+    static func shortened(_ line: String) -> String {
+        let characters = Array(line)
+        return String(characters.prefix(longestErrorLine / 2)) + " …(\(line.utf8.count) bytes in all)… "
+            + String(characters.suffix(longestErrorLine / 4))
     }
 
     static func writeError(_ text: String) { write(text, to: STDERR_FILENO) }
@@ -35,21 +45,22 @@ enum Terminal {
 
 extension ExitCode {
     /// The command-line option a library error is about, which the library's messages never name.
-    static func option(for kind: ReelError.Kind) -> String {
+    /// `floorOption`: the option that set the free-space floor (`--keep-free` sets it too).
+    static func option(for kind: ReelError.Kind, floorOption: String = "--min-free") -> String {
         switch kind {
         case .outputExists: return " (--overwrite)"
         case .limitImpossible(.maxFileSize): return " (--max-size)"
-        case .limitImpossible(.minFreeDiskSpace): return " (--min-free)"
+        case .limitImpossible(.minFreeDiskSpace): return " (\(floorOption))"
         case .limitImpossible(.maxDuration): return " (--max-duration)"
         default: return ""
         }
     }
 
     /// Prints a failure as one error line and picks its exit code: 2 for bad usage or input, else 1.
-    static func reporting(_ error: any Error) -> ExitCode {
+    static func reporting(_ error: any Error, floorOption: String = "--min-free") -> ExitCode {
         switch error {
         case let error as ReelError:
-            Terminal.printError(error.description + ExitCode.option(for: error.kind))
+            Terminal.printError(error.description + ExitCode.option(for: error.kind, floorOption: floorOption))
             return error.isInvalidInput ? .usage : .failure
         case let error as UsageError:
             Terminal.printError(error.description)

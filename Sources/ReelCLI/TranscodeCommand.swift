@@ -53,7 +53,7 @@ enum TranscodeCommand {
             let result = try RecordCommand.record(configuration, quiet: options.quiet)
             return RecordCommand.report(result, json: options.json)
         } catch {
-            return .reporting(error)
+            return .reporting(error, floorOption: options.floorOption)
         }
     }
 }

@@ -206,7 +206,8 @@ final class CameraService: @unchecked Sendable {
             }
         }
         watch(output)
-        let name = URL(fileURLWithPath: path).lastPathComponent
+        // A segmented take's files are movie-…-001.mov, -002 …: the name given is the first one's.
+        let name = URL(fileURLWithPath: segmentation == nil ? path : Segmentation.segmentPath(path, index: 1)).lastPathComponent
         events.publish("movieStarted", json: CameraService.json(["name": name]))
         publishState()
         return name
@@ -231,7 +232,8 @@ final class CameraService: @unchecked Sendable {
         }
         lock.withLock { self.take = nil }
         if let photoPath = take.photoPath { unlink(photoPath) }
-        let shot = Shot(kind: "movie", name: result.recordedSuccessfully ? URL(fileURLWithPath: take.path).lastPathComponent : nil,
+        let file = result.segments?.first(where: { $0.recordedSuccessfully && !$0.deleted })?.output ?? take.path
+        let shot = Shot(kind: "movie", name: result.recordedSuccessfully ? URL(fileURLWithPath: file).lastPathComponent : nil,
                         result: result)
         publishState()
         return shot

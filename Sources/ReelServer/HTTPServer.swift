@@ -12,8 +12,11 @@ import Reel
 final class HTTPServer: @unchecked Sendable {
     struct Limits: Sendable {
         var connections: UInt32 = 64
-        var connectionsPerAddress: UInt32 = 48
+        /// From one address (the machine's own, 127.0.0.1 and ::1, are bounded only by `connections`).
+        var connectionsPerAddress: UInt32 = 16
         var idleTimeoutSeconds: UInt32 = 30
+        /// A request's line and headers must arrive whole within this, however slowly they trickle in.
+        var headSeconds: Double = 10
         /// Request line and headers are read into this (libmicrohttpd answers 431 past it).
         var connectionMemory = 64 * 1024
         var bodyBytes = 64 * 1024
@@ -25,6 +28,7 @@ final class HTTPServer: @unchecked Sendable {
     private let handler: Handler
     private let limits: Limits
     private var daemon: OpaquePointer?
+    private let deadlines: RequestDeadlines
     private var context: Unmanaged<HTTPServer>?
     /// The port bound (the one asked for, or the one the system chose for port 0).
     private(set) var port: Int = 0
@@ -33,6 +37,7 @@ final class HTTPServer: @unchecked Sendable {
         self.address = address
         self.limits = limits
         self.handler = handler
+        deadlines = RequestDeadlines(headSeconds: limits.headSeconds, perAddress: Int(limits.connectionsPerAddress))
     }
 
     deinit { stop() }
@@ -43,13 +48,14 @@ final class HTTPServer: @unchecked Sendable {
         let started: OpaquePointer? = address.withSocketAddress { socketAddress in
             reel_mhd_start(socketAddress, HTTPServer.accessHandler, unmanaged.toOpaque(), HTTPServer.requestCompleted,
                            limits.connections, limits.idleTimeoutSeconds, limits.connectionMemory,
-                           limits.connectionsPerAddress)
+                           limits.connections, HTTPServer.acceptPolicy, HTTPServer.connectionNotice)
         }
         guard let started else {
             throw ReelError.invalidInput("cannot listen on \(address): the address is in use or not this machine's; choose another with --listen")
         }
         daemon = started
         context = unmanaged
+        deadlines.start()
         port = Int(reel_mhd_port(started))
     }
 
@@ -58,6 +64,7 @@ final class HTTPServer: @unchecked Sendable {
         guard let daemon else { return }
         self.daemon = nil
         MHD_stop_daemon(daemon)
+        deadlines.stop()
         context = nil
     }
 
@@ -76,6 +83,7 @@ final class HTTPServer: @unchecked Sendable {
         let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
         guard let pending = requestContext.pointee else {
             // The first call: headers only. Keep state for the body that may follow.
+            server.deadlines.headReceived(connection)
             requestContext.pointee = Unmanaged.passRetained(Upload()).toOpaque()
             return HTTPServer.yes
         }
@@ -100,7 +108,19 @@ final class HTTPServer: @unchecked Sendable {
         return response.queue(on: connection)
     }
 
-    private static let requestCompleted: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
+    private static let acceptPolicy: MHD_AcceptPolicyCallback = { cls, address, _ in
+        guard let cls else { return HTTPServer.no }
+        return Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().deadlines.mayAccept(address) ? HTTPServer.yes : HTTPServer.no
+    }
+
+    private static let connectionNotice: MHD_NotifyConnectionCallback = { cls, connection, _, code in
+        guard let cls, let connection else { return }
+        let deadlines = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().deadlines
+        if Int32(code.rawValue) == reel_mhd_notify_started() { deadlines.started(connection) } else { deadlines.closed(connection) }
+    }
+
+    private static let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, requestContext, _ in
+        if let cls, let connection { Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().deadlines.requestEnded(connection) }
         guard let requestContext, let pending = requestContext.pointee else { return }
         Unmanaged<Upload>.fromOpaque(pending).release()
         requestContext.pointee = nil

@@ -79,14 +79,26 @@ final class RecordingsFolder: @unchecked Sendable {
               unlinkat(descriptor, name, 0) == 0 else { throw .notFound }
     }
 
-    /// A new, unused path in the folder: `photo-20261130-142501-123.jpg`.
+    /// A new, unused path in the folder: `photo-20261130-142501-123.jpg`. The name is reserved: requests at
+    /// the same millisecond (8 photos at once) each get their own, although none of the files exists yet.
+    /// The last `reservationLimit` names are remembered; an older one's file exists by then (or never will).
     func newPath(_ prefix: String, extension fileExtension: String) -> String {
         let stamp = LocalTime.format("%Y%m%d-%H%M%S")
         var milliseconds = Int((Date().timeIntervalSince1970 * 1000).truncatingRemainder(dividingBy: 1000))
-        while true {
-            let name = "\(prefix)-\(stamp)-\(String(milliseconds + 1000).dropFirst()).\(fileExtension)"
-            if faccessat(descriptor, name, F_OK, AT_SYMLINK_NOFOLLOW) != 0 { return "\(path)/\(name)" }
-            milliseconds += 1
+        return reserved.withLock { reserved in
+            while true {
+                let digits = milliseconds < 1000 ? String(String(milliseconds + 1000).dropFirst()) : String(milliseconds)
+                let name = "\(prefix)-\(stamp)-\(digits).\(fileExtension)"
+                if !reserved.contains(name) && faccessat(descriptor, name, F_OK, AT_SYMLINK_NOFOLLOW) != 0 {
+                    reserved.append(name)
+                    if reserved.count > RecordingsFolder.reservationLimit { reserved.removeFirst() }
+                    return "\(path)/\(name)"
+                }
+                milliseconds += 1
+            }
         }
     }
+
+    static let reservationLimit = 1024
+    private let reserved = Locked<[String]>([])
 }

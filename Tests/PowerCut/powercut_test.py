@@ -314,7 +314,7 @@ def plan_trials(rng, count):
         ('record', 'torn moof: during a fragment fdatasync', {}),
         ('record', 'index append (write of the moov)', {}),
         ('record', 'during the index fdatasync', {}),
-        ('record', 'switch write (skip header)', {}),
+        ('record', 'switch write (mdat header)', {}),
         ('record', 'during/after the switch fdatasync', {}),
         ('record', 'random time', {}),
         ('record', 'after a clean exit', {}),
@@ -341,7 +341,7 @@ def plan_trials(rng, count):
     ]
     extra = ['mid-fragment write', 'right after a fragment fdatasync', 'during a fragment fdatasync',
              'before a fragment fdatasync',
-             'index append (write of the moov)', 'during the index fdatasync', 'switch write (skip header)',
+             'index append (write of the moov)', 'during the index fdatasync', 'switch write (mdat header)',
              'during/after the switch fdatasync', 'random time']
     trials = list(base)
     while len(trials) < count:

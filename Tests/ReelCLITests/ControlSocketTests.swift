@@ -75,6 +75,22 @@ import Testing
         #expect(abs(ToneAnalysis.frequency(of: Array(samples[Int((switchAt + 0.5) * 48000)..<Int((switchAt + 0.9) * 48000)]), sampleRate: 48000) - 1000) < 10)
     }
 
+    /// Issue 24, item 13: `ctl photo NAME` puts a relative NAME beside the recording, as `ctl --help` says,
+    /// not in the folder reel was started from.
+    @Test func aRelativePhotoGoesBesideTheRecording() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: "\(folder)/rec", withIntermediateDirectories: true)
+        let running = try Self.startRecording(["rec/take.mov", "--video", "lavfi:testsrc2", "--audio", "none", "--preset", "low"],
+                                              socket: "take.sock", in: folder)
+        let photo = try Self.ctl(["take.sock", "photo", "shot.jpg"], in: folder)
+        #expect(photo.status == 0, "\(photo.standardError)")
+        #expect(FileManager.default.fileExists(atPath: "\(folder)/rec/shot.jpg"))
+        #expect(!FileManager.default.fileExists(atPath: "\(folder)/shot.jpg"))
+        #expect(try Self.ctl(["take.sock", "stop"], in: folder).status == 0)
+        #expect(Processes.finish(running, timeout: 20).status == 0)
+    }
+
     /// A photo over the socket is a picture the movie also holds, and the movie loses none around it.
     @Test func aPhotoOverTheSocketCostsTheMovieNoFrame() throws {
         let folder = try Scratch.folder()

@@ -70,7 +70,9 @@ extension CorruptMediaTests {
         for arguments in [["probe", corpus], ["grab", corpus, "\(folder)/x.jpg"], ["transcode", corpus, "\(folder)/x.mov", "--quiet"]] {
             let started = Date()
             let result = try Processes.reel(arguments, timeout: 30)
-            #expect(Date().timeIntervalSince(started) < 2, "\(arguments[0]) took \(Date().timeIntervalSince(started)) s")
+            // The refusal (its message) is the product's; the bound only catches the seconds-long allocation,
+            // loosely enough for a loaded machine (issue 24, item 19).
+            #expect(Date().timeIntervalSince(started) < 10, "\(arguments[0]) took \(Date().timeIntervalSince(started)) s")
             #expect(result.status == 2 && result.standardError.contains("declares more data than any real movie holds"),
                     "\(arguments[0]): exit \(result.status): \(result.standardError)")
         }

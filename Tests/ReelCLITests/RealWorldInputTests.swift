@@ -65,11 +65,11 @@ import Testing
         let original = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/same.mov"))
         for output in ["same.mov", "./same.mov", "link.mov", "hard.mov"] {
             let result = try Processes.reel(["transcode", "same.mov", output, "--overwrite", "--preset", "low"], currentDirectory: folder)
-            Self.expectUsageError(result, mentions: "is the input file")
+            Self.expectUsageError(result, mentions: "overwrite the input file")
         }
         let record = try Processes.reel(["record", "link.mov", "--video", "file:same.mov", "--audio", "none", "--overwrite"],
                                         currentDirectory: folder)
-        Self.expectUsageError(record, mentions: "is the input file")
+        Self.expectUsageError(record, mentions: "overwrite the input file")
         #expect(try Data(contentsOf: URL(fileURLWithPath: "\(folder)/same.mov")) == original)
         #expect(Scratch.files(in: folder) == ["hard.mov", "link.mov", "same.mov"])
     }

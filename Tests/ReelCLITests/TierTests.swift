@@ -105,7 +105,7 @@ import Testing
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let base = ["record", "main.mov", "--video", "lavfi:testsrc2?realtime=0", "--audio", "none", "--max-duration", "1"]
-        for (tier, message) in [("352x288:main.mov", "named twice"), ("352x288", "PRESET:PATH"), ("nosuch:x.mov", "nosuch"),
+        for (tier, message) in [("352x288:main.mov", "same file"), ("352x288", "PRESET:PATH"), ("nosuch:x.mov", "nosuch"),
                                 ("352x288:proxy.mp4", ".mov"), ("352x288:\(folder)/missing/x.mov", "does not exist")] {
             let result = try Processes.reel(base + ["--tier", tier], currentDirectory: folder)
             #expect(result.status == 2, "--tier \(tier): exit \(result.status)")

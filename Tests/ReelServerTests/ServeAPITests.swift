@@ -95,6 +95,85 @@ import Testing
         #expect(try client.request("GET", "/recordings/\(movieName)").status == 404)
     }
 
+    /// Issue 24, item 6: photos asked for at once each get a file of their own, and a name is never given to
+    /// two clients.
+    @Test func concurrentPhotosGetNamesOfTheirOwn() throws {
+        let served = try Served()
+        let names = Locked<[String]>([])
+        let port = served.started.port
+        let threads = (0..<8).map { _ in
+            Thread {
+                if let name = (try? HTTPTestClient(port: port).request("POST", "/api/photo"))?.object["name"] as? String {
+                    names.withLock { $0.append(name) }
+                }
+            }
+        }
+        for thread in threads { thread.start() }
+        for _ in 0..<600 where names.withLock({ $0.count }) < 8 { usleep(50_000) }
+        let given = names.withLock { $0 }
+        #expect(given.count == 8 && Set(given).count == 8, "\(given)")
+        #expect(Scratch.files(in: "\(served.folder)/recordings").filter { $0.hasSuffix(".jpg") }.count == 8)
+    }
+
+    /// Issue 24, item 12: a segmented take names its first file, which exists; and a take whose folder is
+    /// renamed while it records reports the complete movie it made, saying where it is no longer.
+    @Test func segmentedTakesAndAMovedFolderAreReportedAsTheyAre() throws {
+        let served = try Served()
+        let client = served.client
+        let segmented = try client.request("POST", "/api/movie/start", body: #"{"segmentDuration": 1}"#)
+        let first = try #require(segmented.object["name"] as? String, "\(segmented.text)")
+        usleep(2_500_000)
+        let stop = try client.request("POST", "/api/movie/stop")
+        #expect(stop.status == 200, "\(stop.text)")
+        #expect((stop.object["name"] as? String) == first && first.hasSuffix("-001.mov"), "\(first) \(stop.text)")
+        #expect(FileManager.default.fileExists(atPath: served.file(first)))
+
+        let take = try client.request("POST", "/api/movie/start")
+        #expect(take.status == 200, "\(take.text)")
+        usleep(1_500_000)
+        try FileManager.default.moveItem(atPath: "\(served.folder)/recordings", toPath: "\(served.folder)/moved")
+        usleep(1_000_000)
+        let moved = try client.request("POST", "/api/movie/stop")
+        let result = try #require(moved.object["result"] as? [String: Any], "\(moved.text)")
+        #expect(result["recordedSuccessfully"] as? Bool == true && (result["bytes"] as? Int ?? 0) > 0, "\(result)")
+        #expect((result["duration"] as? Double ?? 0) > 2 && (result["error"] as? String)?.contains("no longer there") == true, "\(result)")
+        let name = try #require(take.object["name"] as? String)
+        #expect(try MediaInspection(path: "\(served.folder)/moved/\(name)").videoFrames == result["videoFrames"] as? Int)
+        try FileManager.default.moveItem(atPath: "\(served.folder)/moved", toPath: "\(served.folder)/recordings")
+    }
+
+    /// Issue 24, item 15: a slowloris (a header line every half second, never ending its head) is cut at the
+    /// head deadline, so it cannot hold the server; one remote address gets a bounded share of the
+    /// connections, leaving room for others.
+    @Test func slowClientsCannotHoldTheServer() throws {
+        let served = try Served(limits: HTTPServer.Limits(connections: 8, connectionsPerAddress: 3, headSeconds: 1.5))
+        let port = served.started.port
+        let slow = try (0..<8).map { _ in try HTTPTestClient.Connection(port: port) }
+        for connection in slow { try connection.send(Array("GET /api/status HTTP/1.1\r\n".utf8)) }
+        var closed = Set<Int>()
+        let started = Date()
+        while closed.count < slow.count && Date().timeIntervalSince(started) < 10 {
+            for (index, connection) in slow.enumerated() where !closed.contains(index) {
+                if (try? connection.send(Array("X-Slow: \(index)\r\n".utf8))) == nil || connection.read(timeout: 0.05) == [] {
+                    closed.insert(index)
+                }
+            }
+            usleep(400_000)
+        }
+        #expect(closed.count == slow.count, "the server cut \(closed.count) of \(slow.count) slow heads")
+        #expect(try served.client.request("GET", "/api/status").status == 200)
+
+        // From 127.0.0.2: three connections at most; 127.0.0.3 is still served.
+        let remote = try (0..<5).map { _ in try HTTPTestClient.Connection(port: port, from: "127.0.0.2") }
+        usleep(300_000)
+        let refused = remote.filter { $0.read(timeout: 0.2) == [] }.count
+        #expect(refused == 2, "\(refused) of 5 connections from one address refused")
+        let other = try HTTPTestClient.Connection(port: port, from: "127.0.0.3")
+        try other.send(Array("GET /api/status HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8))
+        let answer = String(decoding: other.read(until: "\r\n\r\n", timeout: 5), as: UTF8.self)
+        #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer)")
+    }
+
     @Test func previewSwitchingAndStopping() throws {
         let served = try Served()
         let client = served.client

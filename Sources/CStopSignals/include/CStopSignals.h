@@ -8,4 +8,9 @@
 /// the caller owns it), or -errno with no handler installed and no descriptor left open. Call once per process.
 int reel_stop_signals_install(const int *numbers, int count);
 
+/// The read end of the pipe of a handler installed as the program was loaded (for `reel record`, `capture`,
+/// `batch` and `serve`), which the caller then owns; -1 when none was. The signals it catches are SIGINT,
+/// SIGTERM and SIGUSR1.
+int reel_stop_signals_early(void);
+
 #endif

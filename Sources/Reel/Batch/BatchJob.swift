@@ -38,3 +38,24 @@ public struct BatchJob: Sendable, Equatable {
     /// record: when the recording starts (`startAt`); nil starts it when a parallel slot is free.
     public var startAt: Date? = nil
 }
+
+extension BatchJob {
+    /// The files this job writes (its movie or segments, tiers, still; all under hidden names until
+    /// finalized) and the files it reads.
+    var outputPlan: OutputPlan {
+        var plan = OutputPlan()
+        switch kind {
+        case .grab:
+            plan.addStill(output, role: "output", replaces: false)
+        case .record, .transcode:
+            plan.addMovie(output, segmentation: segmentation, writesHidden: true, role: "output")
+            for tier in tiers {
+                plan.addMovie(tier.outputPath, segmentation: segmentation, writesHidden: true, role: "tier \(tier.preset.name)")
+            }
+            // A re-run may replace the still of a job it runs again (the movie was not finished).
+            if let still { plan.addStill(still.path, role: "still", replaces: true) }
+        }
+        plan.inputs = ([input].compactMap { $0 } + [video, audio].compactMap { $0 }.filter { $0.kind == .file }.map(\.target))
+        return plan
+    }
+}

@@ -176,11 +176,22 @@ public final class BatchRunner: Sendable {
     private func perform(_ job: BatchJob) -> BatchReport.Entry {
         var entry = BatchReport.Entry(name: job.name, type: job.kind, status: .succeeded, output: job.output, result: nil,
                                       error: nil, elapsed: 0)
-        if !force && ([job.output] + job.tiers.map(\.outputPath)).allSatisfy(BatchRunner.isComplete) {
-            entry.status = .skipped
-            return entry
-        }
         do {
+            if !force {
+                // Done by an earlier run: every movie (each segment of a segmented one) is there and opens.
+                let plan = job.outputPlan
+                let movies = plan.names.filter { !$0.replaces }
+                let existing = plan.existingFiles().filter { !$0.name.replaces }
+                if movies.allSatisfy({ name in existing.contains { $0.name.path == name.path } })
+                    && existing.allSatisfy({ BatchRunner.isComplete($0.file) }) {
+                    entry.status = .skipped
+                    return entry
+                }
+                // Never replaced without --force: a file at one of the job's names that is not its finished work.
+                if let (name, file) = existing.first {
+                    throw ReelError(.outputExists, "\(ErrorText.path(file)) already exists\(name.isPattern ? " (a segment of \(ErrorText.path(name.path)))" : ""), and the job would replace it: delete it, or run with --force")
+                }
+            }
             try FileSystem.createFolders(URL(fileURLWithPath: job.output).deletingLastPathComponent().path)
             if let still = job.still {
                 try FileSystem.createFolders(URL(fileURLWithPath: still.path).deletingLastPathComponent().path)

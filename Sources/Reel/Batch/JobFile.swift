@@ -44,7 +44,6 @@ public enum JobFile {
         jobs.reserveCapacity(list.count)
         let defaultSources = DefaultSources()
         var names: [String: Int] = [:]
-        var outputs: [String: String] = [:]
         for (offset, value) in list.enumerated() {
             guard case .object(let own) = value else {
                 throw ReelError.invalidInput("\(source): jobs[\(offset)]: expected a job object")
@@ -60,15 +59,35 @@ public enum JobFile {
                 throw ReelError.invalidInput("\(source): \(label).name: '\(job.name)' is already used by jobs[\(first - 1)]")
             }
             names[job.name] = job.index
-            for path in [job.output] + job.tiers.map(\.outputPath) {
-                if let other = outputs[path] {
-                    throw ReelError.invalidInput("\(source): \(label).output: \(path) is also an output of job '\(other)'")
-                }
-                outputs[path] = job.name
-            }
             jobs.append(job)
         }
+        try checkOutputs(of: jobs, source: source)
         return jobs
+    }
+
+    /// No job writes a file another job writes or reads, or its own input (OutputPlan's rules, across the
+    /// batch): with `--parallel` they would run at once, and in any order one would destroy the other's work.
+    static func checkOutputs(of jobs: [BatchJob], source: String) throws {
+        let plans = jobs.map(\.outputPlan)
+        for (job, plan) in zip(jobs, plans) {
+            for name in plan.names {
+                do {
+                    try OutputPlan.checkPlace(name, foldersExist: false)
+                } catch let error as ReelError {
+                    throw ReelError(error.kind, "\(source): jobs.\(job.name).output: \(error.message)")
+                }
+            }
+        }
+        switch OutputCollisions.first(among: plans) {
+        case .sameFile(let first, let second)?:
+            let (one, other) = (jobs[first.plan], jobs[second.plan])
+            throw ReelError.invalidInput("\(source): jobs.\(other.name).output: \(second.name.role) \(ErrorText.path(second.name.path)) would write the same file as \(first.name.role) \(ErrorText.path(first.name.path))\(one.index == other.index ? "" : " of job '\(one.name)'"): give each its own name")
+        case .input(let output, let input, let inputOf)?:
+            let (writer, reader) = (jobs[output.plan], jobs[inputOf])
+            throw ReelError.invalidInput("\(source): jobs.\(writer.name).output: \(output.name.role) \(ErrorText.path(output.name.path)) would overwrite \(ErrorText.path(input)), the input of \(writer.index == reader.index ? "the job itself" : "job '\(reader.name)'"): give it another name")
+        case nil:
+            break
+        }
     }
 
     /// The machine's default devices, looked up once per job file (not once per job).
@@ -198,8 +217,9 @@ public enum JobFile {
             guard let duration = job.limits.maxDuration else {
                 throw fields.fail("startAt", "a scheduled recording needs maxDuration (when it ends)")
             }
+            let text = try fields.string("startAt")
             do {
-                job.startAt = try JobSchedule.parse(try fields.string("startAt"), now: now, duration: duration)
+                job.startAt = try JobSchedule.parse(text, now: now, duration: duration)
             } catch let error as ReelError {
                 throw fields.fail("startAt", error.message)
             }

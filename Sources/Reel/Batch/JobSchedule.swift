@@ -34,7 +34,7 @@ public enum JobSchedule {
         let day = parts[0].split(separator: "-", omittingEmptySubsequences: false)
         guard day.count == 3, day[0].count == 4, day[1].count == 2, day[2].count == 2,
               let year = Int(day[0]), let month = Int(day[1]), let date = Int(day[2]),
-              (1...12).contains(month), (1...31).contains(date) else { throw invalid(text) }
+              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(date) else { throw invalid(text) }
         var time = String(parts[1])
         var offset: Int? = nil  // seconds east of UTC, when a zone is given
         if time.hasSuffix("Z") {
@@ -70,6 +70,15 @@ public enum JobSchedule {
         let second = fields.count == 3 ? Int(fields[2]) : 0
         guard let second, second < 60 else { throw invalid(whole) }
         return (hour, minute, second)
+    }
+
+    /// 28 to 31: 2026-02-30 is no date (mktime would make it 2026-03-02).
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 
     private static func localFields(_ date: Date) -> tm {

@@ -20,12 +20,16 @@ final class AudioFrameSink: FrameSink {
     /// not device timestamps, which run ahead of the samples when a reader falls behind.
     private let sampleLimit: Int64?
     private(set) var isSatisfied = false
+    /// Paused time moves the limit on (see PausedTime).
+    private let pausedTime: PausedTime?
     private let compensatesClockDrift: Bool
     private var drift: ClockDriftCorrection
 
     init(buffer: CaptureBuffer, sampleRate: Int, channels: Int, blockSize: Int, waitsForEncoder: Bool,
-         statistics: ReaderStatistics, maxDuration: Double? = nil, compensatesClockDrift: Bool = false) {
+         statistics: ReaderStatistics, maxDuration: Double? = nil, compensatesClockDrift: Bool = false,
+         pausedTime: PausedTime? = nil) {
         self.buffer = buffer
+        self.pausedTime = pausedTime
         self.compensatesClockDrift = compensatesClockDrift
         self.drift = ClockDriftCorrection(sampleRate: sampleRate)
         self.sampleLimit = maxDuration.map { Int64(($0 + 1) * Double(sampleRate)) }
@@ -38,7 +42,8 @@ final class AudioFrameSink: FrameSink {
     }
 
     func consume(_ frame: Frame, at time: Timestamp) throws {
-        if let sampleLimit, samplesQueued > sampleLimit {
+        if let sampleLimit, let paused = pausedTime.map({ $0.allowance }) ?? 0,
+           samplesQueued > sampleLimit + paused * Int64(sampleRate) / 1_000_000 {
             isSatisfied = true
             return
         }

@@ -14,19 +14,23 @@ protocol FrameSink: AnyObject {
 /// The part of the duration limit a video reader can apply: pictures more than a second past the limit
 /// (measured from the stream's first picture) are not wanted. The encoder makes the exact cut; this keeps late frames out
 /// of the queues and the drop counts, and lets the reader stop.
+/// Paused time moves the limit on (see PausedTime).
 struct ReaderTimeLimit {
     private let limit: Timestamp?
     private var first: Timestamp?
+    private let pausedTime: PausedTime?
 
-    init(maxDuration: Double?) {
+    init(maxDuration: Double?, pausedTime: PausedTime? = nil) {
         limit = maxDuration.map { Timestamp(value: Int64(($0 + 1) * 1_000_000), timeBase: sessionTimeBase) }
+        self.pausedTime = pausedTime
     }
 
     /// Whether a frame starting at `time` is past the limit.
     mutating func isPast(_ time: Timestamp) -> Bool {
         if first == nil { first = time }
         guard let limit, let first else { return false }
-        return limit < time - first
+        guard let paused = pausedTime.map({ $0.allowance }) ?? 0 else { return false }
+        return limit + Timestamp(value: paused, timeBase: sessionTimeBase) < time - first
     }
 }
 

@@ -34,6 +34,7 @@ final class InputReader: @unchecked Sendable {
     private let endingState = Locked<Ending?>(nil)
     private var origin: (first: Timestamp, arrival: Timestamp)? = nil
     private var lastTimes: [Int: Timestamp] = [:]
+    private var untimedLead = UntimedLeadingFrames()
     private var continuity: [Int: TimestampContinuity] = [:]
     private var thread: WorkerThread?
     /// Frames reach the sinks (false while a switch's new reader waits to take over, and once retired).
@@ -120,15 +121,29 @@ final class InputReader: @unchecked Sendable {
                 switch try source.nextFrame(into: frame) {
                 case .frame(let streamIndex):
                     guard let route = routes.first(where: { $0.stream.index == streamIndex }) else { continue }
-                    let time = sessionTime(of: frame, stream: route.stream)
-                    if !hasFirstFrame { firstFrame.withLock { hasFirstFrame = true; firstFrame.broadcast() } }
-                    guard publishing.load(ordering: .acquiring) else { continue }
-                    let start = CPUClock.threadNanoseconds()
-                    try route.sink.consume(frame, at: time)
-                    convertNanoseconds += CPUClock.threadNanoseconds() - start
+                    let raw = InputReader.rawTime(of: frame)
+                    if !spec.isPaced, raw == nil, lastTimes[streamIndex] == nil, try untimedLead.hold(frame, stream: streamIndex) {
+                        continue
+                    }
+                    if untimedLead.isHolding(stream: streamIndex) {
+                        // The stream's first timestamp (or a frame past the limit): the held frames go before it.
+                        let step = frame.duration > 0 ? frame.duration : nil
+                        let placed = raw.map { (time: $0, before: true) } ?? (time: 0, before: false)
+                        for (held, time) in untimedLead.release(stream: streamIndex, firstTime: placed.time, step: step, before: placed.before) {
+                            try deliver(held, at: sessionTime(of: held, stream: route.stream, raw: time), to: route)
+                        }
+                    }
+                    try deliver(frame, at: sessionTime(of: frame, stream: route.stream), to: route)
                     // Everything wanted is delivered (the duration limit): stop reading, end the streams.
                     if routes.allSatisfy({ $0.sink.isSatisfied }) { break loop }
                 case .endOfFile:
+                    // A stream that never got a timestamp: its held frames go on from the start.
+                    for stream in untimedLead.streams {
+                        guard let route = routes.first(where: { $0.stream.index == stream }) else { continue }
+                        for (held, time) in untimedLead.release(stream: stream, firstTime: 0, step: nil, before: false) {
+                            try deliver(held, at: sessionTime(of: held, stream: route.stream, raw: time), to: route)
+                        }
+                    }
                     ending = Ending(reason: spec.isDevice ? .deviceLost : .inputEnded,
                                     message: spec.isDevice ? "\(spec) stopped delivering (end of stream)" : nil)
                     break loop
@@ -164,10 +179,24 @@ final class InputReader: @unchecked Sendable {
     /// Device timestamps rebased to the session: the input's first frame maps to the moment it arrived
     /// (paced inputs) or to zero (unpaced inputs, whose clocks all start together). Streams of one input share
     /// that origin, so a file's audio and video keep their offset.
-    private func sessionTime(of frame: Frame, stream: SourceStream) -> Timestamp {
-        // Decoders set the best-effort time; filter graphs set pts only.
-        var raw = frame.bestEffortTimestamp
-        if raw == Timestamp.noValue { raw = frame.pts }
+    /// Hands a frame to its sink, unless it is not publishing (a switch's new reader waiting to take over).
+    private func deliver(_ frame: Frame, at time: Timestamp, to route: Route) throws {
+        if !hasFirstFrame { firstFrame.withLock { hasFirstFrame = true; firstFrame.broadcast() } }
+        guard publishing.load(ordering: .acquiring) else { return }
+        let start = CPUClock.threadNanoseconds()
+        try route.sink.consume(frame, at: time)
+        convertNanoseconds += CPUClock.threadNanoseconds() - start
+    }
+
+    /// A frame's own time: decoders set the best-effort time, filter graphs pts only.
+    private static func rawTime(of frame: Frame) -> Int64? {
+        if frame.bestEffortTimestamp != Timestamp.noValue { return frame.bestEffortTimestamp }
+        return frame.pts == Timestamp.noValue ? nil : frame.pts
+    }
+
+    /// `raw`: the time it was given (a held leading frame's), else its own.
+    private func sessionTime(of frame: Frame, stream: SourceStream, raw given: Int64? = nil) -> Timestamp {
+        var raw = given ?? InputReader.rawTime(of: frame) ?? Timestamp.noValue
         if raw == Timestamp.noValue {
             // No timestamp: continue from the last one by the frame's duration (or one tick).
             let last = lastTimes[stream.index]?.value ?? -1

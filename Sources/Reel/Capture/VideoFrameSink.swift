@@ -16,10 +16,10 @@ final class VideoFrameSink: FrameSink {
     private(set) var isSatisfied = false
 
     init(buffer: CaptureBuffer, renditions: PictureRenditions, waitsForEncoder: Bool,
-         statistics: ReaderStatistics, maxDuration: Double? = nil) throws {
+         statistics: ReaderStatistics, maxDuration: Double? = nil, pausedTime: PausedTime? = nil) throws {
         self.buffer = buffer
         self.renditions = renditions
-        self.timeLimit = ReaderTimeLimit(maxDuration: maxDuration)
+        self.timeLimit = ReaderTimeLimit(maxDuration: maxDuration, pausedTime: pausedTime)
         self.waitsForEncoder = waitsForEncoder
         self.statistics = statistics
         try addScalers()

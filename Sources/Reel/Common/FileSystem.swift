@@ -25,6 +25,19 @@ public enum FileSystem {
         return stat(first, &a) == 0 && stat(second, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino
     }
 
+    /// The path with symbolic links and `..` resolved, when it exists.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// The longest file name (bytes) the file system holding `folder` takes (NAME_MAX, 255 on Linux's).
+    static func longestFileName(in folder: String) -> Int {
+        let limit = pathconf(folder, Int32(_PC_NAME_MAX))
+        return limit > 0 ? limit : Int(NAME_MAX)
+    }
+
     /// Writes `bytes` to a new or truncated file; nil on success, else what failed (strerror's text).
     static func write(_ bytes: [UInt8], to path: String) -> String? {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)

@@ -35,6 +35,9 @@ public enum ControlMessages {
 
     /// Parses one request line; throws with what is wrong (the reply then says it, with no request id).
     public static func request(_ line: [UInt8]) throws -> Request {
+        if let key = DuplicateJSONKeys.first(in: line) {
+            throw ReelError.invalidInput("not a request: \"\(ErrorText.path(key))\" is given twice; send each field once")
+        }
         do {
             let decoded = try JSONDecoder().decode(RequestLine.self, from: Data(line))
             return Request(command: decoded.command, requestID: decoded.request_id?.json)

@@ -28,7 +28,7 @@ final class DecodingFrameSource: FrameSource {
         streams = streamIndexes.map { index in
             let info = input.streams[index]
             return SourceStream(index: index, mediaType: info.mediaType, timeBase: info.timeBase,
-                                rotationDegrees: info.rotationDegrees, colour: info.colour,
+                                rotation: info.turn, colour: info.colour,
                                 bitsPerComponent: info.pixelFormat.bitsPerComponent, pictureFormat: info.pixelFormat,
                                 width: info.width, height: info.height)
         }

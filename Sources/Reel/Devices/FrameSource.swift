@@ -17,7 +17,7 @@ struct SourceStream {
     /// Of the frames' timestamps.
     let timeBase: Rational
     /// Clockwise degrees a player turns the pictures (a phone's portrait movie); 0 for sound.
-    var rotationDegrees = 0
+    var rotation: DisplayTurn = 0
     /// What the stream says of its pictures' colour (unspecified for lavfi graphs and most devices).
     var colour: ColourDescription = .unspecified
     /// Bits per sample of its pictures (10 for most HDR video).

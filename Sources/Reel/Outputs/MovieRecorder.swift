@@ -24,7 +24,7 @@ final class MovieRecorder: @unchecked Sendable {
         var folder: String
         var preset: Preset
         var limits: RecordingLimits
-        var rotation: Int
+        var rotation: DisplayTurn
         var hasVideo: Bool
         /// The picture rendition this movie takes (its size, see PictureRenditions).
         var rendition: Int
@@ -283,12 +283,16 @@ final class MovieRecorder: @unchecked Sendable {
     /// Opens the next file, starting at `boundary`, and plans the boundary after it.
     private func openSegment(at boundary: SegmentBoundaries.Boundary) throws {
         let index = (segments.last?.index ?? finishedSegments.last?.result.index ?? 0) + 1
-        let path = naming?.path(index: index, date: Date()) ?? setup.outputPath
+        // Every name the pattern makes was checked before the recording began (OutputPlan); one that a
+        // {date}/{time} field makes anew, or that another program took since, is not replaced: the segment
+        // gets the next free name beside it ("cam-…-14-05-09 (2).mov"), which its result and events report.
+        let path = naming.map { naming in
+            SegmentNaming.freeName(for: naming.path(index: index, date: Date())) { candidate in
+                setup.overwrite || access(candidate, F_OK) != 0
+            }
+        } ?? setup.outputPath
         let writingPath = setup.temporaryPath == setup.outputPath ? path
             : (naming == nil ? setup.temporaryPath : CaptureSession.partialPath(for: path))
-        if naming != nil, index > 1, !setup.overwrite, access(path, F_OK) == 0 {
-            throw ReelError(.outputExists, "segment \(path) already exists: choose another name pattern")
-        }
         let (limits, segmentSizeBinds) = segmentLimits(otherOpen: segments)
         let segment = try MovieSegment(index: index, outputPath: path, writingPath: writingPath, start: boundary, setup: setup,
                                        videoEncoder: videoEncoder, limits: limits, sizeLimitIsSegments: segmentSizeBinds)
@@ -754,6 +758,15 @@ final class MovieRecorder: @unchecked Sendable {
             releaseHeldPicture()
             let ending = stopReason ?? .stopped
             while !segments.isEmpty { finishSegment(segments.removeFirst(), stopReason: ending) }
+            if setup.discardsStoppedMovie && ending == .stopped {
+                // An interrupted batch transcode keeps none of its segments: a re-run does the whole job again.
+                for index in finishedSegments.indices where finishedSegments[index].usable && !finishedSegments[index].result.deleted {
+                    unlink(finishedSegments[index].result.output)
+                    finishedSegments[index].result.deleted = true
+                    finishedSegments[index].usable = false
+                }
+                if naming != nil { FileSystem.syncFolder(containing: setup.outputPath) }
+            }
             if let last = finishedSegments.last {
                 stopReason = last.stopReason
                 errorMessage = last.errorMessage

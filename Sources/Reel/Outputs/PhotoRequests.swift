@@ -14,9 +14,9 @@ final class PhotoRequests: Sendable {
     private let waiting = Atomic<Bool>(false)
     /// The picture rendition photos are taken at, and the turn that makes them upright.
     let rendition: Int
-    let rotation: Int
+    let rotation: DisplayTurn
 
-    init(rendition: Int, rotation: Int) {
+    init(rendition: Int, rotation: DisplayTurn) {
         self.rendition = rendition
         self.rotation = rotation
     }

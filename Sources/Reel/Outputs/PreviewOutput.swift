@@ -55,7 +55,7 @@ public final class PreviewOutput: Sendable {
 final class PreviewFeed: @unchecked Sendable {
     let output: PreviewOutput
     private let rendition: Int
-    private let rotation: Int
+    private let rotation: DisplayTurn
     private let buffer: CaptureBuffer
     /// The session clock's zero (monotonic nanoseconds).
     private let sessionStart: Int64
@@ -65,7 +65,7 @@ final class PreviewFeed: @unchecked Sendable {
     private var nextTime: Int64 = .min
     private var thread: WorkerThread?
 
-    init(output: PreviewOutput, rendition: Int, rotation: Int, buffer: CaptureBuffer, sessionStart: Int64) {
+    init(output: PreviewOutput, rendition: Int, rotation: DisplayTurn, buffer: CaptureBuffer, sessionStart: Int64) {
         self.output = output
         self.sessionStart = sessionStart
         self.rendition = rendition

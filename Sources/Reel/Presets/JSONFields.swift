@@ -24,6 +24,9 @@ struct JSONFields {
         } catch {
             throw ReelError.invalidInput("\(source): not valid JSON (\(JSONFields.detail(of: error)))")
         }
+        if let key = DuplicateJSONKeys.first(in: data) {
+            throw ReelError.invalidInput("\(source): \"\(ErrorText.path(key))\" is given twice in one object: give each field once")
+        }
         return try JSONFields(value, path: "", source: source)
     }
 

@@ -14,6 +14,8 @@ public struct MediaDescription: Sendable, Codable, Equatable {
         public var duration: Double?
         public var frames: Int64?
         public var rotation: Int?
+        /// Set when players mirror the picture (before its rotation): the display matrix is a reflection.
+        public var mirrored: Bool? = nil
         /// Set for a picture attached to the file (cover art), which is no video track.
         public var attachedPicture: Bool? = nil
         /// A video stream's colour tags as FFmpeg names them ("bt709/bt709/bt709/tv"), when it has any.
@@ -42,7 +44,7 @@ public enum MediaProbe {
                 frameRate: isVideo && !stream.isAttachedPicture ? stream.frameRate?.doubleValue : nil,
                 sampleRate: isAudio ? stream.sampleRate : nil, channels: isAudio ? stream.channelCount : nil,
                 duration: stream.durationSeconds, frames: stream.frameCount > 0 ? stream.frameCount : nil,
-                rotation: isVideo ? stream.rotationDegrees : nil, attachedPicture: stream.isAttachedPicture ? true : nil,
+                rotation: isVideo ? stream.rotationDegrees : nil, mirrored: isVideo && stream.isMirrored ? true : nil, attachedPicture: stream.isAttachedPicture ? true : nil,
                 colour: isVideo && stream.colour != .unspecified ? stream.colour.description : nil)
         }
         return MediaDescription(path: path, format: input.formatName, duration: input.durationSeconds, streams: streams)

@@ -283,7 +283,7 @@ final class MovieFragmenter {
             ftruncate(descriptor, off_t(completeEnd))
             throw error
         }
-        // The switch to a regular movie: everything before the new moov becomes one skip box, and the last
+        // The switch to a regular movie: everything before the new moov becomes one mdat box, and the last
         // fragment is shown. Each write is within a sector, and either alone leaves a valid movie (a regular
         // one, or the fragmented one with its last fragment), so the sync after them may take any subset.
         MovieFragmenter.setType("moof", of: hidden, in: descriptor)
@@ -297,6 +297,13 @@ final class MovieFragmenter {
     }
 
     var fragmentCount: Int { fragmentOffsets.count }
+
+    /// The file's size through its descriptor: found wherever the file now is (its folder may have been
+    /// renamed while recording).
+    var fileSize: Int64? {
+        var info = stat()
+        return fstat(descriptor, &info) == 0 ? Int64(info.st_size) : nil
+    }
 
     /// Indexes the fragments written since the last call; returns their moof offsets.
     @discardableResult
@@ -326,10 +333,13 @@ final class MovieFragmenter {
         _ = reel_reserve_file_space(descriptor, completeEnd, reserve)
     }
 
-    /// Rewrites the fragmented moov's header as a `skip` box reaching to `end` (where the complete moov
-    /// starts). Returns the bytes written.
+    /// Rewrites the fragmented moov's header as an `mdat` box reaching to `end` (where the complete moov
+    /// starts): the old moov, every moof and the fragments' mdats become the payload of one top-level mdat,
+    /// which the complete moov's chunk offsets point into. Readers that need a top-level mdat (MPlayer's
+    /// QuickTime demuxer, exiftool's writer, libquicktime) then read the file like any regular movie; a
+    /// `skip` box there (the first design) left them none. Returns the bytes written.
     private func retireFragments(upTo end: Int64) throws -> Int {
-        let header = BoxHeader(type: "skip", size: end - fragmentedMoovOffset).encoded()
+        let header = BoxHeader(type: "mdat", size: end - fragmentedMoovOffset).encoded()
         guard header.withUnsafeBytes({ pwrite(descriptor, $0.baseAddress, header.count, off_t(fragmentedMoovOffset)) }) == header.count else {
             throw posixError("rewrite the movie header in")
         }

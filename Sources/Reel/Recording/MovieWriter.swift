@@ -72,7 +72,7 @@ final class MovieWriter {
 
     /// `streams` lists the encoders in stream order; the first video stream may carry a rotation.
     /// `fragmentInterval` > 0 writes crash-safe fragments (see MovieFragmenter).
-    init(path: String, encoders: [Encoder], rotationDegrees: Int, limits: RecordingLimits, folder: String,
+    init(path: String, encoders: [Encoder], rotation: DisplayTurn, limits: RecordingLimits, folder: String,
          fragmentInterval: Double = 0, fragmentMemoryLimit: Int64 = 4 << 20) throws {
         output = try OutputContext(path: path, formatName: "mov")
         self.path = path
@@ -85,7 +85,7 @@ final class MovieWriter {
             try output.addStream(for: encoder, codecTag: CodecConfigurationRecord.sampleEntryTag(forCodec: track.codec)?.description)
         }
         if let videoIndex = encoders.firstIndex(where: { $0.mediaType == .video }) {
-            try output.setRotation(streamIndex: videoIndex, clockwiseDegrees: rotationDegrees)
+            try output.setRotation(streamIndex: videoIndex, turn: rotation)
         }
         self.tracks = tracks
         estimator = TrailerSizeEstimator(tracks: tracks)
@@ -129,6 +129,10 @@ final class MovieWriter {
         output.bytesWritten + Int64(estimator.bound) + (fragmenter.map { $0.pendingBound(adding: 0) } ?? 0)
     }
     var bytesWritten: Int64 { output.bytesWritten }
+
+    /// The size of a file written in place in fragments, through its descriptor (wherever it is now); nil
+    /// for other files.
+    var fileSizeInPlace: Int64? { fragmenter?.fileSize }
 
     /// Takes the packet's payload (leaving `packet` empty) and writes whatever interleaving now allows.
     func submit(_ packet: Packet) throws -> Outcome {

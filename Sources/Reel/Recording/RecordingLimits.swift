@@ -67,7 +67,7 @@ public struct RecordingLimits: Sendable, Equatable {
         if minFreeDiskSpace < 0 { throw ReelError(.limitImpossible(.minFreeDiskSpace), "min free disk space cannot be negative") }
         if minFreeDiskSpace > 0, let freeBytes, freeBytes < minFreeDiskSpace + RecordingLimits.smallestMaxFileSize {
             throw ReelError(.limitImpossible(.minFreeDiskSpace),
-                "only \(ByteCount.format(freeBytes)) free on the filesystem of \(outputFolder), below the min-free floor of \(ByteCount.format(minFreeDiskSpace)) plus room for a movie: free space or lower the floor (0 disables it)")
+                "only \(ByteCount.format(freeBytes)) free on the filesystem of \(outputFolder), below the free-space floor of \(ByteCount.format(minFreeDiskSpace)) plus room for a movie: free space or lower the floor (0 disables it)")
         }
     }
 }

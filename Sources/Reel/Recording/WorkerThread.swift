@@ -4,7 +4,7 @@ import Glibc
 
 /// A dedicated OS thread for a blocking loop (device reads, encoding), kept off Swift's cooperative pool,
 /// and joinable. A pthread of its own (Foundation's Thread is not linked into `reel`).
-final class WorkerThread: Sendable {
+package final class WorkerThread: Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     private final class Start {
@@ -18,7 +18,7 @@ final class WorkerThread: Sendable {
         }
     }
 
-    init(name: String, stackSize: Int = 1 << 20, _ body: @escaping @Sendable () -> Void) {
+    package init(name: String, stackSize: Int = 1 << 20, _ body: @escaping @Sendable () -> Void) {
         let start = Unmanaged.passRetained(Start(name: name, body: body, finished: finished)).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
@@ -38,7 +38,7 @@ final class WorkerThread: Sendable {
     }
 
     /// Waits for the loop to return. Any number of threads may join, any number of times.
-    func join() {
+    package func join() {
         finished.wait()
         finished.signal()  // passed on to the next joiner
     }

@@ -68,7 +68,7 @@ final class MovieSegment {
         }
         videoEnded = videoEncoder == nil
         audioEnded = !setup.hasAudio
-        writer = try MovieWriter(path: writingPath, encoders: encoders, rotationDegrees: setup.rotation,
+        writer = try MovieWriter(path: writingPath, encoders: encoders, rotation: setup.rotation,
                                  limits: limits, folder: setup.folder, fragmentInterval: setup.fragmentInterval,
                                  fragmentMemoryLimit: setup.fragmentMemoryLimit)
         do {
@@ -143,6 +143,12 @@ final class MovieSegment {
             var moveFailure: Int32 = 0
             if stat(writingPath, &info) != 0 {
                 moveFailure = errno
+                if writingPath == outputPath, let size = writer.fileSizeInPlace, size > 0 {
+                    // The file is complete where its folder went (moved or renamed while recording).
+                    moveFailure = 0
+                    info.st_size = Int(size)
+                    errorMessage = "the movie is complete, but \(outputPath) is no longer there: its folder was moved, renamed or deleted while recording"
+                }
             } else if writingPath == outputPath {
                 // Written in place: its name went to the disk with its first fragment, unless it has none.
                 FileSystem.syncFolder(containing: outputPath)
@@ -154,7 +160,9 @@ final class MovieSegment {
             } else {
                 // The movie is complete; keep it where it is rather than lose it, and say where.
                 stopReason = .failed
-                errorMessage = "cannot move the finished movie to \(outputPath) (\(String(cString: strerror(moveFailure)))); it is at \(writingPath)"
+                errorMessage = moveFailure == ENOENT
+                    ? "the finished movie could not be put in place: the folder of \(outputPath) was moved, renamed or deleted while recording (the movie is there under the hidden name \(URL(fileURLWithPath: writingPath).lastPathComponent))"
+                    : "cannot move the finished movie to \(outputPath) (\(String(cString: strerror(moveFailure)))); it is at \(writingPath)"
             }
         } else {
             unlink(writingPath)

@@ -27,7 +27,9 @@ struct SegmentNaming: Sendable, Equatable {
 
     /// Whether a path names fields only a segmented recording fills in.
     static func hasFields(_ path: String) -> Bool {
-        [indexField, dateField, timeField].contains { path.contains($0) }
+        // Most paths have no brace at all (a batch checks 10,000): only then is each field looked for.
+        guard path.utf8.contains(UInt8(ascii: "{")) else { return false }
+        return [indexField, dateField, timeField].contains { path.contains($0) }
     }
 
     /// The name of segment `index` (1-based) starting at `date`.
@@ -41,5 +43,18 @@ struct SegmentNaming: Sendable, Equatable {
         return template.replacing(SegmentNaming.indexField, with: padded)
             .replacing(SegmentNaming.dateField, with: localDate)
             .replacing(SegmentNaming.timeField, with: localTime)
+    }
+
+    /// `path` when `isFree` says so, else the first of "NAME (2).mov", "NAME (3).mov" ... that is.
+    static func freeName(for path: String, isFree: (String) -> Bool) -> String {
+        guard !isFree(path) else { return path }
+        let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        let dot = path[slash...].lastIndex(of: ".").flatMap { $0 == slash ? nil : $0 } ?? path.endIndex
+        var number = 2
+        while true {
+            let candidate = String(path[..<dot]) + " (\(number))" + String(path[dot...])
+            if isFree(candidate) { return candidate }
+            number += 1
+        }
     }
 }

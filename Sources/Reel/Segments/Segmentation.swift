@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// How a recording rolls over into consecutive files (ffmpeg's segment muxer, GStreamer's splitmuxsink, OBS's
 /// automatic file splitting): every `duration` seconds of media and/or before a file would pass `size` bytes.
 /// Each segment is a complete movie that starts with a keyframe; together they hold every picture and every
@@ -22,6 +24,11 @@ public struct Segmentation: Sendable, Equatable {
         self.size = size
         self.keep = keep
         self.deletesOldestForFreeSpace = deletesOldestForFreeSpace
+    }
+
+    /// The name of segment `index` (1-based) of a recording to `outputPath` starting at `date` (see SegmentNaming).
+    public static func segmentPath(_ outputPath: String, index: Int, date: Date = Date()) -> String {
+        SegmentNaming(template: outputPath).path(index: index, date: date)
     }
 
     /// The smallest segment size: a segment is cut before the pictures still inside the encoder could take

@@ -27,7 +27,7 @@ public final class CaptureSession: Sendable {
     private let state = Locked<State>(.ready)
     private let running = Locked<SessionEngine?>(nil)
     /// What the running session's movies share, to add one (see `addOutput(_ movie:)`).
-    private let runningMovies = Locked<(context: MovieContext, buffer: CaptureBuffer, paced: Bool, outputs: [String])?>(nil)
+    private let runningMovies = Locked<(context: MovieContext, buffer: CaptureBuffer, paced: Bool, outputs: [String], plan: OutputPlan)?>(nil)
     private let photoOutputs = Locked<[PhotoOutput]>([])
     private let previewOutputs = Locked<[PreviewOutput]>([])
     /// The running (or last) recording's photo requests, which photo outputs added later attach to.
@@ -44,10 +44,25 @@ public final class CaptureSession: Sendable {
 
     public init() {}
 
-    /// Where a recording to `outputPath` is written until it is finalized and renamed: a hidden file beside it.
+    /// Where a recording to `outputPath` is written until it is finalized and renamed: a hidden file beside it,
+    /// `.NAME.partial`. A name too long for that (a legal 250-byte name would need 259) keeps as much of its
+    /// start as fits, followed by a hash of the whole name, so every legal output name has a hidden one.
     public static func partialPath(for outputPath: String) -> String {
-        let output = URL(fileURLWithPath: outputPath)
-        return output.deletingLastPathComponent().appendingPathComponent(".\(output.lastPathComponent).partial").path
+        let absolute = outputPath.hasPrefix("/") ? outputPath : URL(fileURLWithPath: outputPath).path
+        let slash = absolute.lastIndex(of: "/")!
+        let name = String(absolute[absolute.index(after: slash)...])
+        let folder = String(absolute[...slash])
+        let longest = Int(NAME_MAX)
+        guard name.utf8.count + 9 > longest else { return folder + ".\(name).partial" }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
+        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let suffix = "~" + String(hash, radix: 16) + ".partial"
+        var start = ""
+        for character in name {
+            guard 1 + start.utf8.count + character.utf8.count + suffix.utf8.count <= longest else { break }
+            start.append(character)
+        }
+        return folder + ".\(start)\(suffix)"
     }
 
     public var currentState: State { state.withLock { $0 } }
@@ -78,7 +93,7 @@ public final class CaptureSession: Sendable {
             for photo in photoOutputs.withLock({ $0 }) { photo.attach(preparation.photos) }
             photoRequests.withLock { $0 = preparation.photos }
             running.withLock { $0 = engine }
-            runningMovies.withLock { $0 = (preparation.context, preparation.buffer, preparation.paced, preparation.movies.map(\.outputPath)) }
+            runningMovies.withLock { $0 = (preparation.context, preparation.buffer, preparation.paced, preparation.movies.map(\.outputPath), OutputPlan(configuration)) }
             // A stop that came while the inputs were opening is carried out now.
             if interrupt.isRaised { engine.requestStop() }
             for movie in movies { engine.add(movie) }
@@ -217,10 +232,15 @@ public final class CaptureSession: Sendable {
             throw ReelError.invalidInput("the session is not recording: start it before adding a movie (a configuration's tiers start with it)")
         }
         let path = URL(fileURLWithPath: movie.outputPath).path
-        try RecordingPreparation.checkOutput(path, segmentation: movie.segmentation, configuration: shared.context.configuration)
-        if shared.outputs.contains(where: { FileSystem.isSameFile($0, path) || $0 == path }) {
-            throw ReelError.invalidInput("\(path) is already an output of this session: give each movie its own file")
-        }
+        // The new movie's files against each other's, the session's inputs and what is there.
+        let configuration = shared.context.configuration
+        var plan = shared.plan, own = OutputPlan()
+        own.addMovie(path, segmentation: movie.segmentation, writesHidden: configuration.writingPath != configuration.outputPath,
+                     role: "new movie")
+        own.inputs = plan.inputs
+        try own.check(overwrite: configuration.overwrite)
+        plan.names += own.names
+        try plan.checkNames()
         let setup = try shared.context.movie(path: path, preset: movie.preset, limits: movie.limits,
                                              segmentation: movie.segmentation, joinsRunningSession: true)
         // The new movie holds pictures of its own (queued, held, being encoded).
@@ -232,7 +252,7 @@ public final class CaptureSession: Sendable {
             throw ReelError.invalidInput("the session has ended: start it again before adding a movie")
         }
         movie.attach(recorder)
-        runningMovies.withLock { $0?.outputs.append(path) }
+        runningMovies.withLock { $0?.outputs.append(path); $0?.plan = plan }
     }
 
     /// The result of a session that ran without a movie of its own: how it ended, and nothing recorded.

@@ -10,7 +10,7 @@ struct MovieContext: @unchecked Sendable {
     /// The video input's name (for messages) and stream, which each movie's ColourPlan is made for.
     let videoSource: (name: String, stream: SourceStream)?
     let renditions: PictureRenditions
-    let rotation: Int
+    let rotation: DisplayTurn
     let hasVideo: Bool
     let hasAudio: Bool
     /// The sample rate and channels audio is captured in (the main movie's preset).

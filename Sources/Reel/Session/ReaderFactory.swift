@@ -10,6 +10,8 @@ struct ReaderFactory: @unchecked Sendable {
     let buffer: CaptureBuffer
     /// The session clock's zero (monotonic nanoseconds).
     let sessionStart: Int64
+    /// The session's paused time, which moves the readers' duration limit on.
+    let pausedTime: PausedTime
 
     /// `held`: the reader hands nothing on until released (a switch's new input).
     func makeReader(_ spec: DeviceSpec, source: FrameSource, interrupt: InterruptFlag, maxDuration: Double?,
@@ -20,11 +22,12 @@ struct ReaderFactory: @unchecked Sendable {
             switch stream.mediaType {
             case .video:
                 sink = try VideoFrameSink(buffer: buffer, renditions: renditions, waitsForEncoder: !spec.isPaced,
-                                          statistics: statistics, maxDuration: maxDuration)
+                                          statistics: statistics, maxDuration: maxDuration, pausedTime: pausedTime)
             default:
                 sink = AudioFrameSink(buffer: buffer, sampleRate: preset.audio.sampleRate, channels: preset.audio.channels,
                                       blockSize: 1024, waitsForEncoder: !spec.isPaced, statistics: statistics,
-                                      maxDuration: maxDuration, compensatesClockDrift: spec.isPaced && spec.isDevice)
+                                      maxDuration: maxDuration, compensatesClockDrift: spec.isPaced && spec.isDevice,
+                                      pausedTime: pausedTime)
             }
             return InputReader.Route(stream: stream, sink: sink)
         }

@@ -38,19 +38,16 @@ struct RecordingPreparation {
         }
         let output = URL(fileURLWithPath: configuration.outputPath)
         let outputPaths = configuration.recordsMovie ? [configuration.outputPath] + configuration.tiers.map(\.outputPath) : []
-        for path in outputPaths {
-            try RecordingPreparation.checkOutput(path, segmentation: configuration.segmentation, configuration: configuration)
-        }
-        for (index, path) in outputPaths.enumerated() {
-            if let twin = outputPaths[..<index].first(where: { FileSystem.isSameFile($0, path) || URL(fileURLWithPath: $0).standardized.path == URL(fileURLWithPath: path).standardized.path }) {
-                throw ReelError.invalidInput("\(path) is named twice as an output (also as \(twin)): give each movie its own file")
-            }
+        if configuration.segmentation == nil, let fields = outputPaths.first(where: SegmentNaming.hasFields) {
+            throw ReelError.invalidInput("\(ErrorText.path(fields)) holds {index}, {date} or {time}, which only segmented recordings fill in: add --segment-duration or --segment-size, or rename the output")
         }
         let stills = [configuration.firstFrameStill].compactMap { $0 } + configuration.hiddenFirstFrameStills
         if !stills.isEmpty && configuration.video == nil {
             throw ReelError.invalidInput("a first-frame still needs a video source")
         }
         for still in stills { try still.validate() }
+        // Every file the recording will write (segments, tiers, stills, hidden names), checked at once.
+        try OutputPlan(configuration).check(overwrite: configuration.overwrite)
         let interval = configuration.fragmentInterval
         guard interval == 0 || RecordingConfiguration.fragmentIntervalRange.contains(interval) else {
             throw ReelError.invalidInput("fragment interval \(interval) s: use 0 (off) or at least \(RecordingConfiguration.shortestFragmentInterval) s")
@@ -111,8 +108,8 @@ struct RecordingPreparation {
         let renditions = PictureRenditions()
         let videoSource = opened.lazy.compactMap { input in input.source.stream(of: .video).map { (input.spec.name, $0) } }.first
         // A transcode keeps the file's rotation (a phone's portrait movie stays portrait).
-        let rotation = configuration.takesTracksFromInput ? (videoStream?.rotationDegrees ?? 0)
-                                                          : configuration.orientation.clockwiseRotation
+        let rotation = configuration.takesTracksFromInput ? (videoStream?.rotation ?? 0)
+                                                          : DisplayTurn(clockwiseDegrees: configuration.orientation.clockwiseRotation)
         let sessionStart = MonotonicClock.nanoseconds()
         let context = MovieContext(
             configuration: configuration, videoSource: videoSource, renditions: renditions, rotation: rotation,
@@ -135,7 +132,8 @@ struct RecordingPreparation {
         let buffer = CaptureBuffer(videoFrames: videoSlots,
                                    audioFrames: RecordingPreparation.audioPoolBlocks, streams: mediaTypes)
         // Audio is captured in the main movie's format; a tier in another resamples it.
-        let factory = ReaderFactory(preset: preset, renditions: renditions, buffer: buffer, sessionStart: sessionStart)
+        let factory = ReaderFactory(preset: preset, renditions: renditions, buffer: buffer, sessionStart: sessionStart,
+                                    pausedTime: PausedTime(live: allPaced))
         let readers = try opened.map { input in
             try factory.makeReader(input.spec, source: input.source, interrupt: input.interrupt,
                                    maxDuration: configuration.recordsMovie ? configuration.limits.maxDuration : nil)
@@ -153,46 +151,6 @@ struct RecordingPreparation {
         self.buffer = buffer
         self.readers = readers
         self.renditions = renditions
-    }
-
-    /// A movie's output path, or the name pattern of its segments: the first segment's name must be one a
-    /// movie can be written to.
-    static func checkOutput(_ path: String, segmentation: Segmentation?, configuration: RecordingConfiguration) throws {
-        guard segmentation != nil else {
-            if SegmentNaming.hasFields(path) {
-                throw ReelError.invalidInput("\(path) holds {index}, {date} or {time}, which only segmented recordings fill in: add --segment-duration or --segment-size, or rename the output")
-            }
-            return try checkOutput(path, configuration: configuration)
-        }
-        try checkOutput(SegmentNaming(template: path).path(index: 1, date: Date()), configuration: configuration)
-    }
-
-    /// An output path a movie can be written to: its folder exists and is writable, it is a file name (not
-    /// a folder or a device), not an input, and free unless overwriting is allowed.
-    static func checkOutput(_ path: String, configuration: RecordingConfiguration) throws {
-        let output = URL(fileURLWithPath: path)
-        let folder = output.deletingLastPathComponent().path
-        guard FileSystem.isFolder(folder) else {
-            throw ReelError.invalidInput("output folder \(folder) does not exist: create it first")
-        }
-        guard access(folder, W_OK) == 0 else {
-            throw ReelError.invalidInput("output folder \(folder) is not writable")
-        }
-        if FileSystem.isFolder(output.path) {
-            throw ReelError.invalidInput("\(output.path) is a folder: give the movie a file name ending in .mov")
-        }
-        if FileSystem.isSpecialFile(output.path) {
-            throw ReelError.invalidInput("\(output.path) is not a regular file (a pipe or a device): give the movie a file name")
-        }
-        for input in [configuration.video, configuration.audio].compactMap({ $0 }) where input.kind == .file {
-            // By file identity, not name: a symbolic or hard link to the input is the input.
-            if FileSystem.isSameFile(input.target, output.path) {
-                throw ReelError.invalidInput("output \(output.path) is the input file \(input.target): choose another output name")
-            }
-        }
-        if FileManager.default.fileExists(atPath: output.path) && !configuration.overwrite {
-            throw ReelError(.outputExists, "\(output.path) already exists: choose another name or allow overwriting")
-        }
     }
 
     /// A `deviceBest` preset (`high`, AVCaptureSessionPresetHigh) records at the size of the camera mode it

@@ -16,7 +16,7 @@ final class SessionEngine: @unchecked Sendable {
         var hasVideo: Bool
         /// Pictures of the first frame (at rendition 0, turned upright by `stillRotation`).
         var stills: [StillRequest]
-        var stillRotation: Int
+        var stillRotation: DisplayTurn
         /// A camera's control values to give back when the session ends (`restoresCameraControls`).
         var controlsToRestore: (path: String, values: [CameraControlSetting.PreviousValue])?
         /// Makes the readers of inputs that replace the session's while it runs.
@@ -99,6 +99,7 @@ final class SessionEngine: @unchecked Sendable {
 
     /// Pauses or resumes every movie of the session (see MovieRecorder.setPaused).
     func setPaused(_ paused: Bool) {
+        setup.readerFactory.pausedTime.set(paused)
         for recorder in recorders.withLock({ $0.movies }) { recorder.setPaused(paused) }
     }
 

@@ -53,7 +53,7 @@ public enum FrameGrabber {
             throw ReelError.invalidInput("\(inputPath) has no picture at \(seconds) s (its video ends earlier)")
         }
         let picture = try colour.makeToneMapper()?.convert(shown) ?? shown
-        try StillImageWriter.write(picture, rotation: stream.rotationDegrees, to: still)
+        try StillImageWriter.write(picture, rotation: stream.turn, to: still)
     }
 
     /// Seeks to a keyframe before `target` and decodes forward. Where a container's index is coarse or
@@ -78,29 +78,33 @@ public enum FrameGrabber {
     }
 
     /// The last decoded picture whose time is at or before `target`, provided the next one starts after it,
-    /// and the time of the first picture decoded.
+    /// and the time of the first picture decoded. A picture without a timestamp (an AVI's last B-frames:
+    /// the container stores none for them) follows the one before it by the step between the two before.
     private static func frameShown(at target: Int64, in frames: DecodingFrameSource) throws -> (Frame?, first: Int64?) {
         var first: Int64? = nil
         var candidate: Frame? = nil
+        var candidateTime: Int64? = nil
         var decoded = Frame()
         var lastStep: Int64 = 0
         while try frames.next(into: decoded) {
-            let time = decoded.bestEffortTimestamp
-            if first == nil && time != Timestamp.noValue { first = time }
-            if time != Timestamp.noValue, time > target {
+            var time: Int64? = decoded.bestEffortTimestamp == Timestamp.noValue ? nil : decoded.bestEffortTimestamp
+            if time == nil, let previous = candidateTime, lastStep > 0 { time = previous &+ lastStep }
+            if first == nil, let time { first = time }
+            if let time, time > target {
                 // The first frame starting after the target ends the candidate's interval (or, with no
                 // candidate, the target fell before the first frame: show the first one).
                 return (candidate ?? decoded, first)
             }
-            if let previous = candidate?.bestEffortTimestamp, time != Timestamp.noValue { lastStep = time &- previous }
+            if let previous = candidateTime, let time { lastStep = time &- previous }
             let spare = candidate ?? Frame()
             candidate = decoded
+            candidateTime = time
             decoded = spare
         }
         // The end: the last frame holds the target if the target lies within its duration.
         guard let candidate else { return (nil, first) }
         let step = candidate.duration > 0 ? candidate.duration : lastStep
-        if step > 0 && candidate.bestEffortTimestamp &+ step <= target { return (nil, first) }
+        if let time = candidateTime, step > 0 && time &+ step <= target { return (nil, first) }
         return (candidate, first)
     }
 }

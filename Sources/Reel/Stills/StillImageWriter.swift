@@ -55,14 +55,14 @@ public struct StillRequest: Sendable, Equatable {
 /// converted from the picture's own matrix and range (JPEG is full-range BT.601, PNG RGB), turned upright;
 /// written under a temporary name that is renamed into place only when complete.
 enum StillImageWriter {
-    static func write(_ frame: Frame, rotation: Int, to request: StillRequest) throws {
+    static func write(_ frame: Frame, rotation: DisplayTurn, to request: StillRequest) throws {
         guard let codec = request.codec else { try request.validate(); return }
         try writeAtomically(try encode(frame, rotation: rotation, codec: codec, quality: request.quality).bytes, to: request.path)
     }
 
     /// The picture encoded as JPEG or PNG, upright, at its display size or, with `width`, scaled to that width
     /// (its display aspect kept, the height even). `frame` is only read.
-    static func encode(_ frame: Frame, rotation: Int, codec: ImageCodec, quality: Int,
+    static func encode(_ frame: Frame, rotation: DisplayTurn, codec: ImageCodec, quality: Int,
                        width: Int? = nil) throws -> (bytes: [UInt8], width: Int, height: Int) {
         // Rotation works on planar 4:2:0: bring the picture there (as JPEG's full-range 4:2:0) at its display
         // size first, unless it already is.
@@ -75,7 +75,7 @@ enum StillImageWriter {
             || (display.width, display.height) != (frame.width, frame.height) {
             picture = try convert(frame, to: .yuvj420p, width: display.width, height: display.height)
         }
-        picture = try FrameRotation.rotated(picture, clockwiseDegrees: rotation)
+        picture = try FrameRotation.turned(picture, by: rotation)
         let final = Scaler(outputWidth: picture.width, outputHeight: picture.height, outputFormat: codec.pixelFormat)
         if !final.isPassThrough(for: picture) {
             picture = try convert(picture, with: final)

@@ -1,0 +1,108 @@
+import FoundationEssentials
+import Glibc
+
+/// Every file a command will write, known before it writes any: its movies (or their segments' name
+/// patterns), tiers, stills and the hidden names they are written under until finalized. `check` holds
+/// them against each other, the command's inputs and the files already there, so that a collision is a
+/// usage error (exit 2) with nothing written, never a file overwritten or a run that fails half-way. One set
+/// of rules for record, transcode and capture (RecordingPreparation), a session's added movies, and batch
+/// job files (JobFile, across all jobs).
+struct OutputPlan: Sendable {
+    var names: [OutputName] = []
+    /// Paths of file inputs (transcodes, grabs, `file:` sources).
+    var inputs: [String] = []
+
+    init() {}
+
+    /// The movie of `path` (its segments with `segmentation`) and its hidden name.
+    mutating func addMovie(_ path: String, segmentation: Segmentation?, writesHidden: Bool, role: String) {
+        if segmentation != nil {
+            names.append(OutputName(segments: SegmentNaming(template: path), role: role, writesHidden: writesHidden))
+        } else {
+            names.append(OutputName(file: path, role: role, writesHidden: writesHidden))
+        }
+    }
+
+    /// A still (written under a hidden name, renamed when complete); `replaces`: it may replace a file there.
+    mutating func addStill(_ path: String, role: String, replaces: Bool) {
+        names.append(OutputName(file: path, role: role, writesHidden: true, replaces: replaces))
+    }
+
+    /// A recording's outputs: the main movie (its segments), each tier, the stills; its file inputs.
+    init(_ configuration: RecordingConfiguration) {
+        let hidden = configuration.writingPath != configuration.outputPath
+        if configuration.recordsMovie {
+            addMovie(configuration.outputPath, segmentation: configuration.segmentation, writesHidden: hidden, role: "output")
+            for tier in configuration.tiers {
+                addMovie(tier.outputPath, segmentation: configuration.segmentation, writesHidden: hidden,
+                         role: "tier \(tier.preset.name)")
+            }
+        }
+        if let still = configuration.firstFrameStill { addStill(still.path, role: "still", replaces: still.overwrite) }
+        for still in configuration.hiddenFirstFrameStills { addStill(still.path, role: "still", replaces: still.overwrite) }
+        inputs = [configuration.video, configuration.audio].compactMap { $0 }.filter { $0.kind == .file }.map(\.target)
+    }
+
+    /// What every command's outputs must satisfy, existing files aside: each a writable file name of a
+    /// length the folder takes, no two writing the same file, none writing an input.
+    /// `foldersExist`: the folders are there already (a batch creates its output folders when a job runs).
+    func checkNames(foldersExist: Bool = true) throws {
+        for name in names {
+            try OutputPlan.checkPlace(name, foldersExist: foldersExist)
+        }
+        switch OutputCollisions.first(among: [self]) {
+        case .sameFile(let first, let second)?:
+            throw ReelError.invalidInput("\(first.name.role) \(ErrorText.path(first.name.path)) and \(second.name.role) \(ErrorText.path(second.name.path)) would write the same file: give each its own name")
+        case .input(let output, let input, _)?:
+            throw ReelError.invalidInput("\(output.name.role) \(ErrorText.path(output.name.path)) would overwrite the input file \(ErrorText.path(input)): choose another output name")
+        case nil:
+            break
+        }
+        // By identity too: a hard or symbolic link to an input under a name an output would write.
+        for input in inputs {
+            if let name = names.first(where: { $0.existingFiles().contains { FileSystem.isSameFile($0, input) } }) {
+                throw ReelError.invalidInput("\(name.role) \(ErrorText.path(name.path)) would overwrite the input file \(ErrorText.path(input)): choose another output name")
+            }
+        }
+    }
+
+    /// Files already there under the names the outputs would write (their hidden names aside).
+    func existingFiles() -> [(name: OutputName, file: String)] {
+        names.flatMap { name in name.existingFiles().map { (name, $0) } }
+    }
+
+    /// `checkNames`, then, unless `overwrite`, no output may replace a file that is there.
+    func check(overwrite: Bool) throws {
+        try checkNames()
+        guard let (name, file) = existingFiles().first(where: { !overwrite && !$0.name.replaces }) else { return }
+        let what = name.isPattern ? "\(ErrorText.path(file)) (a segment of \(ErrorText.path(name.path))) already exists"
+                                  : "\(ErrorText.path(file)) already exists"
+        throw ReelError(.outputExists, "\(what): choose another name or allow overwriting")
+    }
+
+    /// One output's place: its folder exists and is writable, it is not a folder or a device, and its file
+    /// name (with the longest its fields can make it) fits the folder's file system.
+    static func checkPlace(_ name: OutputName, foldersExist: Bool) throws {
+        let folder = name.folder
+        if SegmentNaming.hasFields(folder) { return }  // a folder named by the date: seen when a segment opens
+        if foldersExist || FileSystem.isFolder(folder) {
+            guard FileSystem.isFolder(folder) else {
+                throw ReelError.invalidInput("output folder \(ErrorText.path(folder)) does not exist: create it first")
+            }
+            guard access(folder, W_OK) == 0 else {
+                throw ReelError.invalidInput("output folder \(ErrorText.path(folder)) is not writable")
+            }
+        }
+        let limit = FileSystem.longestFileName(in: foldersExist || FileSystem.isFolder(folder) ? folder : "/")
+        if name.longestFileName > limit {
+            throw ReelError.invalidInput("\(name.role) file name \(ErrorText.path(name.fileName)) is \(name.longestFileName) bytes long\(name.isPattern ? " with its fields filled in" : ""); this file system takes at most \(limit): shorten it")
+        }
+        guard !name.isPattern else { return }
+        if FileSystem.isFolder(name.path) {
+            throw ReelError.invalidInput("\(ErrorText.path(name.path)) is a folder: give the \(name.role) a file name")
+        }
+        if FileSystem.isSpecialFile(name.path) {
+            throw ReelError.invalidInput("\(ErrorText.path(name.path)) is not a regular file (a pipe or a device): give the \(name.role) a file name")
+        }
+    }
+}
