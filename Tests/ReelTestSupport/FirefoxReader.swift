@@ -72,6 +72,9 @@ final class FirefoxService: @unchecked Sendable {
             if let line = started.outputSoFar().split(separator: "\n").first(where: { $0.hasPrefix("port ") }),
                let port = Int(line.dropFirst(5)) {
                 (server, serverPort) = (started, port)
+                // Nothing more is read from its output: its files go now (it may outlive this process by a moment).
+                try? FileManager.default.removeItem(atPath: started.outputFile)
+                try? FileManager.default.removeItem(atPath: started.errorFile)
                 return port
             }
             usleep(20_000)
