@@ -79,7 +79,8 @@ import Testing
                          "--preset", "352x288", "--size", "64x64", "--json", "--quiet", "--fragment-interval", "1"]
         let resumed = try Processes.start(Processes.reelExecutable, ["record", "resumed.mov", "--max-duration", "4"] + arguments,
                                           currentDirectory: folder)
-        #expect(Processes.waitForFile("\(folder)/resumed.mov"))
+        // Paused once its first fragment (a second of media) is on disk, however busy the machine.
+        #expect(Self.waitForFirstFragment("\(folder)/resumed.mov"))
         kill(resumed.process.processIdentifier, SIGUSR1)
         Thread.sleep(forTimeInterval: 6)  // longer than the limit and its second of slack
         #expect(resumed.process.isRunning, "a paused recording does not end by itself")
@@ -95,7 +96,7 @@ import Testing
 
         let stopped = try Processes.start(Processes.reelExecutable, ["record", "stopped.mov", "--max-duration", "2"] + arguments,
                                           currentDirectory: folder)
-        #expect(Processes.waitForFile("\(folder)/stopped.mov"))
+        #expect(Self.waitForFirstFragment("\(folder)/stopped.mov"))
         kill(stopped.process.processIdentifier, SIGUSR1)
         Thread.sleep(forTimeInterval: 4)
         #expect(stopped.process.isRunning, "a paused recording does not end by itself")
@@ -105,5 +106,16 @@ import Testing
         let stoppedJSON = try TestInputs.json(end.standardOutput)
         #expect(stoppedJSON["stopReason"] as? String == "stopped", "\(stoppedJSON)")
         #expect((stoppedJSON["duration"] as? Double ?? 9) < 2, "\(stoppedJSON)")
+    }
+
+    /// Waits until a recording with one-second fragments has written its first fragment (its file grows past
+    /// the header), up to a minute.
+    static func waitForFirstFragment(_ path: String) -> Bool {
+        for _ in 0..<600 {
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            if size > 8192 { return true }
+            usleep(100_000)
+        }
+        return false
     }
 }
