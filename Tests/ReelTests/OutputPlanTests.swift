@@ -39,6 +39,14 @@ import Testing
         }
     }
 
+    @Test func plainPathsAreKnownWithoutStandardizing() {
+        for (path, plain) in [("/a/b.mov", true), ("/b.mov", true), ("/a//b.mov", false), ("/a/./b.mov", false), ("/a/../b.mov", false),
+                              ("/a/b/", false), ("a/b.mov", false), ("/", false), ("/a/.b.mov", true), ("/a/..b", true), ("/a/b/..", false)] {
+            #expect(OutputName.isPlainAbsolute(path) == plain, "\(path)")
+        }
+        #expect(OutputName.resolved("/tmp/./x/../y.mov").hasSuffix("/y.mov") && !OutputName.resolved("/tmp/./x/../y.mov").contains(".."))
+    }
+
     @Test func freeNamesGoBesideATakenOne() {
         let taken: Set<String> = ["/d/a-002.mov", "/d/a-002 (2).mov"]
         #expect(SegmentNaming.freeName(for: "/d/a-002.mov") { !taken.contains($0) } == "/d/a-002 (3).mov")

@@ -96,11 +96,26 @@ struct OutputName: Sendable, CustomStringConvertible {
         return digits == String(repeating: "0", count: max(0, 3 - plain.count)) + plain
     }
 
+    /// Absolute, with no empty, `.` or `..` component and no trailing slash (a byte scan: String's
+    /// `contains` of a string is slow for a batch's 10,000 names).
+    static func isPlainAbsolute(_ path: String) -> Bool {
+        let bytes = Array(path.utf8)
+        guard bytes.first == UInt8(ascii: "/"), bytes.count > 1, bytes.last != UInt8(ascii: "/") else { return false }
+        var componentStart = 1
+        for index in 1...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
+            let component = bytes[componentStart..<index]
+            if component.isEmpty || component.elementsEqual([UInt8(ascii: ".")]) || component.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")]) {
+                return false
+            }
+            componentStart = index + 1
+        }
+        return true
+    }
+
     /// An input path as the plan compares it: resolved the same way.
     static func resolved(_ path: String) -> String {
         // Most paths are plain already (a batch's 10,000): URL's standardizing only where it changes something.
-        let plain = path.hasPrefix("/") && !path.contains("//") && !path.contains("/./") && !path.contains("/../")
-            && !path.hasSuffix("/.") && !path.hasSuffix("/..") && !path.hasSuffix("/")
+        let plain = OutputName.isPlainAbsolute(path)
         let standard = plain ? path : URL(fileURLWithPath: path).standardized.path
         guard let slash = standard.lastIndex(of: "/") else { return standard }
         let folder = slash == standard.startIndex ? "/" : String(standard[..<slash])
