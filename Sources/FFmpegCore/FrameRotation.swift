@@ -29,11 +29,7 @@ public enum FrameRotation {
     public static func mirrored(_ source: Frame) throws -> Frame {
         let output = Frame()
         try output.allocateVideo(width: source.width, height: source.height, pixelFormat: source.pixelFormat)
-        for plane in 0..<3 {
-            let shift = plane == 0 ? 0 : 1
-            let width = (source.width + shift) >> shift, height = (source.height + shift) >> shift
-            guard let input = source.planeData(plane), let target = output.planeData(plane) else { continue }
-            let inStride = source.planeStride(plane), outStride = output.planeStride(plane)
+        forEachPlane(of: source, into: output) { input, inStride, target, outStride, width, height in
             for y in 0..<height {
                 for x in 0..<width { target[y * outStride + width - 1 - x] = input[y * inStride + x] }
             }
@@ -49,11 +45,7 @@ public enum FrameRotation {
         let output = Frame()
         try output.allocateVideo(width: swap ? source.height : source.width, height: swap ? source.width : source.height,
                                  pixelFormat: source.pixelFormat)
-        for plane in 0..<3 {
-            let shift = plane == 0 ? 0 : 1
-            let width = (source.width + shift) >> shift, height = (source.height + shift) >> shift
-            guard let input = source.planeData(plane), let target = output.planeData(plane) else { continue }
-            let inStride = source.planeStride(plane), outStride = output.planeStride(plane)
+        forEachPlane(of: source, into: output) { input, inStride, target, outStride, width, height in
             for y in 0..<height {
                 let row = input + y * inStride
                 for x in 0..<width {
@@ -69,5 +61,16 @@ public enum FrameRotation {
         }
         try output.copyProperties(from: source)
         return output
+    }
+
+    /// The three planes of a 4:2:0 picture (chroma halved, rounded up), each with its source and target rows.
+    private static func forEachPlane(of source: Frame, into output: Frame,
+                                     _ body: (UnsafeMutablePointer<UInt8>, Int, UnsafeMutablePointer<UInt8>, Int, Int, Int) -> Void) {
+        for plane in 0..<3 {
+            let shift = plane == 0 ? 0 : 1
+            let width = (source.width + shift) >> shift, height = (source.height + shift) >> shift
+            guard let input = source.planeData(plane), let target = output.planeData(plane) else { continue }
+            body(input, source.planeStride(plane), target, output.planeStride(plane), width, height)
+        }
     }
 }

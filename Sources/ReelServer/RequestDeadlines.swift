@@ -61,7 +61,7 @@ final class RequestDeadlines: Sendable {
         let key = RequestDeadlines.text(of: reel_mhd_client_address(connection)) ?? ""
         let entry = Connection(socket: reel_mhd_connection_socket(connection), address: key, since: MonotonicClock.nanoseconds())
         state.withLock { state in
-            state.connections[UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))] = entry
+            state.connections[RequestDeadlines.key(connection)] = entry
             state.perAddress[key, default: 0] += 1
         }
     }

@@ -77,15 +77,19 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let arguments = ["--video", "lavfi:\(TestInputs.numberedPictures(rate: "30"))", "--audio", "lavfi:sine",
                          "--preset", "352x288", "--size", "64x64", "--json", "--quiet", "--fragment-interval", "1"]
-        let resumed = try Processes.start(Processes.reelExecutable, ["record", "resumed.mov", "--max-duration", "4"] + arguments,
-                                          currentDirectory: folder)
-        // Paused once its first fragment (a second of media) is on disk, however busy the machine.
-        #expect(Self.waitForFirstFragment("\(folder)/resumed.mov"))
-        kill(resumed.process.processIdentifier, SIGUSR1)
-        Thread.sleep(forTimeInterval: 6)  // longer than the limit and its second of slack
-        #expect(resumed.process.isRunning, "a paused recording does not end by itself")
-        kill(resumed.process.processIdentifier, SIGUSR1)
-        let result = Processes.finish(resumed, timeout: 30)
+        /// Records NAME, pauses once its first fragment (a second of media) is on disk, however busy the machine,
+        /// waits `seconds` (longer than the limit and its second of slack), then sends `then`.
+        func pausedRecording(_ name: String, maxDuration: String, seconds: Double, then signal: Int32) throws -> ProcessResult {
+            let running = try Processes.start(Processes.reelExecutable, ["record", name, "--max-duration", maxDuration] + arguments,
+                                              currentDirectory: folder)
+            #expect(Self.waitForFirstFragment("\(folder)/\(name)"))
+            kill(running.process.processIdentifier, SIGUSR1)
+            Thread.sleep(forTimeInterval: seconds)
+            #expect(running.process.isRunning, "a paused recording does not end by itself")
+            kill(running.process.processIdentifier, signal)
+            return Processes.finish(running, timeout: 30)
+        }
+        let result = try pausedRecording("resumed.mov", maxDuration: "4", seconds: 6, then: SIGUSR1)
         #expect(result.status == 0, "\(result.standardError)")
         let json = try TestInputs.json(result.standardOutput)
         #expect(json["stopReason"] as? String == "maxDurationReached", "\(json)")
@@ -94,14 +98,7 @@ import Testing
         #expect(numbers.count == 120)
         #expect(zip(numbers, numbers.dropFirst()).filter { ($1 - $0 + 256) % 256 > 1 }.count <= 1, "one jump at most, over the pause")
 
-        let stopped = try Processes.start(Processes.reelExecutable, ["record", "stopped.mov", "--max-duration", "2"] + arguments,
-                                          currentDirectory: folder)
-        #expect(Self.waitForFirstFragment("\(folder)/stopped.mov"))
-        kill(stopped.process.processIdentifier, SIGUSR1)
-        Thread.sleep(forTimeInterval: 4)
-        #expect(stopped.process.isRunning, "a paused recording does not end by itself")
-        kill(stopped.process.processIdentifier, SIGINT)
-        let end = Processes.finish(stopped, timeout: 30)
+        let end = try pausedRecording("stopped.mov", maxDuration: "2", seconds: 4, then: SIGINT)
         #expect(end.status == 0, "\(end.standardError)")
         let stoppedJSON = try TestInputs.json(end.standardOutput)
         #expect(stoppedJSON["stopReason"] as? String == "stopped", "\(stoppedJSON)")

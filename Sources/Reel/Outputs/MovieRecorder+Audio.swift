@@ -1,0 +1,161 @@
+import FFmpegCore
+import FoundationEssentials
+import Glibc
+
+/// A movie's sound: resampling, the queue aligned to the video's timeline, silence for holes, and the AAC
+/// encoders of its files.
+extension MovieRecorder {
+    // MARK: audio
+
+    func encodeAudio(_ item: CapturedItem) throws {
+        guard audioFIFO != nil, !audioDone else { return }
+        guard let resampler = audioResampler else {
+            return try queueAudio(item.frame, start: item.time.rescaled(to: audioTimeBase).value, tolerance: 0)
+        }
+        // Another rate or channel count than the session captures: convert first. The converted samples
+        // start as far before the block as swresample's delay; rounding them to this rate's samples may be
+        // off by a sample or two, which is no gap.
+        let start = item.time.rescaled(to: audioTimeBase).value - Int64(resampler.delay)
+        guard let converted = try resampled(item.frame) else { return }
+        try queueAudio(converted, start: start, tolerance: Int64(setup.preset.audio.sampleRate / 500))
+    }
+
+    /// The block in this movie's audio format, or nil when swresample kept all of it for now.
+    func resampled(_ block: Frame?) throws -> Frame? {
+        guard let resampler = audioResampler, let conversion else { return nil }
+        let count = try resampler.convert(block, into: conversion.fifo)
+        guard count > 0 else { return nil }
+        if !conversion.frame.hasBuffers || conversion.capacity < count {
+            try conversion.frame.allocateAudio(sampleCount: max(count, 4096), format: .floatPlanar,
+                                               channels: setup.preset.audio.channels, sampleRate: setup.preset.audio.sampleRate)
+            self.conversion?.capacity = max(count, 4096)
+        }
+        try conversion.fifo.read(into: conversion.frame, sampleCount: count)
+        return conversion.frame
+    }
+
+    /// Puts a block of samples in this movie's format, starting at sample `itemStart` of the session, into
+    /// the FIFO: after silence where it leaves a hole, without the part that overlaps what is queued.
+    func queueAudio(_ block: Frame, start itemStart: Int64, tolerance: Int64) throws {
+        guard let fifo = audioFIFO, !audioDone else { return }
+        if audioFIFOStart == nil {
+            // On an input's own timeline, audio that starts after the movie does is preceded by silence.
+            let originSample = origin?.rescaled(to: audioTimeBase).value ?? itemStart
+            audioFIFOStart = setup.timelineFromInputStart ? min(itemStart, originSample) : itemStart
+        }
+        var overlap = 0
+        switch AudioPlacement.place(start: itemStart, expected: audioFIFOStart! &+ Int64(fifo.count),
+                                    blockSamples: block.sampleCount, tolerance: tolerance,
+                                    followsInputTimeline: setup.timelineFromInputStart, sampleRate: setup.preset.audio.sampleRate) {
+        case .append: break
+        case .silenceFirst(let samples): try appendSilence(samples)
+        case .skipFirst(let samples): overlap = samples
+        }
+        guard !audioDone else { return }
+        try fifo.append(block, skipping: overlap)
+        if origin == nil {
+            guard !setup.hasVideo else {
+                // Audio from before the first picture: keep at most two seconds of it until the picture comes.
+                let excess = fifo.count - 2 * setup.preset.audio.sampleRate
+                if excess > 0 {
+                    fifo.drain(excess)
+                    audioFIFOStart! += Int64(excess)
+                }
+                return
+            }
+            origin = Timestamp(value: audioFIFOStart!, timeBase: audioTimeBase)
+        }
+        try encodeQueuedAudio(final: false)
+    }
+
+    /// Queues `count` samples of silence, encoding as it goes once the timeline has its origin (so a long
+    /// hole in a file costs no memory).
+    func appendSilence(_ count: Int64) throws {
+        guard let fifo = audioFIFO else { return }
+        var remaining = count
+        while remaining > 0 && !audioDone {
+            let chunk = Int(min(remaining, Int64(setup.preset.audio.sampleRate)))
+            try fifo.appendSilence(chunk)
+            remaining -= Int64(chunk)
+            if origin != nil { try encodeQueuedAudio(final: false) }
+        }
+    }
+
+    /// Encodes whole AAC frames from the FIFO (and with `final`, the last partial one), from the session
+    /// origin on and up to the duration limit, into the files in order: a file the video has left (its end
+    /// is committed) takes audio up to its end, the last frame short, and its encoder is drained; the last
+    /// file takes audio up to the planned boundary and waits there for the video (audio alone commits it).
+    func encodeQueuedAudio(final: Bool) throws {
+        guard let fifo = audioFIFO, let origin, let queuedStart = audioFIFOStart else { return }
+        let originSample = origin.rescaled(to: audioTimeBase).value
+        if queuedStart < originSample {
+            let trim = Int(min(originSample - queuedStart, Int64(fifo.count)))
+            fifo.drain(trim)
+            audioFIFOStart = queuedStart + Int64(trim)
+        }
+        while !audioDone, let segment = segments.first(where: { !$0.audioEnded }) {
+            let position = audioFIFOStart! - originSample
+            if segment.end == nil, let planned = nextBoundary, !setup.hasVideo, position + Int64(fifo.count) >= planned.sample {
+                try commitBoundary()
+                continue
+            }
+            let wall = segment.end?.sample ?? nextBoundary?.sample
+            try encodeAudio(into: segment, until: wall, closes: segment.end != nil, final: final, originSample: originSample)
+            guard let end = segment.end, audioFIFOStart! - originSample >= end.sample else { break }
+            try endAudio(of: segment)
+            try closeEndedSegments()
+        }
+    }
+
+    /// Encodes AAC frames from the FIFO into one file, up to `wall` (a segment boundary, exclusive) and the
+    /// duration limit. Only the frame that `closes` the file's audio at the wall, or the `final` one, is short.
+    func encodeAudio(into segment: MovieSegment, until wall: Int64?, closes: Bool, final: Bool,
+                             originSample: Int64) throws {
+        guard let fifo = audioFIFO, let encoder = segment.audioEncoder, var fifoStart = audioFIFOStart else { return }
+        defer { audioFIFOStart = fifoStart }
+        let frameSize = encoder.encoder.frameSize
+        let durationLimit = setup.limits.maxDuration.map { Int64(($0 * Double(setup.preset.audio.sampleRate)).rounded()) }
+        let limit = [durationLimit, audioEndCap].compactMap { $0 }.min()
+        let waitPoint = final ? nil : audioWaitPoint(originSample: originSample)
+        if let preroll, segment.index > 1, segment.audioSamplesEncoded == 0, preroll.count == frameSize, fifo.count > 0 {
+            try encoder.encode { frame in
+                _ = try preroll.read(into: frame, sampleCount: frameSize)
+                frame.pts = -Int64(frameSize)
+            }
+        }
+        while !audioDone {
+            let position = fifoStart - originSample
+            if let limit, position >= limit {
+                audioDone = true
+                break
+            }
+            var end = position + Int64(frameSize)
+            if let limit { end = min(end, limit) }
+            if let wall, end > wall {
+                guard closes else { break }  // the video has not reached the boundary yet
+                end = wall
+            }
+            if let waitPoint, end > waitPoint { break }
+            var count = Int(end - position)
+            guard count > 0 else { break }
+            if fifo.count < count {
+                guard final, fifo.count > 0 else { break }
+                count = fifo.count
+            }
+            try encoder.encode { frame in
+                _ = try fifo.read(into: frame, sampleCount: count)
+                frame.pts = position - segment.start.sample
+                if let preroll {
+                    try preroll.append(frame)
+                    if preroll.count > frameSize { preroll.drain(preroll.count - frameSize) }
+                }
+            }
+            fifoStart += Int64(count)
+            audioSamplesEncoded += Int64(count)
+            segment.audioSamplesEncoded += Int64(count)
+            if let limit, position + Int64(count) >= limit { audioDone = true }
+            if count < frameSize { break }  // a short frame is the last one the encoder takes
+        }
+        try encoder.collectPackets { try write($0, stream: audioStream, to: segment) }
+    }
+}

@@ -1,0 +1,169 @@
+import FFmpegCore
+import FoundationEssentials
+import Glibc
+
+/// The end of a movie: the encoders drained, the tracks' ends lined up at a stop, the files finalized and
+/// the result.
+extension MovieRecorder {
+    func finalize() -> RecordingResult {
+        if !segments.isEmpty {
+            do {
+                if MovieVerdict.flushesEncoders(after: stopReason) { try flushEncoders() }
+            } catch {
+                if stopReason != .failed { errorMessage = "\(error)" }
+                if let ffmpegError = error as? FFmpegError, ffmpegError.isNoSpace { stopReason = .diskFull }
+                else if stopReason != .diskFull { stopReason = .failed }
+            }
+            releaseHeldPicture()
+            let ending = stopReason ?? .stopped
+            while !segments.isEmpty { finishSegment(segments.removeFirst(), stopReason: ending) }
+            if setup.discardsStoppedMovie && ending == .stopped {
+                // An interrupted batch transcode keeps none of its segments: a re-run does the whole job again.
+                for index in finishedSegments.indices where finishedSegments[index].usable && !finishedSegments[index].result.deleted {
+                    unlink(finishedSegments[index].result.output)
+                    finishedSegments[index].result.deleted = true
+                    finishedSegments[index].usable = false
+                }
+                if naming != nil { FileSystem.syncFolder(containing: setup.outputPath) }
+            }
+            if let last = finishedSegments.last {
+                stopReason = last.stopReason
+                errorMessage = last.errorMessage
+            }
+        }
+        let stages = stageTimes()
+        let files = finishedSegments
+        let recorded = files.contains(where: \.usable) && stopReason != .failed
+        if !recorded && stopReason != .failed && errorMessage == nil {
+            errorMessage = "nothing was captured before the recording stopped"
+        }
+        // What the files hold: nothing for a file that was not kept (a failure keeps complete fragments).
+        let fileVideoFrames = files.reduce(0) { $0 + $1.result.videoFrames }
+        let segmented = naming != nil
+        return RecordingResult(
+            output: setup.outputPath, stopReason: stopReason ?? .stopped, recordedSuccessfully: recorded,
+            duration: files.reduce(0) { $0 + $1.result.duration },
+            bytes: files.reduce(0) { $0 + $1.result.bytes }, videoFrames: fileVideoFrames,
+            droppedFrames: droppedFrames, audioSamples: files.reduce(0) { $0 + $1.result.audioSamples },
+            preset: setup.preset.name, elapsed: Double(MonotonicClock.nanoseconds() - startedAt) / 1e9,
+            videoDevice: setup.videoDevice, audioDevice: setup.audioDevice, error: errorMessage, still: nil,
+            stages: stages, fragments: files.reduce(0) { $0 + $1.fragments },
+            finalizationBytes: recorded ? files.last?.finalizationBytes : nil,
+            // Repeats counted as they were encoded; a limit cut can leave some out of the file.
+            duplicatedFrames: recorded ? min(duplicatedFrames, max(0, fileVideoFrames - 1)) : nil,
+            segments: segmented ? files.map(\.result) : nil)
+    }
+
+    /// At the end: the held picture is shown and the video encoder drained into the files; the audio still
+    /// queued (and what swresample holds) is encoded, a boundary the video did not reach is dropped, and
+    /// each file's AAC encoder is drained.
+    func flushEncoders() throws {
+        // At a stop the devices stop at one instant, but the last picture lasts a frame interval past its
+        // capture while the last audio block ended before it was delivered: the tracks would end up to a frame
+        // and a block apart. So the audio is padded with silence or cut to the video's end (it was encoded no
+        // further than the pictures, see audioWaitPoint; if it was, the last picture lasts until it ends):
+        // both tracks end together, as they began. (Not at an input's end: a file's tracks keep their lengths.)
+        let alignsEnds = stopReason == .stopped && setup.hasVideo && setup.hasAudio && origin != nil && audioFIFOStart != nil
+        if let encoder = videoEncoder {
+            try showHeldPicture(atLeastUntil: alignsEnds ? encodedAudioEndSlot() : 0)
+            try send(nil, to: encoder, stream: videoStream)
+            for segment in segments where !segment.videoEnded {
+                segment.videoEnded = true
+                _ = try segment.writer.endStream(videoStream)
+            }
+        }
+        if setup.hasAudio {
+            nextBoundary = nil
+            // The cap comes first: what swresample still holds must not be encoded past the video's end.
+            if alignsEnds { capAudioAtTheVideoEnd() }
+            if audioResampler != nil, audioFIFOStart != nil, let tail = try resampled(nil) {
+                // What swresample still holds follows what is queued.
+                try queueAudio(tail, start: audioFIFOStart! + Int64(audioFIFO?.count ?? 0), tolerance: 0)
+            }
+            if let cap = audioEndCap, let end = queuedAudioEnd, end < cap { try appendSilence(cap - end) }
+            if origin != nil { try encodeQueuedAudio(final: true) }
+            for segment in segments { try endAudio(of: segment) }
+        }
+    }
+
+    /// How far a stop lines the tracks' ends up: a gap longer than this is not the last frame and block
+    /// (a device that stalled before the stop) and is left as it is.
+    static let endAlignmentLimit: Double = 0.5
+
+    /// Where the audio queued so far ends, in samples from the movie's origin.
+    var queuedAudioEnd: Int64? {
+        guard let origin, let fifoStart = audioFIFOStart, let fifo = audioFIFO else { return nil }
+        return fifoStart - origin.rescaled(to: audioTimeBase).value + Int64(fifo.count)
+    }
+
+    /// While the video runs, audio is encoded no further than the pictures sent so far (it arrives ahead of
+    /// them), so that a stop can cut the queued rest at the video's end; audio further ahead than the
+    /// alignment limit (a stalled camera) is encoded anyway, which keeps the queue bounded. Nil: no wait.
+    func audioWaitPoint(originSample: Int64) -> Int64? {
+        guard setup.hasVideo, !videoDone, let fifo = audioFIFO, let start = audioFIFOStart else { return nil }
+        let sent = Timestamp(value: nextSlotToSend, timeBase: videoTimeBase).rescaled(to: audioTimeBase).value
+        let queuedEnd = start - originSample + Int64(fifo.count)
+        return max(sent, queuedEnd - Int64(MovieRecorder.endAlignmentLimit * Double(setup.preset.audio.sampleRate)))
+    }
+
+    /// The slot at which the audio encoded so far ends (rounded up), or 0 when that is beyond the alignment
+    /// limit past the video's end. (It passes the pictures sent only when they lag by more than the limit.)
+    func encodedAudioEndSlot() -> Int64 {
+        guard let origin, let fifoStart = audioFIFOStart else { return 0 }
+        let end = fifoStart - origin.rescaled(to: audioTimeBase).value
+        var slot = Timestamp(value: end, timeBase: audioTimeBase).rescaled(to: videoTimeBase).value
+        if Timestamp(value: slot, timeBase: videoTimeBase).rescaled(to: audioTimeBase).value < end { slot += 1 }
+        let limit = Int64((MovieRecorder.endAlignmentLimit * setup.preset.videoFrameRate.doubleValue).rounded(.up))
+        return slot <= cadence.nextSlot + limit ? slot : 0
+    }
+
+    /// Ends the audio at the video's end, when the two are within the alignment limit: what passes it is
+    /// not encoded, and flushEncoders pads a shortfall with silence.
+    func capAudioAtTheVideoEnd() {
+        guard let audioEnd = queuedAudioEnd else { return }
+        let videoEnd = Timestamp(value: nextSlotToSend, timeBase: videoTimeBase).rescaled(to: audioTimeBase).value
+        let limit = Int64(MovieRecorder.endAlignmentLimit * Double(setup.preset.audio.sampleRate))
+        if abs(videoEnd - audioEnd) <= limit { audioEndCap = videoEnd }
+    }
+
+    /// This output's share of the CPU time, called on its thread once the file is finished. The session
+    /// adds the readers' stages and the process total (see SessionEngine).
+    func stageTimes() -> StageTimes {
+        let seconds = { (nanoseconds: Int64) in Double(nanoseconds) / 1e9 }
+        let ownThread = CPUClock.threadNanoseconds() - threadStart
+        let audioThread = audioEncodeNanoseconds
+        ownThreadNanoseconds = ownThread + audioThread
+        let encode = encodeNanoseconds[.video] ?? 0
+        var times = StageTimes()
+        times.encodeVideo = seconds(encode)
+        times.encodeAudio = seconds(audioThread)
+        times.mux = seconds(muxNanoseconds)
+        times.engineOther = seconds(max(0, ownThread - encode - muxNanoseconds))
+        return times
+    }
+
+    /// Pictures this movie lacks because they were dropped: by the readers (the pools were full) or by this
+    /// output (it fell behind a live source).
+    var droppedFrames: Int { readerDrops() + queue.droppedCount }
+
+    func reportProgress() {
+        let now = MonotonicClock.nanoseconds()
+        guard now - lastProgress.time >= 500_000_000 else { return }
+        let interval = Double(now - lastProgress.time) / 1e9
+        let fps = lastProgress.time == 0 ? 0 : Double(videoFrames - lastProgress.frames) / interval
+        lastProgress = (now, videoFrames)
+        let media = max(Double(cadence.nextSlot) * videoTimeBase.doubleValue,
+                        Double(audioSamplesEncoded) / Double(setup.preset.audio.sampleRate))
+        let report = RecordingProgress(
+            elapsed: Double(now - startedAt) / 1e9, mediaDuration: media, bytes: bytesSoFar,
+            videoFrames: videoFrames, droppedFrames: droppedFrames, framesPerSecond: fps, inputDuration: setup.inputDuration,
+            segment: naming == nil ? nil : segments.last?.index)
+        latestProgress.withLock { $0 = report }
+        progress(report)
+    }
+
+    /// Bytes of the finished files and of the open ones as if finished now.
+    var bytesSoFar: Int64 {
+        finishedSegments.reduce(0) { $0 + $1.result.bytes } + segments.reduce(0) { $0 + $1.writer.projectedFileSize }
+    }
+}

@@ -1,0 +1,161 @@
+import FFmpegCore
+import FoundationEssentials
+import Glibc
+
+/// A movie's files (segments: where each opens and ends, their limits, loop recording) and its pauses.
+extension MovieRecorder {
+    // MARK: segments
+
+    /// Opens the next file, starting at `boundary`, and plans the boundary after it.
+    func openSegment(at boundary: SegmentBoundaries.Boundary) throws {
+        let index = (segments.last?.index ?? finishedSegments.last?.result.index ?? 0) + 1
+        // Every name the pattern makes was checked before the recording began (OutputPlan); one that a
+        // {date}/{time} field makes anew, or that another program took since, is not replaced: the segment
+        // gets the next free name beside it ("cam-…-14-05-09 (2).mov"), which its result and events report.
+        let path = naming.map { naming in
+            SegmentNaming.freeName(for: naming.path(index: index, date: Date())) { candidate in
+                setup.overwrite || access(candidate, F_OK) != 0
+            }
+        } ?? setup.outputPath
+        let writingPath = setup.temporaryPath == setup.outputPath ? path
+            : (naming == nil ? setup.temporaryPath : CaptureSession.partialPath(for: path))
+        let (limits, segmentSizeBinds) = segmentLimits(otherOpen: segments)
+        let segment = try MovieSegment(index: index, outputPath: path, writingPath: writingPath, start: boundary, setup: setup,
+                                       videoEncoder: videoEncoder, limits: limits, sizeLimitIsSegments: segmentSizeBinds)
+        segments.append(segment)
+        keyframes = KeyframeSchedule(interval: setup.fragmentInterval)
+        if let duration = setup.segmentation?.duration {
+            nextBoundary = setup.hasVideo ? boundaries.durationBoundary(index: index, seconds: duration)
+                                          : boundaries.audioOnlyBoundary(index: index, seconds: duration)
+        } else {
+            nextBoundary = nil
+        }
+        if naming != nil { segmentEvents(.segmentStarted(output: path, index: index)) }
+    }
+
+    /// A file's limits: the movie's, with the size the smaller of the segment size and what the recording's
+    /// total size leaves after the files finished and the others still open.
+    func segmentLimits(otherOpen: [MovieSegment]) -> (RecordingLimits, segmentSizeBinds: Bool) {
+        var limits = setup.limits
+        guard let segmentation = setup.segmentation else { return (limits, false) }
+        if segmentation.deletesOldestForFreeSpace { limits.minFreeDiskSpace = max(limits.minFreeDiskSpace, 0) }
+        let used = finishedSegments.reduce(Int64(0)) { $0 + $1.result.bytes } + otherOpen.reduce(Int64(0)) { $0 + $1.writer.projectedFileSize }
+        let remaining = setup.limits.maxFileSize.map { max(0, $0 - used) }
+        switch (segmentation.size, remaining) {
+        case (let size?, let remaining?):
+            limits.maxFileSize = min(size, remaining)
+            return (limits, size <= remaining)
+        case (let size?, nil):
+            limits.maxFileSize = size
+            return (limits, true)
+        case (nil, let remaining):
+            limits.maxFileSize = remaining
+            return (limits, false)
+        }
+    }
+
+    /// The video (or, without video, the audio) reached the planned boundary: the next file begins there, the
+    /// picture at the boundary its first (a keyframe). The current file takes the audio up to the boundary
+    /// as it comes, then its AAC encoder is drained and it is finalized once its last pictures are out.
+    func commitBoundary() throws {
+        guard let boundary = nextBoundary, let current = segments.last else { return }
+        current.end = boundary
+        if !setup.hasVideo { current.videoEnded = true }
+        try openSegment(at: boundary)
+        if origin != nil { try encodeQueuedAudio(final: false) }
+        try closeEndedSegments()
+    }
+
+    /// Drains a file's AAC encoder into it and ends its audio track.
+    func endAudio(of segment: MovieSegment) throws {
+        guard !segment.audioEnded, let encoder = segment.audioEncoder else { return }
+        segment.finishAudioEncoder(flush: true)
+        try encoder.collectPackets { try write($0, stream: audioStream, to: segment) }
+        segment.audioEnded = true
+        _ = try segment.writer.endStream(audioStream)
+    }
+
+    /// Finalizes the files, other than the last, that will get no more packets.
+    func closeEndedSegments() throws {
+        while segments.count > 1, segments[0].videoEnded, segments[0].audioEnded {
+            finishSegment(segments.removeFirst(), stopReason: nil)
+        }
+    }
+
+    /// Finalizes a file and reports it; a segment then counts towards loop recording's retention.
+    func finishSegment(_ segment: MovieSegment, stopReason: StopReason?) {
+        var outcome = segment.finalize(stopReason: stopReason, errorMessage: stopReason == nil ? nil : errorMessage,
+                                       videoStream: videoStream, audioStream: audioStream,
+                                       sampleRate: setup.preset.audio.sampleRate)
+        audioEncodeNanoseconds += segment.audioEncoderNanoseconds
+        outcome.result.start = setup.hasVideo ? Double(segment.start.slot) * videoTimeBase.doubleValue
+                                              : Double(segment.start.sample) / Double(setup.preset.audio.sampleRate)
+        finishedSegments.append(outcome)
+        guard naming != nil else { return }
+        segmentEvents(.segmentFinished(outcome.result))
+        if outcome.usable {
+            for deleted in retention.finished(result: finishedSegments.count - 1, path: outcome.result.output) {
+                finishedSegments[deleted].result.deleted = true
+            }
+        }
+        if stopReason == nil, outcome.stopReason == .failed || outcome.stopReason == .diskFull {
+            // A segment that could not be finalized ends the recording: the next would fare no better.
+            self.stopReason = outcome.stopReason
+            errorMessage = outcome.errorMessage
+        }
+        // What the recording's total size leaves for the files still open.
+        if setup.limits.maxFileSize != nil {
+            for (position, open) in segments.enumerated() {
+                var others = segments
+                others.remove(at: position)
+                open.writer.setMaxFileSize(segmentLimits(otherOpen: others).0.maxFileSize)
+            }
+        }
+    }
+
+    /// Loop recording: before free space would fall under the floor, the oldest finished segments go.
+    func makeRoom(for bytes: Int, in segment: MovieSegment) {
+        guard setup.segmentation?.deletesOldestForFreeSpace == true, setup.limits.minFreeDiskSpace > 0 else { return }
+        let margin = Int64(max(1 << 20, 4 * bytes))
+        while segment.writer.freeSpaceHeadroom() < margin, let deleted = retention.deleteOldest() {
+            finishedSegments[deleted].result.deleted = true
+            for open in segments { open.writer.refreshDiskSpace() }
+        }
+    }
+
+    // MARK: pause
+
+    /// Whether an item falls in a paused stretch; true while paused (the item is not recorded). Pauses are
+    /// requested on the session's clock (PauseRequests), so they cut the same stretch from the pictures and
+    /// the sound whatever order their items are taken in, and however late. Entering a pause shows the held
+    /// picture up to the pause instant; leaving it moves the movie's origin (and the audio queue's start) by
+    /// the paused time, so the next item continues the timeline, with a keyframe.
+    func pausing(at item: CapturedItem) throws -> Bool {
+        guard origin != nil else { return false }  // before the first picture there is nothing to pause
+        let time = item.time.rescaled(to: sessionTimeBase).value
+        while let interval = pauses.interval(at: pauseCursor, itemTime: time, paused: pausedAt != nil) {
+            if pausedAt == nil {
+                guard time >= interval.start else { return false }
+                let origin = self.origin!
+                let instant = max(Timestamp(value: interval.start, timeBase: sessionTimeBase), origin)
+                pausedAt = instant
+                let slots = cadence.arrive(time: VideoCadence.frames(of: instant - origin, rate: setup.preset.videoFrameRate))
+                if let held = heldPicture {
+                    heldPicture = nil
+                    defer { buffer.release(.video, held.slot) }
+                    try show(held.picture(setup.rendition), in: slots)
+                }
+                // The picture that came at the pause is not recorded: the first after the resume takes its place.
+                cadence.letGoOfHeldPicture()
+            }
+            guard let end = interval.end, time >= end else { return true }
+            let gap = max(Timestamp(value: end, timeBase: sessionTimeBase), pausedAt!) - pausedAt!
+            self.origin = self.origin! + gap
+            if let start = audioFIFOStart { audioFIFOStart = start + gap.rescaled(to: audioTimeBase).value }
+            pausedAt = nil
+            keyframeAtResume = true
+            pauseCursor += 1
+        }
+        return false
+    }
+}
