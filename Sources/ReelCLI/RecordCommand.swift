@@ -120,6 +120,14 @@ enum RecordCommand {
                     "\(output.output): \(String(printf: "%.2f", output.duration)) s, \(ByteCount.format(output.bytes)), \(output.videoFrames) frames, \(output.droppedFrames) dropped — \(output.stopReason.rawValue)\n")
             }
         }
+        // A size segment never drops a picture to stay under --segment-size; one that had to pass it says so.
+        for segment in (result.outputs ?? [result]).flatMap({ $0.segments ?? [] }) {
+            if let over = segment.bytesOverSize {
+                Terminal.writeError("reel: note: \(segment.output) is \(ByteCount.format(segment.bytes)), \(ByteCount.format(over)) over "
+                                    + "--segment-size: the pictures already in the encoder at the cut were larger than foreseen, "
+                                    + "and are kept rather than dropped\n")
+            }
+        }
         // A tier that failed while the main movie is fine still fails the command: the user asked for it.
         if let failed = result.outputs?.first(where: { !$0.recordedSuccessfully }) {
             Terminal.printError("\(failed.output) failed (\(failed.stopReason.rawValue)): \(failed.error ?? "no usable file was produced")")

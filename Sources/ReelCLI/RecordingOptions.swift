@@ -16,7 +16,8 @@ struct RecordingOptions {
         segments (continuous recording):
           --segment-duration S   roll over into a new movie every S seconds of media, exact to the frame (each
                                  starts with a keyframe; together they hold every frame and sample once)
-          --segment-size BYTES   roll over before a movie would pass BYTES (it uses at least 90 % of them)
+          --segment-size BYTES   roll over before a movie would pass BYTES (at least 90 % used; a burst of detail
+                                 already in the encoder is kept, never dropped, and may pass it: see the note)
                                  OUTPUT names the segments: {index} (001, 002 ...), {date} and {time} (when each
                                  starts, 2026-11-30 and 14-05-09); without {index}, -001 ... goes before .mov.
                                  --max-duration, --max-size and --min-free then apply to the whole recording

@@ -103,6 +103,33 @@ import Testing
         #expect(frames.reduce(0, +) == 360)
     }
 
+    /// Detail that jumps (a flat picture, then heavy noise for 0.8 s of every 3) at a size near the smallest
+    /// accepted: a burst is about as large as a segment, so the pictures inside the encoder when a cut is
+    /// decided outgrow any estimate. They are kept and the segment says by how much it passed its size
+    /// (before, the full segment refused them: 24 of 270 pictures lost, eight one-picture segments, exit 0).
+    @Test func sizeSegmentsNeverDropPicturesWhenDetailJumps() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let bursts = TestInputs.numberedPictures(rate: "30")
+            + ",scale=352:288:flags=neighbor,noise=alls=40:allf=t+u:enable='gt(mod(t\\,3)\\,2.2)'"
+        let size = 210_000
+        let result = try Processes.reel(
+            ["record", "burst.mov", "--video", "lavfi:\(bursts)?realtime=0", "--audio", "lavfi:sine=frequency=440?realtime=0",
+             "--preset", "352x288", "--max-duration", "9", "--segment-size", "\(size)", "--json"], currentDirectory: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let segments = try #require(try TestInputs.json(result.standardOutput)["segments"] as? [[String: Any]])
+        #expect(segments.count >= 2)
+        for segment in segments {
+            let bytes = try #require(segment["bytes"] as? Int)
+            #expect(segment["bytesOverSize"] as? Int == (bytes > size ? bytes - size : nil), "\(segment)")
+            if bytes > size { #expect(result.standardError.contains("\(segment["output"] as! String) is "), "\(result.standardError)") }
+        }
+        #expect(segments.contains { $0["bytesOverSize"] != nil }, "the bursts should outgrow the estimate at least once")
+        let frames = segments.map { $0["videoFrames"] as? Int ?? 0 }
+        _ = try SegmentTests.checkJoined(segments, expectedFrames: frames)
+        #expect(frames.reduce(0, +) == 270)
+    }
+
     /// Loop recording by count: only the newest N finished segments stay; the result says which went.
     @Test func keepSegmentsDeletesTheOldest() throws {
         let folder = try Scratch.folder()

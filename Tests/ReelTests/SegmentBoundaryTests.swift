@@ -40,8 +40,27 @@ import Testing
         // 10 pictures in flight (and the one being sent) at 1.25 × 20 kB, a keyframe, 500 B audio each, 4 KiB.
         let reserve = cut.reserve(picturesInFlight: 10, audioBytesPerPicture: 500)
         #expect(reserve == 11 * 25_500 + 40_000 + 4096)
-        #expect(!cut.mustCut(projected: 2_000_000 - reserve - 1, picturesInFlight: 10, audioBytesPerPicture: 500))
-        #expect(cut.mustCut(projected: 2_000_000 - reserve, picturesInFlight: 10, audioBytesPerPicture: 500))
+        #expect(!cut.mustCut(projected: 2_000_000 - reserve - 1, segmentPictures: 60, picturesInFlight: 10, audioBytesPerPicture: 500))
+        #expect(cut.mustCut(projected: 2_000_000 - reserve, segmentPictures: 60, picturesInFlight: 10, audioBytesPerPicture: 500))
+        // Not while the file holds no more pictures than were in flight at its start: that would leave a runt.
+        #expect(!cut.mustCut(projected: 2_000_000, segmentPictures: 10, picturesInFlight: 10, audioBytesPerPicture: 500))
+        #expect(cut.mustCut(projected: 2_000_000, segmentPictures: 11, picturesInFlight: 10, audioBytesPerPicture: 500))
+    }
+
+    /// A burst of detail counts as soon as its first pictures are out: the recent pictures' mean, not the
+    /// slow average, sizes the pictures still in flight.
+    @Test func aBurstOfDetailRaisesTheReserveAtOnce() {
+        var cut = SegmentSizeCut(size: 2_000_000)
+        for _ in 0..<40 { cut.note(videoPacketBytes: 2_000, isKeyframe: false) }
+        let calm = cut.reserve(picturesInFlight: 10, audioBytesPerPicture: 0)
+        #expect(calm == 11 * 2_500 + 4096)
+        for _ in 0..<4 { cut.note(videoPacketBytes: 20_000, isKeyframe: false) }
+        // The last 8: four of 20 kB, four of 2 kB (mean 11 kB); the slow average has moved only to about 4.3 kB.
+        #expect(cut.recentMean == 11_000 && cut.averagePicture < 5_000)
+        #expect(cut.reserve(picturesInFlight: 10, audioBytesPerPicture: 0) == 11 * 13_750 + 4096)
+        // A keyframe counts once, whatever its size, and not in the mean.
+        cut.note(videoPacketBytes: 90_000, isKeyframe: true)
+        #expect(cut.recentMean == 11_000 && cut.reserve(picturesInFlight: 10, audioBytesPerPicture: 0) == 11 * 13_750 + 90_000 + 4096)
     }
 
     @Test func segmentNames() {

@@ -41,17 +41,8 @@ extension MovieRecorder {
         if segmentation.deletesOldestForFreeSpace { limits.minFreeDiskSpace = max(limits.minFreeDiskSpace, 0) }
         let used = finishedSegments.reduce(Int64(0)) { $0 + $1.result.bytes } + otherOpen.reduce(Int64(0)) { $0 + $1.writer.projectedFileSize }
         let remaining = setup.limits.maxFileSize.map { max(0, $0 - used) }
-        switch (segmentation.size, remaining) {
-        case (let size?, let remaining?):
-            limits.maxFileSize = min(size, remaining)
-            return (limits, size <= remaining)
-        case (let size?, nil):
-            limits.maxFileSize = size
-            return (limits, true)
-        case (nil, let remaining):
-            limits.maxFileSize = remaining
-            return (limits, false)
-        }
+        limits.maxFileSize = remaining
+        return (limits, segmentation.size.map { size in remaining.map { size <= $0 } ?? true } ?? false)
     }
 
     /// The video (or, without video, the audio) reached the planned boundary: the next file begins there, the
@@ -90,6 +81,9 @@ extension MovieRecorder {
         audioEncodeNanoseconds += segment.audioEncoderNanoseconds
         outcome.result.start = setup.hasVideo ? Double(segment.start.slot) * videoTimeBase.doubleValue
                                               : Double(segment.start.sample) / Double(setup.preset.audio.sampleRate)
+        if let size = setup.segmentation?.size, outcome.result.bytes > size, naming != nil {
+            outcome.result.bytesOverSize = outcome.result.bytes - size
+        }
         finishedSegments.append(outcome)
         guard naming != nil else { return }
         segmentEvents(.segmentFinished(outcome.result))

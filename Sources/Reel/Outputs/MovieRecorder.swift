@@ -318,15 +318,18 @@ final class MovieRecorder: @unchecked Sendable {
         packet.pts -= segment.start.slot
         packet.dts -= segment.start.slot
         let size = packet.size, isKeyframe = packet.isKeyframe
+        segment.videoPacketsReceived += 1
         try write(packet, stream: videoStream, to: segment)
         if position > 0 { try closeEndedSegments() }
-        if var cut = sizeCut, segment === segments.last {
-            cut.note(videoPacketBytes: size, isKeyframe: isKeyframe)
-            sizeCut = cut
+        // Every picture counts towards the estimate, also those still going to the file before the last: a
+        // burst of detail at the end of one file must not size the next file's pictures once it is over.
+        sizeCut?.note(videoPacketBytes: size, isKeyframe: isKeyframe)
+        if let cut = sizeCut, segment === segments.last {
             let inFlight = max(0, picturesSent - videoPacketsOut)
             let audioPerPicture = Double(setup.preset.audio.bitRate) / 8 * videoTimeBase.doubleValue
             if nextBoundary == nil,
-               cut.mustCut(projected: segment.writer.projectedFileSize, picturesInFlight: inFlight, audioBytesPerPicture: audioPerPicture) {
+               cut.mustCut(projected: segment.writer.projectedFileSize, segmentPictures: segment.videoPacketsReceived,
+                            picturesInFlight: inFlight, audioBytesPerPicture: audioPerPicture) {
                 planSizeCut()
             }
         }

@@ -24,6 +24,8 @@ final class MovieSegment {
     var videoEnded: Bool
     var audioEnded: Bool
     var audioSamplesEncoded: Int64 = 0
+    /// Video packets handed to the file (some may still wait in its writer's queues).
+    var videoPacketsReceived = 0
     /// The size limit that binds this file is the segment size, not what is left of the recording's total:
     /// reaching it ends the segment, not the recording.
     let sizeLimitIsSegments: Bool

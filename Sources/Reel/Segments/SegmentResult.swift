@@ -14,6 +14,9 @@ public struct SegmentResult: Sendable, Codable, Equatable {
     public var audioSamples: Int64
     /// The segment is finalized and plays on its own.
     public var recordedSuccessfully: Bool
+    /// Bytes past the segment size, when the pictures already inside the encoder at the cut turned out
+    /// larger than foreseen (SegmentSizeCut): the segment keeps them rather than losing them. Absent otherwise.
+    public var bytesOverSize: Int64? = nil
     /// Deleted by loop recording (`keep` or the free-space floor) after it was finished.
     public var deleted: Bool = false
 }
