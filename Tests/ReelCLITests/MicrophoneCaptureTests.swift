@@ -75,6 +75,12 @@ import Testing
                 + (timeout.map { ["--device-timeout", "\($0)"] } ?? []),
             currentDirectory: folder, environment: device.environment)
         #expect(Processes.waitForFile("\(folder)/mic.mov"), "the recording did not start")
+        // The device's reader runs at PulseAudio's nice level where permitted (root here in CI), so a busy
+        // machine does not overrun the device's buffer; the rest of reel stays at the process's level.
+        let nice = MicrophoneCaptureTests.threadNiceLevels(process: running.process.processIdentifier)
+        // (Linux keeps 15 bytes of a thread's name.)
+        #expect(nice["reel.reader.als"] == (getuid() == 0 ? -11 : 0), "\(nice)")
+        #expect(nice.filter { $0.key.hasPrefix("reel.") && $0.key != "reel.reader.als" }.values.allSatisfy { $0 == 0 }, "\(nice)")
         usleep(1_500_000)
         device.freeze()
         let frozenAt = Date()
@@ -92,6 +98,23 @@ import Testing
                 "\(json["error"] ?? "")")
         let movie = try MediaInspection(path: "\(folder)/mic.mov")
         #expect(movie.audioDuration > (RealTimeChecks.enabled ? 1 : 0), "audio before the stall is kept: \(movie.audioDuration) s")
+    }
+
+    /// Each thread's name (comm) and nice level (field 19 of /proc/PID/task/TID/stat).
+    static func threadNiceLevels(process: Int32) -> [String: Int] {
+        var levels: [String: Int] = [:]
+        let tasks = "/proc/\(process)/task"
+        for task in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
+            guard let comm = try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8),
+                  let stat = try? String(contentsOfFile: "\(tasks)/\(task)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            // After "pid (comm) ": state is field 3, nice field 19.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 16, let nice = Int(fields[16]) {
+                levels[comm.trimmingCharacters(in: .whitespacesAndNewlines)] = nice
+            }
+        }
+        return levels
     }
 }
 

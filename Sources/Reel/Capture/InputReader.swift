@@ -109,6 +109,7 @@ final class InputReader: @unchecked Sendable {
     }
 
     private func run() {
+        if DeviceThreadPriority.raises(spec.kind) { DeviceThreadPriority.raiseCurrentThread() }
         let threadStart = CPUClock.threadNanoseconds()
         defer {
             let thread = CPUClock.threadNanoseconds() - threadStart
