@@ -106,7 +106,9 @@ import Testing
     /// Detail that jumps (a flat picture, then heavy noise for 0.8 s of every 3) at a size near the smallest
     /// accepted: a burst is about as large as a segment, so the pictures inside the encoder when a cut is
     /// decided outgrow any estimate. They are kept and the segment says by how much it passed its size
-    /// (before, the full segment refused them: 24 of 270 pictures lost, eight one-picture segments, exit 0).
+    /// (before, the full segment refused them: over 9 s, 24 of 270 pictures lost, eight one-picture segments,
+    /// exit 0). It ends outside a burst: inside one the preset's VBV cap drives x264 to its coarsest
+    /// quantizer, where the last pictures can lose the 13-level steps that number them.
     @Test func sizeSegmentsNeverDropPicturesWhenDetailJumps() throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -115,7 +117,7 @@ import Testing
         let size = 210_000
         let result = try Processes.reel(
             ["record", "burst.mov", "--video", "lavfi:\(bursts)?realtime=0", "--audio", "lavfi:sine=frequency=440?realtime=0",
-             "--preset", "352x288", "--max-duration", "9", "--segment-size", "\(size)", "--json"], currentDirectory: folder)
+             "--preset", "352x288", "--max-duration", "8", "--segment-size", "\(size)", "--json"], currentDirectory: folder)
         #expect(result.status == 0, "\(result.standardError)")
         let segments = try #require(try TestInputs.json(result.standardOutput)["segments"] as? [[String: Any]])
         #expect(segments.count >= 2)
@@ -127,7 +129,7 @@ import Testing
         #expect(segments.contains { $0["bytesOverSize"] != nil }, "the bursts should outgrow the estimate at least once")
         let frames = segments.map { $0["videoFrames"] as? Int ?? 0 }
         _ = try SegmentTests.checkJoined(segments, expectedFrames: frames)
-        #expect(frames.reduce(0, +) == 270)
+        #expect(frames.reduce(0, +) == 240)
     }
 
     /// Loop recording by count: only the newest N finished segments stay; the result says which went.

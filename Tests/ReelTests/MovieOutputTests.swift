@@ -118,7 +118,9 @@ import Testing
         (preset.video.width, preset.video.height) = (128, 128)
         let configuration = RecordingConfiguration(
             outputPath: "\(folder)/main.mov", video: try DeviceSpec(parsing: "lavfi:testsrc2=size=128x128:rate=30?realtime=0"),
-            audio: nil, preset: preset, limits: RecordingLimits(maxDuration: 20))
+            // Far more media than is encoded before the stop: unpaced 128x128 pictures encode at hundreds a
+            // second, and 20 s of them could end the session before the last movie is added.
+            audio: nil, preset: preset, limits: RecordingLimits(maxDuration: 3600))
         let session = CaptureSession()
         try session.start(configuration)
         var added: [MovieOutput] = []
