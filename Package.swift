@@ -16,17 +16,19 @@ let package = Package(
             providers: [.apt(["libavdevice-dev", "libavformat-dev", "libavcodec-dev", "libswscale-dev",
                               "libswresample-dev", "libavutil-dev", "pkg-config"])]
         ),
-        .target(name: "FFmpegCore", dependencies: ["CFFmpeg"]),
+        // Below everything: clocks, the lock and the condition every thread shares (no FFmpeg, no engine types).
+        .target(name: "SystemSupport"),
+        .target(name: "FFmpegCore", dependencies: ["CFFmpeg", "SystemSupport"]),
         // The container code (boxes, sample tables, fragments, index, trailer bound): no FFmpeg, no engine types.
         .target(name: "QuickTime"),
         .target(name: "CLinuxCapture"),
         .plugin(name: "EmbedPresets", capability: .buildTool()),
-        .target(name: "Reel", dependencies: ["FFmpegCore", "QuickTime", "CLinuxCapture"], plugins: ["EmbedPresets"]),
+        .target(name: "Reel", dependencies: ["SystemSupport", "FFmpegCore", "QuickTime", "CLinuxCapture"], plugins: ["EmbedPresets"]),
         // libmicrohttpd, the HTTP server under `reel serve` (a shim passes its variadic start options).
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .plugin(name: "EmbedPage", capability: .buildTool()),
         // `reel serve`: the camera page and its JSON API over HTTP.
-        .target(name: "ReelServer", dependencies: ["Reel", "FFmpegCore", "CMicroHTTPD"], plugins: ["EmbedPage"]),
+        .target(name: "ReelServer", dependencies: ["Reel", "SystemSupport", "CMicroHTTPD"], plugins: ["EmbedPage"]),
         // The CLI's stop-signal handler: a C handler that only writes to a pipe (async-signal-safe).
         .target(name: "CStopSignals"),
         .target(name: "ReelCLI", dependencies: ["Reel", "ReelServer", "CStopSignals"]),
@@ -36,12 +38,12 @@ let package = Package(
         // Drives the library from a process of its own for end-to-end tests (an emulated camera is preloaded).
         .executableTarget(name: "reel-test-driver", dependencies: ["Reel"], path: "Tests/Driver"),
         // Decoding, probing and process helpers shared by the test targets (not part of any product).
-        .target(name: "ReelTestSupport", dependencies: ["FFmpegCore"], path: "Tests/ReelTestSupport"),
+        .target(name: "ReelTestSupport", dependencies: ["FFmpegCore", "SystemSupport"], path: "Tests/ReelTestSupport"),
         .testTarget(name: "FFmpegCoreTests", dependencies: ["FFmpegCore", "ReelTestSupport"]),
         .testTarget(name: "QuickTimeTests", dependencies: ["QuickTime"], exclude: ["Fixtures"]),
-        .testTarget(name: "ReelTests", dependencies: ["Reel", "FFmpegCore", "ReelTestSupport"]),
+        .testTarget(name: "ReelTests", dependencies: ["Reel", "FFmpegCore", "SystemSupport", "ReelTestSupport"]),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "Reel", "ReelTestSupport"]),
-        .testTarget(name: "ReelServerTests", dependencies: ["ReelServer", "Reel", "ReelTestSupport"]),
+        .testTarget(name: "ReelServerTests", dependencies: ["ReelServer", "Reel", "SystemSupport", "ReelTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

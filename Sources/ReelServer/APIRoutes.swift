@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Reel
+import SystemSupport
 
 /// Every route of `reel serve` (see the README's "Serving the camera"): the page, the JSON API, the
 /// recordings, the events and the preview. Requests pass the AccessPolicy first; a bad request is a 4xx with

@@ -1,8 +1,8 @@
 import CMicroHTTPD
-import FFmpegCore
 import FoundationEssentials
 import Glibc
 import Reel
+import SystemSupport
 
 /// The camera behind `reel serve`: a capture session that runs without a movie of its own (preview and
 /// photos all along), movies that come and go on it, and the seeds' shutter: a press starts a movie and takes

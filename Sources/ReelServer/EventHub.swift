@@ -1,5 +1,5 @@
-import FFmpegCore
 import Reel
+import SystemSupport
 
 /// Server-Sent Events for every subscriber of `/api/events`: each has a bounded queue (the oldest events
 /// are dropped when a client reads too slowly, so a stalled browser cannot grow the server's memory), a

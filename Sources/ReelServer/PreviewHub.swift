@@ -1,4 +1,5 @@
 import Reel
+import SystemSupport
 
 /// The live preview as MJPEG (`multipart/x-mixed-replace`): the session's PreviewOutput encodes small JPEGs
 /// on its own thread; the hub keeps only the newest, and each viewer is sent the newest picture it has not

@@ -1,7 +1,7 @@
 import CMicroHTTPD
-import FFmpegCore
 import Glibc
 import Reel
+import SystemSupport
 
 /// Bounds every client's time and share of the server, beyond libmicrohttpd's idle timeout (which a client
 /// sending a header line every few seconds resets for ever: two addresses held all 64 connections so).

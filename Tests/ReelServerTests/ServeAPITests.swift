@@ -3,6 +3,7 @@ import Glibc
 import Reel
 @testable import ReelServer
 import ReelTestSupport
+import SystemSupport
 import Testing
 
 /// Issue 17: `reel serve`'s API over loopback with a real HTTP client, on a live (paced) test source: photos,

@@ -2,6 +2,7 @@ import Dispatch
 import FFmpegCore
 import Foundation
 @testable import Reel
+import SystemSupport
 import Testing
 
 /// The small replacements for Foundation pieces that the `reel` binary does not link.

@@ -1,5 +1,6 @@
 import FFmpegCore
 @testable import Reel
+import SystemSupport
 import Testing
 
 /// Pauses as stretches of the session's clock, and without a clock (placed at the movie's next items).

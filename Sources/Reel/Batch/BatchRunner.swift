@@ -1,6 +1,7 @@
 import FFmpegCore
 import FoundationEssentials
 import Glibc
+import SystemSupport
 
 /// Runs batch jobs, at most `parallel` at a time, each on a thread of its own: a failed job does not stop the
 /// others; a finished output is skipped on re-runs unless forced; `stop()` (SIGINT) lets running jobs

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import FFmpegCore
+import SystemSupport
 
 /// The bounded hand-off between reader threads and the session thread. Each media type has a fixed pool of
 /// reusable slots: a reader fills a free one and queues it, the session takes it and shares it with the

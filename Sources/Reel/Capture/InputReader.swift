@@ -2,6 +2,7 @@ import FFmpegCore
 import FoundationEssentials
 import Glibc
 import Synchronization
+import SystemSupport
 
 /// Reads one input on its own thread: device reads block, and a slow encoder must never stall a device.
 /// Frames of the routed streams are handed, with their session time, to each stream's sink. The reader owns
@@ -40,9 +41,11 @@ final class InputReader: @unchecked Sendable {
     /// Frames reach the sinks (false while a switch's new reader waits to take over, and once retired).
     private let publishing: Atomic<Bool>
     private let retired = Atomic<Bool>(false)
-    /// Set (and signalled) when the first frame has been read, published or not.
+    /// Signalled when the first frame has been read (published or not), when the first has been handed on,
+    /// and when the reader has finished.
     private let firstFrame = Condition()
     private var hasFirstFrame = false
+    private var hasPublished = false
 
     init(spec: DeviceSpec, source: FrameSource, routes: [Route], interrupt: InterruptFlag, buffer: CaptureBuffer,
          sessionStart: Int64, statistics: ReaderStatistics, held: Bool = false) {
@@ -84,14 +87,23 @@ final class InputReader: @unchecked Sendable {
     /// Waits until the first frame has been read, the reader has ended, or `seconds` passed; true once a
     /// frame was read.
     func waitForFirstFrame(seconds: Double) -> Bool {
+        waitFor(seconds: seconds) { $0.hasFirstFrame }
+    }
+
+    /// Waits until the first frame has been handed on (after `release`), the reader has ended, or `seconds`
+    /// passed; true once one was.
+    func waitForFirstPublished(seconds: Double) -> Bool {
+        waitFor(seconds: seconds) { $0.hasPublished }
+    }
+
+    private func waitFor(seconds: Double, _ reached: (InputReader) -> Bool) -> Bool {
         let deadline = MonotonicClock.nanoseconds() + Int64(seconds * 1e9)
         firstFrame.lock()
         defer { firstFrame.unlock() }
-        while !hasFirstFrame && ending == nil && !hasFinished {
-            if !firstFrame.wait(untilNanoseconds: min(deadline, MonotonicClock.nanoseconds() + 50_000_000)),
-               MonotonicClock.nanoseconds() >= deadline { break }
+        while !reached(self) && !hasFinished {
+            if !firstFrame.wait(untilNanoseconds: deadline), MonotonicClock.nanoseconds() >= deadline { break }
         }
-        return hasFirstFrame
+        return reached(self)
     }
 
     private var hasFinished = false
@@ -187,6 +199,7 @@ final class InputReader: @unchecked Sendable {
         let start = CPUClock.threadNanoseconds()
         try route.sink.consume(frame, at: time)
         convertNanoseconds += CPUClock.threadNanoseconds() - start
+        if !hasPublished { firstFrame.withLock { hasPublished = true; firstFrame.broadcast() } }
     }
 
     /// A frame's own time: decoders set the best-effort time, filter graphs pts only.

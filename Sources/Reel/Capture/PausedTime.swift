@@ -1,4 +1,5 @@
 import FFmpegCore
+import SystemSupport
 
 /// How long a session's movies have been paused, for the readers' part of the duration limit: a reader stops
 /// a second past `--max-duration` of its input's time, and paused time is not recorded media, so the limit

@@ -1,5 +1,6 @@
 import FFmpegCore
 import Synchronization
+import SystemSupport
 
 /// One size (and colour) that captured pictures are scaled to: outputs of the same size share it, so a
 /// picture is scaled once per size however many outputs take it.

@@ -1,5 +1,6 @@
 import FFmpegCore
 import Synchronization
+import SystemSupport
 
 /// Counters a reader thread updates and other threads read for progress reports.
 final class ReaderStatistics: Sendable {

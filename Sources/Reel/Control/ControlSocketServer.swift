@@ -1,6 +1,7 @@
 import FFmpegCore
 import FoundationEssentials
 import Glibc
+import SystemSupport
 
 /// The control socket of a running recording (`reel record --control PATH`): a Unix socket (mode 0600,
 /// removed at the end) that takes JSON-line requests (see ControlMessages) from several clients at once and

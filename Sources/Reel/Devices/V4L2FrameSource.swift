@@ -1,6 +1,7 @@
 import CLinuxCapture
 import FFmpegCore
 import Glibc
+import SystemSupport
 
 /// A V4L2 camera read directly with the kernel's streaming I/O (memory-mapped buffers), without libavdevice:
 /// loading libavdevice and its ~50 libraries costs a snapshot ~30 ms and every recording ~4 MB of memory.
@@ -20,8 +21,6 @@ final class V4L2FrameSource: FrameSource {
     /// libavformat's stream probing does), handed out first.
     private var pending: Frame? = nil
 
-    /// Seconds a camera may take to deliver its first picture (the session's own first-frame allowance).
-    static let firstPictureTimeout = SessionEngine.firstFrameTimeout
 
     /// The options this source takes; anything else needs libavdevice.
     static let handledOptions: Set<String> = ["input_format", "video_size", "framerate"]
@@ -77,11 +76,11 @@ final class V4L2FrameSource: FrameSource {
         if decoder != nil {
             // The colour a compressed picture carries (a JPEG's full-range BT.601) is known once one is decoded.
             let first = Frame()
-            let giveUp = MonotonicClock.seconds() + V4L2FrameSource.firstPictureTimeout
+            let giveUp = MonotonicClock.seconds() + DeviceDeadlines.firstFrame
             while true {
                 if case .frame = try nextFrame(into: first) { break }
                 if MonotonicClock.seconds() > giveUp {
-                    throw ReelError.runtime("\(spec) delivered no picture within \(Int(V4L2FrameSource.firstPictureTimeout)) s of starting: check the camera")
+                    throw ReelError.runtime("\(spec) delivered no picture within \(Int(DeviceDeadlines.firstFrame)) s of starting: check the camera")
                 }
             }
             stream.pictureFormat = first.pixelFormat

@@ -25,7 +25,7 @@ struct OutputCollisions {
             for (slot, name) in plan.names.enumerated() {
                 let owner = Owner(plan: index, slot: slot, name: name)
                 var spellings = [name.path]
-                if name.writesHidden { spellings.append(CaptureSession.partialPath(for: name.path)) }
+                if name.writesHidden { spellings.append(PartialName.path(for: name.path)) }
                 if name.isPattern {
                     let folder = SegmentNaming.hasFields(name.folder) ? "" : name.folder
                     for pattern in name.patterns { patterns.append((owner, pattern, folder)) }

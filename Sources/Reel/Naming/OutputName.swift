@@ -48,7 +48,7 @@ struct OutputName: Sendable, CustomStringConvertible {
     /// The hidden name's pattern (`.NAME.partial` beside it), when it has one.
     var hiddenPattern: NamePattern? {
         guard writesHidden else { return nil }
-        let hidden = CaptureSession.partialPath(for: path)
+        let hidden = PartialName.path(for: path)
         return isPattern ? NamePattern(template: hidden) : NamePattern(literal: hidden)
     }
 

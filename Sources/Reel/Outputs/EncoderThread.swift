@@ -1,6 +1,7 @@
 import FFmpegCore
 import FoundationEssentials
 import Glibc
+import SystemSupport
 
 /// Runs one encoder on a thread of its own, so that AAC encodes while the engine thread feeds x264 (the
 /// ffmpeg CLI does the two one after the other on its main thread; a pure tone at 96–160 kb/s costs AAC

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SystemSupport
 
 /// A movie added to a running session, as an AVCaptureMovieFileOutput added to a running AVCaptureSession:
 /// it starts with the next picture the session captures (its time zero), has its own preset, limits,
@@ -47,7 +48,7 @@ public final class MovieOutput: Sendable {
         guard let running = recorder.withLock({ $0 }) else {
             throw ReelError.runtime("the movie output \(outputPath) was never added to a running session")
         }
-        return running.waitForResult()
+        return running.waitForMovieResult()
     }
 
     /// Suspends until the movie is finalized (by `stop()`, a limit, or the session's end).
@@ -56,7 +57,7 @@ public final class MovieOutput: Sendable {
             throw ReelError.runtime("the movie output \(outputPath) was never added to a running session")
         }
         return await withCheckedContinuation { continuation in
-            _ = WorkerThread(name: "reel.output.wait") { continuation.resume(returning: running.waitForResult()) }
+            running.whenFinished { continuation.resume(returning: $0) }
         }
     }
 }

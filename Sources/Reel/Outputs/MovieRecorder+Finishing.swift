@@ -1,6 +1,7 @@
 import FFmpegCore
 import FoundationEssentials
 import Glibc
+import SystemSupport
 
 /// The end of a movie: the encoders drained, the tracks' ends lined up at a stop, the files finalized and
 /// the result.

@@ -18,7 +18,7 @@ extension MovieRecorder {
             }
         } ?? setup.outputPath
         let writingPath = setup.temporaryPath == setup.outputPath ? path
-            : (naming == nil ? setup.temporaryPath : CaptureSession.partialPath(for: path))
+            : (naming == nil ? setup.temporaryPath : PartialName.path(for: path))
         let (limits, segmentSizeBinds) = segmentLimits(otherOpen: segments)
         let segment = try MovieSegment(index: index, outputPath: path, writingPath: writingPath, start: boundary, setup: setup,
                                        videoEncoder: videoEncoder, limits: limits, sizeLimitIsSegments: segmentSizeBinds)

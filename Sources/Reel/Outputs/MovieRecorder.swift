@@ -2,6 +2,7 @@ import FFmpegCore
 import FoundationEssentials
 import Glibc
 import Synchronization
+import SystemSupport
 
 /// One movie output of a session, on a thread of its own: takes the captured items the session hands it
 /// (OutputQueue), puts them on the movie's clock, applies the duration limit, encodes H.264 and AAC and hands
@@ -62,7 +63,8 @@ final class MovieRecorder: @unchecked Sendable {
     let startedAt: Int64
     /// Set once the movie wants nothing more (a limit, a failure, the end): the session stops handing it items.
     let doneFlag = Atomic<Bool>(false)
-    let finalResult = Locked<RecordingResult?>(nil)
+    /// The result once finalized, and who waits for it (called once it is, on the movie's thread).
+    let finalResult = Locked<(result: RecordingResult?, waiters: [@Sendable (RecordingResult) -> Void])>((nil, []))
     /// The last progress report (twice a second while recording), for whoever asks.
     let latestProgress = Locked<RecordingProgress?>(nil)
     var thread: WorkerThread?
@@ -180,13 +182,23 @@ final class MovieRecorder: @unchecked Sendable {
     }
 
     /// Waits for the movie to be finalized and returns its result.
-    func waitForResult() -> RecordingResult {
+    func waitForMovieResult() -> RecordingResult {
         thread?.join()
-        return finalResult.withLock { $0! }
+        return finalResult.withLock { $0.result! }
     }
 
     /// The result once finalized, else nil.
-    var result: RecordingResult? { finalResult.withLock { $0 } }
+    var result: RecordingResult? { finalResult.withLock { $0.result } }
+
+    /// Calls `body` with the result once the movie is finalized: at once if it is, else on the movie's thread
+    /// (no thread per waiter; keep `body` short).
+    func whenFinished(_ body: @escaping @Sendable (RecordingResult) -> Void) {
+        let ready: RecordingResult? = finalResult.withLock { state in
+            if state.result == nil { state.waiters.append(body) }
+            return state.result
+        }
+        if let ready { body(ready) }
+    }
 
     func run() {
         threadStart = CPUClock.threadNanoseconds()
@@ -258,7 +270,12 @@ final class MovieRecorder: @unchecked Sendable {
     func finish() {
         doneFlag.store(true, ordering: .releasing)
         let result = finalize()
-        finalResult.withLock { $0 = result }
+        let waiters = finalResult.withLock { state in
+            state.result = result
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
+        for waiter in waiters { waiter(result) }
     }
 
     func openOutput() throws {

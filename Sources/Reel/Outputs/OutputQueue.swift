@@ -1,4 +1,5 @@
 import FFmpegCore
+import SystemSupport
 
 /// What the session hands one output: captured items in time order, then the end. Items are slots the output
 /// holds (see CaptureSlot); the output releases each when done with it. The queue itself holds no frames of

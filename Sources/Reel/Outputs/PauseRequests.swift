@@ -1,5 +1,6 @@
 import FFmpegCore
 import Synchronization
+import SystemSupport
 
 /// A movie's pauses as asked from any thread (MovieOutput.pause, the session's pauseRecording, SIGUSR1, the
 /// control socket), kept as stretches of the session's clock: a live movie leaves out exactly the items

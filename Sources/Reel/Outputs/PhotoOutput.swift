@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SystemSupport
 
 /// Photos from a running session, as AVCapturePhotoOutput beside a movie output: `capture(to:)` takes the
 /// next picture the session captures, at the session's first movie size and turned upright, and writes it

@@ -1,6 +1,7 @@
 import FFmpegCore
 import FoundationEssentials
 import Synchronization
+import SystemSupport
 
 /// Small JPEG pictures of what a session captures, a few a second, for a live view (a web page, an MJPEG
 /// stream, a terminal app), as AVCaptureVideoPreviewLayer's role off-screen. Each picture is the session's
@@ -52,7 +53,7 @@ public final class PreviewOutput: Sendable {
 
 /// A preview's side in a running session: picks pictures at its rate and encodes them on a thread of its own,
 /// one at a time (a picture that comes while one is being encoded is skipped).
-final class PreviewFeed: @unchecked Sendable {
+final class PreviewFeed: SessionOutput, @unchecked Sendable {
     let output: PreviewOutput
     private let rendition: Int
     private let rotation: DisplayTurn
@@ -75,6 +76,10 @@ final class PreviewFeed: @unchecked Sendable {
     }
 
     /// Offered every picture by the session thread: takes one when it is due and the thread is free.
+    func take(_ type: MediaType, _ item: CapturedItem, buffer: CaptureBuffer) {
+        offer(item)
+    }
+
     func offer(_ item: CapturedItem) {
         let micros = item.time.rescaled(to: sessionTimeBase).value
         condition.lock()
@@ -85,6 +90,13 @@ final class PreviewFeed: @unchecked Sendable {
         mailbox = item
         condition.signal()
     }
+
+    var role: SessionOutputRole { .companion }
+    /// The thread starts with the feed (a preview added to a session that has ended closes at once).
+    func start() {}
+    func wants(_ type: MediaType) -> Bool { type == .video }
+    var isDone: Bool { false }
+    func end(_ ending: SessionEngine.Ending) { close() }
 
     /// The session ended: the thread finishes and the stream ends.
     func close() {

@@ -4,6 +4,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import QuickTime
+import SystemSupport
 
 /// Crash-safe writing: the mov muxer writes movie fragments (an empty moov up front, then moof + mdat pairs),
 /// cut at a keyframe at least every `interval` seconds and flushed whole to the operating system, so a file

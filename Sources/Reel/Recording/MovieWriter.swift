@@ -2,6 +2,7 @@ import FFmpegCore
 import FoundationEssentials
 import Glibc
 import QuickTime
+import SystemSupport
 
 /// Owns the muxer and the limits. Packets from the encoders are interleaved here by decode time and, before
 /// each is written, the writer knows the bytes written, the bytes the trailer will need and the free space

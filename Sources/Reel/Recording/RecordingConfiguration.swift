@@ -83,6 +83,6 @@ public struct RecordingConfiguration: Sendable {
 
     /// Where the movie is written until it is finalized.
     public var writingPath: String {
-        fragmentInterval > 0 && writesUnderFinalName ? outputPath : CaptureSession.partialPath(for: outputPath)
+        fragmentInterval > 0 && writesUnderFinalName ? outputPath : PartialName.path(for: outputPath)
     }
 }

@@ -1,3 +1,5 @@
+import SystemSupport
+
 
 /// Where a recording's CPU time went, in seconds. Stages are timed with the CPU clock of the thread doing
 /// them; `codecThreads` is what the process used beyond Reel's own threads: the worker threads of x264 and of

@@ -1,6 +1,7 @@
 import FFmpegCore
 import FoundationEssentials
 import Glibc
+import SystemSupport
 
 /// Records from devices into QuickTime movies, like AVCaptureSession with AVCaptureMovieFileOutputs and an
 /// AVCapturePhotoOutput: configure, `start`, receive events, `stop` (or let the limits stop it), read the
@@ -45,25 +46,8 @@ public final class CaptureSession: Sendable {
     public init() {}
 
     /// Where a recording to `outputPath` is written until it is finalized and renamed: a hidden file beside it,
-    /// `.NAME.partial`. A name too long for that (a legal 250-byte name would need 259) keeps as much of its
-    /// start as fits, followed by a hash of the whole name, so every legal output name has a hidden one.
-    public static func partialPath(for outputPath: String) -> String {
-        let absolute = outputPath.hasPrefix("/") ? outputPath : URL(fileURLWithPath: outputPath).path
-        let slash = absolute.lastIndex(of: "/")!
-        let name = String(absolute[absolute.index(after: slash)...])
-        let folder = String(absolute[...slash])
-        let longest = Int(NAME_MAX)
-        guard name.utf8.count + 9 > longest else { return folder + ".\(name).partial" }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
-        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        let suffix = "~" + String(hash, radix: 16) + ".partial"
-        var start = ""
-        for character in name {
-            guard 1 + start.utf8.count + character.utf8.count + suffix.utf8.count <= longest else { break }
-            start.append(character)
-        }
-        return folder + ".\(start)\(suffix)"
-    }
+    /// `.NAME.partial` (see PartialName: a name too long for that is shortened and given a hash).
+    public static func partialPath(for outputPath: String) -> String { PartialName.path(for: outputPath) }
 
     public var currentState: State { state.withLock { $0 } }
 
@@ -99,7 +83,7 @@ public final class CaptureSession: Sendable {
             for movie in movies { engine.add(movie) }
             for preview in previewOutputs.withLock({ $0 }) {
                 preparation.buffer.addSlots(.video, count: 1)
-                engine.add(preview: PreviewFeed(output: preview, rendition: 0, rotation: preparation.context.rotation,
+                engine.add(PreviewFeed(output: preview, rendition: 0, rotation: preparation.context.rotation,
                                                 buffer: preparation.buffer, sessionStart: preparation.context.sessionStart))
             }
             // A session without a movie of its own (recordsMovie false) names no output.
@@ -219,7 +203,7 @@ public final class CaptureSession: Sendable {
         previewOutputs.withLock { $0.append(preview) }
         if let engine = running.withLock({ $0 }), let shared = runningMovies.withLock({ $0 }) {
             shared.buffer.addSlots(.video, count: 1)
-            engine.add(preview: PreviewFeed(output: preview, rendition: 0, rotation: shared.context.rotation, buffer: shared.buffer,
+            engine.add(PreviewFeed(output: preview, rendition: 0, rotation: shared.context.rotation, buffer: shared.buffer,
                                             sessionStart: shared.context.sessionStart))
         }
     }

@@ -1,6 +1,7 @@
 import FFmpegCore
 import FoundationEssentials
 import Glibc
+import SystemSupport
 
 /// Replaces a running session's camera, screen or microphone without breaking its movies (the seed apps'
 /// front/back switch; OBS switching scenes). The new input is opened (a camera in the mode that suits the
@@ -60,10 +61,10 @@ struct InputSwitcher: Sendable {
         }
         let reader = try factory.makeReader(target, source: source, interrupt: interrupt, maxDuration: nil, held: true)
         reader.start()
-        guard reader.waitForFirstFrame(seconds: SessionEngine.firstFrameTimeout) else {
+        guard reader.waitForFirstFrame(seconds: DeviceDeadlines.firstFrame) else {
             reader.stop()
             _ = reader.join(timeout: 1)
-            let why = reader.ending?.message.map { ": \($0)" } ?? " within \(Int(SessionEngine.firstFrameTimeout)) s"
+            let why = reader.ending?.message.map { ": \($0)" } ?? " within \(Int(DeviceDeadlines.firstFrame)) s"
             throw ReelError(.deviceNotFound, "\(target) delivered no \(track)\(why); the recording goes on with \(old.spec)")
         }
         guard engine.replace(old, with: reader) else {
@@ -73,10 +74,7 @@ struct InputSwitcher: Sendable {
         }
         // The old input hands its frames on until the new one's first is out, then nothing more; its device is
         // closed once its thread has ended.
-        let deadline = MonotonicClock.nanoseconds() + 500_000_000
-        while reader.statistics.deliveredCount == 0 && reader.ending == nil && MonotonicClock.nanoseconds() < deadline {
-            usleep(1000)
-        }
+        _ = reader.waitForFirstPublished(seconds: 0.5)
         old.retire()
         if old.join(timeout: 1) { engine.forget(old) }
     }

@@ -1,6 +1,7 @@
 import FFmpegCore
 import FoundationEssentials
 import Glibc
+import SystemSupport
 
 /// Checks a RecordingConfiguration and opens its inputs, so that every problem a user can fix is reported
 /// (as `ReelError.invalidInput`) before a byte is written. What it opens is handed to the reader threads;

@@ -2,11 +2,13 @@ import FFmpegCore
 import FoundationEssentials
 import Glibc
 import Synchronization
+import SystemSupport
 
 /// The running session, on a thread of its own: starts the readers, takes captured items in time order from
-/// the CaptureBuffer and hands each to every output that still wants it, sharing the pooled frames (no copy
-/// per output). It watches for stalled devices and stop requests, and ends when its inputs end, when it is
-/// stopped, or when every output has stopped by itself (a limit).
+/// the CaptureBuffer and hands each to every output that still wants it (`SessionOutput`: movies, photos,
+/// previews, first-frame stills, in the order they were added), sharing the pooled frames (no copy per
+/// output). It watches for stalled devices and stop requests, and ends when its inputs end, when it is
+/// stopped, or when every movie has stopped by itself (a limit).
 final class SessionEngine: @unchecked Sendable {
     struct Setup: Sendable {
         /// Seconds a live device may deliver nothing before it counts as lost.
@@ -39,10 +41,9 @@ final class SessionEngine: @unchecked Sendable {
     private let inputs: Locked<(readers: [InputReader], ended: Bool, retiredDrops: Int,
                                 retiredClock: (readDecode: Int64, convert: Int64, thread: Int64))>
     private var readers: [InputReader] { inputs.withLock { $0.readers } }
-    /// The movies, and whether the session has ended (then it takes no more).
-    private let recorders = Locked<(movies: [MovieRecorder], ended: Bool, addedSlots: [ObjectIdentifier: Int])>(([], false, [:]))
-    private let photos: PhotoRequests
-    private let previews = Locked<(feeds: [PreviewFeed], ended: Bool)>(([], false))
+    /// The outputs in the order they were added, whether the session has ended (then it takes no more), and
+    /// the pool slots added for outputs that give them back when they finish.
+    private let outputs: Locked<(list: [any SessionOutput], ended: Bool, addedSlots: [ObjectIdentifier: Int])>
     private let stopRequest = Atomic<Bool>(false)
     /// The camera's control values to give back at the end (with `restoresCameraControls`), grown by changes
     /// made while recording; nil once given back (the session has ended: no more changes).
@@ -51,14 +52,12 @@ final class SessionEngine: @unchecked Sendable {
     private var picturesSeen = 0
     /// The first picture's session time (microseconds), once it came: the live movies' time zero.
     private let firstPictureTime = Atomic<Int64>(-1)
-    /// The first-frame stills, once written.
-    private(set) var stillWritten: String? = nil
-
     init(setup: Setup, buffer: CaptureBuffer, readers: [InputReader], photos: PhotoRequests) {
         self.setup = setup
         self.buffer = buffer
         self.inputs = Locked((readers, false, 0, (0, 0, 0)))
-        self.photos = photos
+        let stills: [any SessionOutput] = setup.stills.isEmpty ? [] : [FirstFrameStills(setup.stills, rotation: setup.stillRotation)]
+        self.outputs = Locked((stills + [photos], false, [:]))
         self.startedAt = MonotonicClock.nanoseconds()
         self.controlsToRestore = Locked((setup.controlsToRestore?.path ?? "", setup.controlsToRestore?.values ?? [], false))
     }
@@ -81,36 +80,27 @@ final class SessionEngine: @unchecked Sendable {
 
     func requestStop() { stopRequest.store(true, ordering: .releasing) }
 
-    /// Adds a movie output and starts its thread (it opens its encoders there). Before `run`, or while the
-    /// session runs: it then takes pictures from the next one on. False once the session has ended.
+    /// Adds an output and starts it (a movie opens its encoders on its own thread). Before `run`, or while
+    /// the session runs: it then takes items from the next one on. False once the session has ended (a
+    /// preview then ends at once: its stream ends). `slots`: the video slots added to the pool for it, given
+    /// back once a movie has finished in a session that runs without a movie of its own (there movies come
+    /// and go for as long as the session runs).
     @discardableResult
-    /// `slots`: the video slots added to the pool for it, given back once it has finished in a session that
-    /// runs without a movie of its own (there movies come and go for as long as the session runs).
-    func add(_ recorder: MovieRecorder, slots: Int = 0) -> Bool {
-        let added = recorders.withLock { state in
+    func add(_ output: any SessionOutput, slots: Int = 0) -> Bool {
+        let added = outputs.withLock { state in
             if state.ended { return false }
-            state.movies.append(recorder)
-            if slots > 0 { state.addedSlots[ObjectIdentifier(recorder)] = slots }
+            state.list.append(output)
+            if slots > 0 { state.addedSlots[ObjectIdentifier(output)] = slots }
             return true
         }
-        if added { recorder.start() }
+        if added { output.start() } else { output.end(Ending(reason: .stopped, message: "the session has ended")) }
         return added
     }
 
-    /// Pauses or resumes every movie of the session (see MovieRecorder.setPaused).
+    /// Pauses or resumes every output of the session (see MovieRecorder.setPaused).
     func setPaused(_ paused: Bool) {
         setup.readerFactory.pausedTime.set(paused)
-        for recorder in recorders.withLock({ $0.movies }) { recorder.setPaused(paused) }
-    }
-
-    /// Adds a live view: from the next picture on, it is offered every picture (it takes a few a second).
-    /// A session that has ended closes the preview at once (its stream ends).
-    func add(preview: PreviewFeed) {
-        let added = previews.withLock { state in
-            if !state.ended { state.feeds.append(preview) }
-            return !state.ended
-        }
-        if !added { preview.close() }
+        for output in outputs.withLock({ $0.list }) { output.setPaused(paused) }
     }
 
     /// Pictures the readers dropped because the pools were full (every output lacks them).
@@ -171,18 +161,12 @@ final class SessionEngine: @unchecked Sendable {
         let finalReaders = closeInputs()
         for reader in finalReaders { reader.stop() }
         buffer.close()
-        photos.cancelAll(ending.message ?? "the session ended (\(ending.reason.rawValue)) before the next picture")
-        let feeds = previews.withLock { state in
+        let all = outputs.withLock { state in
             state.ended = true
-            return state.feeds
+            return state.list
         }
-        for preview in feeds { preview.close() }
-        let all = recorders.withLock { state in
-            state.ended = true
-            return state.movies
-        }
-        for recorder in all { recorder.queue.end(ending.reason, message: ending.message) }
-        var results = all.map { $0.waitForResult() }
+        for output in all { output.end(ending) }
+        var results = all.compactMap { $0.waitForResult() }
         var leftBehind: String? = nil
         for reader in finalReaders where !reader.join(timeout: 1) {
             leftBehind = "\(reader.spec) did not return from a blocking read; its thread was left behind"
@@ -206,7 +190,7 @@ final class SessionEngine: @unchecked Sendable {
             results[index].stages?.total = seconds(process)
             if results[index].error == nil, let leftBehind { results[index].error = leftBehind }
         }
-        if !results.isEmpty { results[0].still = stillWritten }
+        for output in all { output.annotate(&results) }
         return (results, ending)
     }
 
@@ -230,19 +214,27 @@ final class SessionEngine: @unchecked Sendable {
                 stopping = true
                 for reader in closeInputs() { reader.stop() }
             }
-            var outputs = recorders.withLock { $0.movies }
-            // An atomic load per movie on the way; the lock and the filter only once one is done.
-            if setup.runsWithoutMovie && outputs.contains(where: \.isDone) {
-                retireFinishedMovies()
-                outputs = recorders.withLock { $0.movies }
+            var current = outputs.withLock { $0.list }
+            // An atomic load or two per output on the way; the lock and the filter only once a movie is done.
+            var movies = 0, moviesDone = 0, waiting = false
+            for output in current {
+                if output.role == .finite {
+                    movies += 1
+                    if output.isDone { moviesDone += 1 }
+                }
+                if output.isWaiting { waiting = true }
             }
-            if !setup.runsWithoutMovie && !outputs.isEmpty && outputs.allSatisfy(\.isDone) && !photos.arePending {
-                // Every output stopped by itself (its limits): nothing more to capture.
+            if setup.runsWithoutMovie && moviesDone > 0 {
+                retireFinishedMovies()
+                current = outputs.withLock { $0.list }
+            }
+            if !setup.runsWithoutMovie && movies > 0 && moviesDone == movies && !waiting {
+                // Every movie stopped by itself (its limits): nothing more to capture.
                 return Ending(reason: .stopped, message: nil)
             }
             switch buffer.next(ordered: setup.ordered && !stopping, timeout: 0.1) {
             case .idle:
-                if !stopping, let stalled = stalledDevice(outputs) {
+                if !stopping, let stalled = stalledDevice(current) {
                     // A device that stops delivering (unplugged, its server frozen) ends the session.
                     return Ending(reason: .deviceLost,
                                   message: "\(stalled.spec) delivered nothing for \(String(printf: "%g", setup.deviceTimeout)) s")
@@ -254,23 +246,13 @@ final class SessionEngine: @unchecked Sendable {
                 if type == .video {
                     picturesSeen += 1
                     if picturesSeen == 1 { firstPictureTime.store(item.time.rescaled(to: sessionTimeBase).value, ordering: .releasing) }
-                    if picturesSeen == 1 && !setup.stills.isEmpty {
-                        do {
-                            // The photo comes from the raw first picture (sharper than decoding it back out of H.264).
-                            for still in setup.stills { try StillImageWriter.write(item.picture(0), rotation: setup.stillRotation, to: still) }
-                            stillWritten = setup.stills[0].path
-                        } catch {
-                            return Ending(reason: .failed, message: "\(error)")
-                        }
-                    }
-                    photos.serve(item, buffer: buffer)
-                    for preview in previews.withLock({ $0.feeds }) { preview.offer(item) }
                 }
-                for output in outputs where output.wants(type) {
-                    buffer.hold(item)
-                    var dropped: CapturedItem? = nil
-                    if !output.queue.offer(type, item, dropped: &dropped) { buffer.release(type, item.slot) }
-                    if let dropped { buffer.release(type, dropped.slot) }
+                for output in current where output.wants(type) {
+                    do {
+                        try output.take(type, item, buffer: buffer)
+                    } catch {
+                        return Ending(reason: .failed, message: "\(error)")
+                    }
                 }
             }
         }
@@ -279,31 +261,29 @@ final class SessionEngine: @unchecked Sendable {
     /// A session without a movie of its own lets go of the movies that have finished, and of the pictures
     /// their pool slots held (they have their results; the session's own result names none of them).
     private func retireFinishedMovies() {
-        let finished = recorders.withLock { state -> [(MovieRecorder, Int)] in
-            let done = state.movies.filter { $0.result != nil }
+        let finished = outputs.withLock { state -> [(any SessionOutput, Int)] in
+            let done = state.list.filter { $0.role == .finite && $0.finishedResult != nil }
             guard !done.isEmpty else { return [] }
-            state.movies.removeAll { $0.result != nil }
+            let gone = Set(done.map { ObjectIdentifier($0) })
+            state.list.removeAll { gone.contains(ObjectIdentifier($0)) }
             return done.map { ($0, state.addedSlots.removeValue(forKey: ObjectIdentifier($0)) ?? 0) }
         }
-        for (recorder, slots) in finished {
+        for (movie, slots) in finished {
             // Its thread waits for the end of its queue, which the session's end would otherwise bring.
-            recorder.queue.end(.stopped, message: nil)
+            movie.end(Ending(reason: .stopped, message: nil))
             if slots > 0 { buffer.removeSlots(.video, count: slots) }
         }
     }
 
-    /// Cameras and audio servers can need seconds to deliver their first frame.
-    static let firstFrameTimeout: Double = 10
-
     /// A live device reader that has delivered nothing for longer than the timeout, unless its stream has
     /// already ended or no output wants its frames any more (their duration limit).
-    private func stalledDevice(_ outputs: [MovieRecorder]) -> InputReader? {
+    private func stalledDevice(_ outputs: [any SessionOutput]) -> InputReader? {
         readers.first { reader in
             // The first frame may take longer: cameras and audio servers can need seconds to start.
-            let timeout = reader.statistics.deliveredCount == 0 ? max(SessionEngine.firstFrameTimeout, setup.deviceTimeout)
+            let timeout = reader.statistics.deliveredCount == 0 ? max(DeviceDeadlines.firstFrame, setup.deviceTimeout)
                                                                 : setup.deviceTimeout
-            let wanted = setup.runsWithoutMovie || photos.arePending
-                || outputs.contains { $0.wants(reader.carriesVideo ? .video : .audio) }
+            let type: MediaType = reader.carriesVideo ? .video : .audio
+            let wanted = setup.runsWithoutMovie || outputs.contains { $0.isWaiting || ($0.role == .finite && $0.wants(type)) }
             return reader.spec.isDevice && reader.secondsSinceLastDelivery > timeout && reader.ending == nil && wanted
         }
     }

@@ -118,7 +118,7 @@ enum StillImageWriter {
     }
 
     static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
-        let partial = CaptureSession.partialPath(for: path)
+        let partial = PartialName.path(for: path)
         if let problem = FileSystem.write(bytes, to: partial) {
             let full = problem == String(cString: strerror(ENOSPC))
             unlink(partial)
