@@ -231,7 +231,7 @@ public final class CaptureSession: Sendable {
         let slots = shared.paced ? MovieRecorder.livePictureQueue + 2 : 2
         shared.buffer.addSlots(.video, count: slots)
         let recorder = MovieRecorder(setup: setup, buffer: shared.buffer, paced: shared.paced,
-                                     readerDrops: { [weak engine] in engine?.readerDrops ?? 0 }, progress: { _ in })
+                                     readerDrops: engine.readerDropCount, progress: { _ in })
         guard engine.add(recorder, slots: slots) else {
             throw ReelError.invalidInput("the session has ended: start it again before adding a movie")
         }

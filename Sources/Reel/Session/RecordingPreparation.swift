@@ -172,7 +172,7 @@ struct RecordingPreparation {
         let engine = SessionEngine(setup: session, buffer: buffer, readers: readers, photos: photos)
         let silent: @Sendable (RecordingProgress) -> Void = { _ in }
         let recorders = movies.enumerated().map { index, movie -> MovieRecorder in
-            MovieRecorder(setup: movie, buffer: buffer, paced: paced, readerDrops: { [weak engine] in engine?.readerDrops ?? 0 },
+            MovieRecorder(setup: movie, buffer: buffer, paced: paced, readerDrops: engine.readerDropCount,
                           progress: index == 0 ? mainProgress : silent, segmentEvents: segmentEvents)
         }
         return (engine, recorders)

@@ -104,7 +104,17 @@ final class SessionEngine: @unchecked Sendable {
     }
 
     /// Pictures the readers dropped because the pools were full (every output lacks them).
-    var readerDrops: Int {
+    var readerDrops: Int { SessionEngine.drops(in: inputs) }
+
+    /// The same count for a movie to read at its end, without a reference to the engine (a weak one would
+    /// give the engine a side table that outlives a movie freed before it).
+    var readerDropCount: @Sendable () -> Int {
+        let inputs = self.inputs
+        return { SessionEngine.drops(in: inputs) }
+    }
+
+    private static func drops(in inputs: Locked<(readers: [InputReader], ended: Bool, retiredDrops: Int,
+                                                 retiredClock: (readDecode: Int64, convert: Int64, thread: Int64))>) -> Int {
         inputs.withLock { state in
             state.retiredDrops + state.readers.filter { $0.spec.isPaced && $0.carriesVideo }.reduce(0) { $0 + $1.statistics.droppedCount }
         }
