@@ -77,9 +77,17 @@ import Testing
         #expect(Processes.waitForFile("\(folder)/mic.mov"), "the recording did not start")
         // The device's reader runs at PulseAudio's nice level where permitted (root here in CI), so a busy
         // machine does not overrun the device's buffer; the rest of reel stays at the process's level.
-        let nice = MicrophoneCaptureTests.threadNiceLevels(process: running.process.processIdentifier)
+        // The movie's file can appear before the session starts its readers: wait for the reader's thread
+        // (named as it starts, raised by its first line).
+        let expected = getuid() == 0 ? -11 : 0
+        var nice = MicrophoneCaptureTests.threadNiceLevels(process: running.process.processIdentifier)
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while nice["reel.reader.als"] != expected && Date() < deadline {
+            usleep(20_000)
+            nice = MicrophoneCaptureTests.threadNiceLevels(process: running.process.processIdentifier)
+        }
         // (Linux keeps 15 bytes of a thread's name.)
-        #expect(nice["reel.reader.als"] == (getuid() == 0 ? -11 : 0), "\(nice)")
+        #expect(nice["reel.reader.als"] == expected, "\(nice)")
         #expect(nice.filter { $0.key.hasPrefix("reel.") && $0.key != "reel.reader.als" }.values.allSatisfy { $0 == 0 }, "\(nice)")
         usleep(1_500_000)
         device.freeze()
