@@ -19,9 +19,9 @@ extension MovieRecorder {
         } ?? setup.outputPath
         let writingPath = setup.temporaryPath == setup.outputPath ? path
             : (naming == nil ? setup.temporaryPath : PartialName.path(for: path))
-        let (limits, segmentSizeBinds) = segmentLimits(otherOpen: segments)
+        let limits = segmentLimits(otherOpen: segments)
         let segment = try MovieSegment(index: index, outputPath: path, writingPath: writingPath, start: boundary, setup: setup,
-                                       videoEncoder: videoEncoder, limits: limits, sizeLimitIsSegments: segmentSizeBinds)
+                                       videoEncoder: videoEncoder, limits: limits)
         segments.append(segment)
         keyframes = KeyframeSchedule(interval: setup.fragmentInterval)
         if let duration = setup.segmentation?.duration {
@@ -33,16 +33,16 @@ extension MovieRecorder {
         if naming != nil { segmentEvents(.segmentStarted(output: path, index: index)) }
     }
 
-    /// A file's limits: the movie's, with the size the smaller of the segment size and what the recording's
-    /// total size leaves after the files finished and the others still open.
-    func segmentLimits(otherOpen: [MovieSegment]) -> (RecordingLimits, segmentSizeBinds: Bool) {
+    /// A file's limits: the movie's, with the size what the recording's total size leaves after the files
+    /// finished and the others still open. The segment size is not one of them: it steers the cut
+    /// (SegmentSizeCut), and a file never refuses what the encoder already holds.
+    func segmentLimits(otherOpen: [MovieSegment]) -> RecordingLimits {
         var limits = setup.limits
-        guard let segmentation = setup.segmentation else { return (limits, false) }
+        guard let segmentation = setup.segmentation else { return limits }
         if segmentation.deletesOldestForFreeSpace { limits.minFreeDiskSpace = max(limits.minFreeDiskSpace, 0) }
         let used = finishedSegments.reduce(Int64(0)) { $0 + $1.result.bytes } + otherOpen.reduce(Int64(0)) { $0 + $1.writer.projectedFileSize }
-        let remaining = setup.limits.maxFileSize.map { max(0, $0 - used) }
-        limits.maxFileSize = remaining
-        return (limits, segmentation.size.map { size in remaining.map { size <= $0 } ?? true } ?? false)
+        limits.maxFileSize = setup.limits.maxFileSize.map { max(0, $0 - used) }
+        return limits
     }
 
     /// The video (or, without video, the audio) reached the planned boundary: the next file begins there, the
@@ -102,7 +102,7 @@ extension MovieRecorder {
             for (position, open) in segments.enumerated() {
                 var others = segments
                 others.remove(at: position)
-                open.writer.setMaxFileSize(segmentLimits(otherOpen: others).0.maxFileSize)
+                open.writer.setMaxFileSize(segmentLimits(otherOpen: others).maxFileSize)
             }
         }
     }

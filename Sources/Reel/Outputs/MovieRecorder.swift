@@ -368,13 +368,8 @@ final class MovieRecorder: @unchecked Sendable {
         makeRoom(for: packet.size, in: segment)
         let outcome = try segment.writer.submit(packet)
         muxNanoseconds += CPUClock.threadNanoseconds() - start
+        // A limit here is the recording's (its total size, the free-space floor): it ends the recording.
         guard case .limitReached(let reason) = outcome else { return }
-        if reason == .maxFileSizeReached && segment.sizeLimitIsSegments {
-            // The segment's own size (the pictures in flight were larger than foreseen): it ends here and the
-            // next file begins at the next picture that can; what the full one refused is lost.
-            if nextBoundary == nil { planSizeCut() }
-            return
-        }
         stopReason = reason
     }
 }

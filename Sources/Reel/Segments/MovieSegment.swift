@@ -26,9 +26,6 @@ final class MovieSegment {
     var audioSamplesEncoded: Int64 = 0
     /// Video packets handed to the file (some may still wait in its writer's queues).
     var videoPacketsReceived = 0
-    /// The size limit that binds this file is the segment size, not what is left of the recording's total:
-    /// reaching it ends the segment, not the recording.
-    let sizeLimitIsSegments: Bool
     /// A stop before the end deletes the file instead of finalizing it (Setup.discardsStoppedMovie).
     private let discardsWhenStopped: Bool
     /// CPU time of the audio encoder's thread, once it has finished.
@@ -47,12 +44,11 @@ final class MovieSegment {
 
     /// Creates the file (its header is written) and the segment's AAC encoder.
     init(index: Int, outputPath: String, writingPath: String, start: SegmentBoundaries.Boundary, setup: MovieRecorder.Setup,
-         videoEncoder: Encoder?, limits: RecordingLimits, sizeLimitIsSegments: Bool) throws {
+         videoEncoder: Encoder?, limits: RecordingLimits) throws {
         self.index = index
         self.outputPath = outputPath
         self.writingPath = writingPath
         self.start = start
-        self.sizeLimitIsSegments = sizeLimitIsSegments
         discardsWhenStopped = setup.discardsStoppedMovie
         var encoders: [Encoder] = []
         if let videoEncoder { encoders.append(videoEncoder) }
