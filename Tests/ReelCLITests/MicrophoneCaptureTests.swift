@@ -129,7 +129,10 @@ import Testing
 /// An ALSA capture device without a sound card: an ALSA `file` PCM reading raw 48 kHz stereo samples from a
 /// FIFO that ffmpeg feeds with a 1000 Hz tone at real time. The feeder opens the FIFO first: an ALSA file PCM
 /// with no writer blocks in open(). `clockRate` other than 48000 makes a device whose clock runs fast or
-/// slow: it delivers that many samples per second of real time while calling them 48 kHz.
+/// slow: it delivers that many samples per second of real time while calling them 48 kHz. Its smallest
+/// period is a sound card's (Tests/ALSAPeriod: 1024 frames), not the `null` PCM's one frame: libavdevice
+/// reads one smallest period per packet, and 48,000 packets a second took most of a core from alsa-lib
+/// alone (ffmpeg's reader the same), so a busy machine starved the reader and the FIFO backed up.
 struct FedALSADevice {
     let spec = "alsa:reeltone"
     let environment: [String: String]
@@ -148,7 +151,12 @@ struct FedALSADevice {
                     "sine=frequency=1000:sample_rate=\(clockRate)", "-t", String(seconds), "-ac", "2", "-f", "s16le", "-y", fifo]
         let command = getuid() == 0 ? ["/usr/bin/chrt", "-f", "10"] + feed : feed
         feeder = try Processes.start(command[0], Array(command.dropFirst()), discardOutput: true)
-        environment = ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(configuration)"]
+        let period = "\(folder)/alsaperiod.so"
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../ALSAPeriod/alsaperiod.c").standardizedFileURL.path
+        let build = try Processes.run("/usr/bin/gcc", ["-shared", "-fPIC", "-O1", "-o", period, source, "-ldl"])
+        guard build.status == 0 else { throw SetupError("cc: \(build.standardError)") }
+        environment = ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(configuration)", "LD_PRELOAD": period]
     }
 
     /// Stops feeding without closing the FIFO: reads from the device then block, as with a frozen device.

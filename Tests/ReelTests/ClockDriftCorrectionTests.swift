@@ -73,11 +73,12 @@ import Testing
 
     /// A 1.5 % fast clock (MicrophoneCaptureTests' device): the first correction learns most of its rate (the
     /// error's smoothing lags) and the pull holds the rest. The error counts from the true start: the settling
-    /// second's 15 ms stay in it, and it reaches about 40 ms more before the first correction.
+    /// second's 15 ms and the reference's quarter second after it (4 ms) stay in it, and it reaches about 40 ms
+    /// more before the first correction.
     @Test func aFastClockIsFollowed() {
         let run = Self.simulate(seconds: 12, clock: 1.015, settled: 6)
         #expect(run.clockRate > 0.01 && run.clockRate < 0.02, "learned \(run.clockRate)")
-        #expect(run.worstError < 0.06 && abs(run.finalError) < 0.03 && run.jumps.isEmpty,
+        #expect(run.worstError < 0.065 && abs(run.finalError) < 0.035 && run.jumps.isEmpty,
                 "\(run.worstError) s, final \(run.finalError) s, jumps \(run.jumps)")
     }
 
@@ -99,5 +100,23 @@ import Testing
         if case .insertSilence(let count)? = run.jumps.first { #expect(abs(count - 9_600) < 1_100, "\(count)") }
         else { Issue.record("expected silence, got \(run.jumps)") }
         #expect(run.clockRate == 0 && abs(run.finalError) < 0.041)
+    }
+
+    /// A reader starved on a busy machine: every 1.5 s it gets no CPU for 0.3 s, then reads what the device
+    /// queued meanwhile all at once, every block stamped with the time it was read (late by up to 0.3 s, never
+    /// early). Judged by the least late stamp of each quarter second, nothing is corrected; judged by each
+    /// stamp, the late ones looked like audio falling behind: an exact clock was stretched by 2 % into audio
+    /// 70 ms off, and a 1.5 % fast one was never learned (120 ms off).
+    @Test func lateStampsOfAStarvedReaderAreNotTakenForDrift() {
+        let starved = { (time: Double) -> Double in
+            let phase = time.truncatingRemainder(dividingBy: 1.5)
+            return phase < 0.3 ? 0.3 - phase : 0
+        }
+        let exact = Self.simulate(seconds: 60, clock: 1, stamp: starved)
+        #expect(exact.jumps.isEmpty && exact.rates.allSatisfy { $0 == 0 }, "jumps \(exact.jumps), rates up to \(exact.rates.map(abs).max() ?? 0)")
+        #expect(exact.worstError < 0.005, "\(exact.worstError) s")
+        let fast = Self.simulate(seconds: 30, clock: 1.015, settled: 6, stamp: starved)
+        #expect(fast.clockRate > 0.01 && fast.clockRate < 0.02 && fast.jumps.isEmpty, "learned \(fast.clockRate), jumps \(fast.jumps)")
+        #expect(fast.worstError < 0.065 && abs(fast.finalError) < 0.035, "\(fast.worstError) s, final \(fast.finalError) s")
     }
 }

@@ -7,6 +7,10 @@
 /// - The device's first second of stamps is not compared: a PulseAudio source delivers its start in bursts
 ///   stamped up to 0.34 s ahead of the samples and then 26 ms behind; the offset the clocks have after that
 ///   second is the reference.
+/// - Each block's error is the best of the last quarter second of audio (the least late stamp): a stamp is
+///   taken when the reader gets the block, so a reader that ran late (a busy machine) stamps late, never
+///   early; the blocks it then reads at once carry one time, and the last of them the true one. The late
+///   stamps alone would look like audio falling behind, and be "corrected" into audio running ahead.
 /// - The error (smoothed over half a second against the stamps' jitter) is left alone up to 40 ms (GStreamer's
 ///   alignment threshold): a PulseAudio source's stamps wander by tens of milliseconds as its latency settles.
 /// - Past 40 ms a correction brings it back within 2 ms: the error is pulled back at itself over 5 s (40 ms:
@@ -36,10 +40,16 @@ struct ClockDriftCorrection {
     static let smoothingSeconds = 0.5
     static let maximumRate = 0.02
     static let jumpSeconds = 0.1
+    /// The audio over which each block's error is the best (least late) of its stamps.
+    static let envelopeSeconds = 0.25
 
     let sampleRate: Double
-    /// Samples produced minus device time, in samples, at the end of the settling second.
+    /// Samples produced minus device time, in samples, the best over the quarter second after settling.
     private var reference: Int64? = nil
+    /// Samples produced when the settling second ended.
+    private var settledAt: Int64? = nil
+    /// Produced minus device time, the best over the last `envelopeSeconds` of audio.
+    private var envelope: SlidingMaximum
     private var smoothed: Double = 0
     private var correcting = false
     /// The device clock's learned rate against the system clock (0.001: 0.1 % fast).
@@ -50,22 +60,29 @@ struct ClockDriftCorrection {
     /// The learned rate before the correction under way.
     private var rateBeforeCorrection: Double = 0
 
-    init(sampleRate: Int) { self.sampleRate = Double(sampleRate) }
+    init(sampleRate: Int) {
+        self.sampleRate = Double(sampleRate)
+        envelope = SlidingMaximum(window: Int64(Double(sampleRate) * ClockDriftCorrection.envelopeSeconds))
+    }
 
     /// `produced`: samples produced since the first one; `elapsed`: device time since the first sample's stamp,
     /// in samples; `blockSamples`: the block that just arrived. Nil: nothing to change.
     mutating func update(produced: Int64, elapsed: Int64, blockSamples: Int) -> Action? {
         guard produced >= Int64(sampleRate * ClockDriftCorrection.settlingSeconds) else { return nil }
-        if reference == nil {
-            reference = produced - elapsed
+        let offset = envelope.add(produced - elapsed, at: produced)
+        if settledAt == nil {
+            settledAt = produced
             lastSettled = (elapsed, 0)
         }
-        let error = Double(produced - elapsed - reference!)
+        if produced - settledAt! <= envelope.window { reference = offset }
+        let error = Double(offset - reference!)
         smoothed += (error - smoothed) * min(1, Double(blockSamples) / (ClockDriftCorrection.smoothingSeconds * sampleRate))
         if abs(smoothed) > sampleRate * ClockDriftCorrection.jumpSeconds {
             if correcting { clockRate = rateBeforeCorrection }
             smoothed = 0
             correcting = false
+            // What the envelope holds is from before the jump.
+            envelope.removeAll()
             // Made up at once: the error starts again from zero. Lost samples say nothing of the clock's rate.
             lastSettled = (elapsed, 0)
             return error < 0 ? .insertSilence(Int(-error)) : .drop(Int(error))
