@@ -132,6 +132,55 @@ import Testing
         #expect(frames.reduce(0, +) == 240)
     }
 
+    /// Without video the audio fills the files, and its size cuts them (before, nothing planned a cut without
+    /// pictures: one 250 kB file for a 140 kB segment size). Every sample once, the tone unbroken.
+    @Test func audioOnlySizeSegmentsStayUnderTheirSize() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let size = 140_000
+        let result = try Processes.reel(
+            ["record", "talk.mov", "--video", "none", "--audio", "lavfi:sine=frequency=440?realtime=0", "--preset", "352x288",
+             "--max-duration", "20", "--segment-size", "\(size)", "--json"], currentDirectory: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let segments = try #require(try TestInputs.json(result.standardOutput)["segments"] as? [[String: Any]])
+        #expect(segments.count == 3, "\(segments)")
+        var samples: [Float] = []
+        for (position, segment) in segments.enumerated() {
+            let path = try #require(segment["output"] as? String)
+            let bytes = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            #expect(bytes == segment["bytes"] as? Int && bytes <= size, "\(path): \(bytes) bytes")
+            if position < segments.count - 1 { #expect(bytes >= size * 8 / 10, "\(path) uses \(bytes) of \(size) bytes") }
+            #expect(try SegmentInspection.playedAudioSamples(path) == segment["audioSamples"] as? Int, "\(path)")
+            samples += try SegmentInspection.playedMono(path, sampleRate: 48000)
+        }
+        #expect(segments.reduce(0) { $0 + ($1["audioSamples"] as? Int ?? 0) } == 960_000)
+        let error = SegmentInspection.worstToneError(samples, frequency: SegmentTests.tone, sampleRate: 48000, skip: 0)
+        #expect(error < 0.1, "the tone runs on across the joins (worst 5 ms error \(error) of its amplitude)")
+    }
+
+    /// A total size (--max-size) that runs out near a segment's end, whether inside the segment or at its cut:
+    /// the recording ends there with the size limit, in the files it wrote. Before, a total that left too
+    /// little for the next file's first picture listed a file of 0 bytes that was not on disk, and an error
+    /// that the size limit was reached before the first picture fit.
+    @Test(arguments: [180, 190, 200])
+    func aTotalSizeEndingAtASegmentsCutListsOnlyItsFiles(percentOfTwoSegments: Int) throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let size = 300_000, total = size * percentOfTwoSegments / 100
+        let result = try Processes.reel(
+            ["record", "cap.mov", "--video", "lavfi:\(TestInputs.numberedPictures(rate: "30")),scale=352:288:flags=neighbor,noise=alls=12:allf=t?realtime=0",
+             "--audio", "lavfi:sine=frequency=440?realtime=0", "--preset", "352x288", "--max-duration", "12",
+             "--segment-size", "\(size)", "--max-size", "\(total)", "--json"], currentDirectory: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try TestInputs.json(result.standardOutput)
+        #expect(json["stopReason"] as? String == "maxFileSizeReached" && json["error"] == nil, "\(json)")
+        let segments = try #require(json["segments"] as? [[String: Any]])
+        #expect(segments.count == 2 && segments.allSatisfy { ($0["bytes"] as? Int ?? 0) > 0 }, "\(segments)")
+        #expect(Scratch.files(in: folder).sorted() == ["cap-001.mov", "cap-002.mov"])
+        #expect(segments.reduce(0) { $0 + ($1["bytes"] as? Int ?? 0) } <= total)
+        _ = try SegmentTests.checkJoined(segments, expectedFrames: segments.map { $0["videoFrames"] as? Int ?? 0 }, lastCutByLimit: true)
+    }
+
     /// Loop recording by count: only the newest N finished segments stay; the result says which went.
     @Test func keepSegmentsDeletesTheOldest() throws {
         let folder = try Scratch.folder()

@@ -63,6 +63,15 @@ import Testing
         #expect(cut.recentMean == 11_000 && cut.reserve(picturesInFlight: 10, audioBytesPerPicture: 0) == 11 * 13_750 + 90_000 + 4096)
     }
 
+    /// Without video: four AAC frames (the encoder's delay and one) and a fragment's header are still to come.
+    @Test func anAudioOnlyCutLeavesRoomForTheFramesInTheEncoder() {
+        let cut = SegmentSizeCut(size: 140_000)
+        // 128 kb/s, 1024-sample frames at 48 kHz: 341.33 bytes each.
+        let frame = 128_000.0 / 8 * 1024 / 48_000
+        #expect(!cut.mustCut(projected: 140_000 - 1365 - 4096 - 1, audioFrameBytes: frame))
+        #expect(cut.mustCut(projected: 140_000 - 1365 - 4096, audioFrameBytes: frame))
+    }
+
     @Test func segmentNames() {
         let indexed = SegmentNaming(template: "/rec/lecture-{date}-{index}.mov")
         #expect(indexed.path(index: 7, localDate: "2026-11-30", localTime: "14-05-09") == "/rec/lecture-2026-11-30-007.mov")

@@ -115,7 +115,7 @@ extension MovieRecorder {
         defer { audioFIFOStart = fifoStart }
         let frameSize = encoder.encoder.frameSize
         let durationLimit = setup.limits.maxDuration.map { Int64(($0 * Double(setup.preset.audio.sampleRate)).rounded()) }
-        let limit = [durationLimit, audioEndCap].compactMap { $0 }.min()
+        let limit = [durationLimit, audioEndCap, totalSizeEnd?.sample].compactMap { $0 }.min()
         let waitPoint = final ? nil : audioWaitPoint(originSample: originSample)
         if let preroll, segment.index > 1, segment.audioSamplesEncoded == 0, preroll.count == frameSize, fifo.count > 0 {
             try encoder.encode { frame in
@@ -157,5 +157,11 @@ extension MovieRecorder {
             if count < frameSize { break }  // a short frame is the last one the encoder takes
         }
         try encoder.collectPackets { try write($0, stream: audioStream, to: segment) }
+        // Without video the audio is what fills a file: its size plans the cut at the next sample.
+        if !setup.hasVideo, let cut = sizeCut, nextBoundary == nil, segment === segments.last,
+           cut.mustCut(projected: segment.writer.projectedFileSize,
+                       audioFrameBytes: Double(setup.preset.audio.bitRate) / 8 * Double(frameSize) / Double(setup.preset.audio.sampleRate)) {
+            nextBoundary = SegmentBoundaries.Boundary(slot: 0, sample: fifoStart - originSample)
+        }
     }
 }

@@ -9,7 +9,11 @@ extension MovieRecorder {
     func finalize() -> RecordingResult {
         if !segments.isEmpty {
             do {
-                if MovieVerdict.flushesEncoders(after: stopReason) { try flushEncoders() }
+                // Ended at a boundary for the total size: the pictures up to it were planned into the file.
+                if MovieVerdict.flushesEncoders(after: stopReason) || (totalSizeEnd != nil && stopReason == .maxFileSizeReached
+                                                                       && segments.allSatisfy { $0.writer.stopReason == nil }) {
+                    try flushEncoders()
+                }
             } catch {
                 if stopReason != .failed { errorMessage = "\(error)" }
                 if let ffmpegError = error as? FFmpegError, ffmpegError.isNoSpace { stopReason = .diskFull }
@@ -27,7 +31,14 @@ extension MovieRecorder {
                 }
                 if naming != nil { FileSystem.syncFolder(containing: setup.outputPath) }
             }
-            if let last = finishedSegments.last {
+            if finishedSegments.count > 1, let last = finishedSegments.last, !last.usable, last.result.bytes == 0,
+               [StopReason.maxFileSizeReached, .diskSpaceLimitReached].contains(last.stopReason) {
+                // A limit of the whole recording that left the last file nothing (it is not on disk): the
+                // recording ended at the limit, in the files before it.
+                finishedSegments.removeLast()
+                stopReason = last.stopReason
+                errorMessage = nil
+            } else if let last = finishedSegments.last {
                 stopReason = last.stopReason
                 errorMessage = last.errorMessage
             }

@@ -50,12 +50,24 @@ extension MovieRecorder {
     /// as it comes, then its AAC encoder is drained and it is finalized once its last pictures are out.
     func commitBoundary() throws {
         guard let boundary = nextBoundary, let current = segments.last else { return }
+        if let left = segmentLimits(otherOpen: segments).maxFileSize, left < newFileStartBytes {
+            // What the recording's total size leaves would not hold a file's start: the recording ends at the
+            // boundary instead of opening a file that could hold nothing; the file keeps what it was planned
+            // to hold, as at a duration limit, and the recording reports its size limit.
+            nextBoundary = nil
+            totalSizeEnd = boundary
+            return
+        }
         current.end = boundary
         if !setup.hasVideo { current.videoEnded = true }
         try openSegment(at: boundary)
         if origin != nil { try encodeQueuedAudio(final: false) }
         try closeEndedSegments()
     }
+
+    /// The least a new file needs of the recording's total size: its header and index, and its first
+    /// picture (a keyframe; twice the last, against a change of scene) with the audio over it.
+    var newFileStartBytes: Int64 { 2 * Int64(lastKeyframeBytes) + 64 * 1024 }
 
     /// Drains a file's AAC encoder into it and ends its audio track.
     func endAudio(of segment: MovieSegment) throws {

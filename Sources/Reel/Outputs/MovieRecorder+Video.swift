@@ -78,8 +78,11 @@ extension MovieRecorder {
     /// The first frame slot not kept under the duration limit: every kept frame ends by the limit, so no
     /// track runs past it (5 s at 30 fps: 150 frames; 1.01 s: 30 frames, 1.0 s). A limit shorter than one
     /// frame still keeps the first picture: a movie needs one.
+    /// The recording's end for its total size (totalSizeEnd) is one too.
     var videoSlotLimit: Int64? {
-        guard let maxDuration = setup.limits.maxDuration else { return nil }
-        return max(1, Int64((maxDuration * setup.preset.videoFrameRate.doubleValue + 1e-9).rounded(.down)))
+        let duration = setup.limits.maxDuration.map {
+            max(1, Int64(($0 * setup.preset.videoFrameRate.doubleValue + 1e-9).rounded(.down)))
+        }
+        return [duration, totalSizeEnd?.slot].compactMap { $0 }.min()
     }
 }

@@ -81,6 +81,8 @@ final class MovieRecorder: @unchecked Sendable {
     /// The next segment boundary, planned but not yet reached by the video (audio waits there for it).
     var nextBoundary: SegmentBoundaries.Boundary?
     var sizeCut: SegmentSizeCut?
+    /// The size of the last keyframe out of the encoder (a new file's first picture is one).
+    var lastKeyframeBytes = 0
     var retention: SegmentRetention
     /// Pictures given to the video encoder and packets it gave back: the difference is in flight.
     var picturesSent = 0
@@ -113,6 +115,9 @@ final class MovieRecorder: @unchecked Sendable {
     var audioSamplesEncoded: Int64 = 0
     /// Where a stop ends the audio (in samples from the origin): at the video's end (see flushEncoders).
     var audioEndCap: Int64? = nil
+    /// Where the recording ends because its total size leaves no room for another file (the boundary that
+    /// file would have begun at): pictures and audio stop there, as at a duration limit.
+    var totalSizeEnd: SegmentBoundaries.Boundary? = nil
     var videoDone = false { didSet { if videoDone { videoWanted.store(false, ordering: .releasing) } } }
     var audioDone = false { didSet { if audioDone { audioWanted.store(false, ordering: .releasing) } } }
     let videoWanted = Atomic<Bool>(true)
@@ -233,9 +238,9 @@ final class MovieRecorder: @unchecked Sendable {
                     stopReason = .failed
                     errorMessage = "\(error)"
                 }
-                if stopReason == nil, let maxDuration = setup.limits.maxDuration, maxDuration > 0,
+                if stopReason == nil, (setup.limits.maxDuration ?? 0) > 0 || totalSizeEnd != nil,
                    (videoDone || !setup.hasVideo), (audioDone || !setup.hasAudio) {
-                    stopReason = .maxDurationReached
+                    stopReason = totalSizeEnd != nil ? .maxFileSizeReached : .maxDurationReached
                 }
                 if stopReason != nil {
                     finish()
@@ -340,6 +345,7 @@ final class MovieRecorder: @unchecked Sendable {
         if position > 0 { try closeEndedSegments() }
         // Every picture counts towards the estimate, also those still going to the file before the last: a
         // burst of detail at the end of one file must not size the next file's pictures once it is over.
+        if isKeyframe { lastKeyframeBytes = size }
         sizeCut?.note(videoPacketBytes: size, isKeyframe: isKeyframe)
         if let cut = sizeCut, segment === segments.last {
             let inFlight = max(0, picturesSent - videoPacketsOut)

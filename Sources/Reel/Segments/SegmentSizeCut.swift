@@ -57,4 +57,11 @@ struct SegmentSizeCut: Sendable {
         segmentPictures > picturesInFlight
             && projected + reserve(picturesInFlight: picturesInFlight, audioBytesPerPicture: audioBytesPerPicture) >= size
     }
+
+    /// Whether an audio-only segment must end now: what is still to come into it is the frames inside the
+    /// AAC encoder (its delay is two; four are reserved, each `audioFrameBytes` at the preset's rate) and a
+    /// fragment's header.
+    func mustCut(projected: Int64, audioFrameBytes: Double) -> Bool {
+        projected + Int64(4 * audioFrameBytes) + 4096 >= size
+    }
 }
