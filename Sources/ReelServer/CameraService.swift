@@ -25,30 +25,31 @@ final class CameraService: @unchecked Sendable {
         let tiers: [MovieOutput]
         /// The first picture, kept if the press turns out a tap.
         let photoPath: String?
-        /// Why that picture could not be taken, once known.
-        let photoError = Locked<String?>(nil)
+        /// That picture's outcome, once known.
+        let photo = PressPhoto()
         let startedAt: Int64
     }
 
     let folder: RecordingsFolder
     let events = EventHub()
     let preview = PreviewHub()
-    let holdThreshold: Double
+    let shutter: ShutterPolicy
     private let lock = Condition()
     private var inputs: Inputs
     private var session: CaptureSession?
     private var photos: PhotoOutput?
     private var take: Take?
     /// Movies of taps: deleted once stopped, so their end is not announced.
-    private var discarded: Set<ObjectIdentifier> = []
+    /// Movies whose end a shutter release reports (as a photo or a movie), not the watcher.
+    private var released: Set<ObjectIdentifier> = []
     /// The preview's size and rate (reduced: it must never slow the recording).
     static let previewWidth = 640
     static let previewRate: Double = 15
 
-    init(folder: RecordingsFolder, inputs: Inputs, holdThreshold: Double = PressCapture.defaultHoldThreshold) {
+    init(folder: RecordingsFolder, inputs: Inputs, shutter: ShutterPolicy = .standard) {
         self.folder = folder
         self.inputs = inputs
-        self.holdThreshold = holdThreshold
+        self.shutter = shutter
     }
 
     // MARK: the session
@@ -200,8 +201,9 @@ final class CameraService: @unchecked Sendable {
             Task.detached {
                 do {
                     _ = try await photos.capture(to: StillRequest(path: photoPath))
+                    pressed.photo.settle(.taken)
                 } catch {
-                    pressed.photoError.withLock { $0 = "\(error)" }
+                    pressed.photo.settle(.failed("\(error)"))
                 }
             }
         }
@@ -224,14 +226,50 @@ final class CameraService: @unchecked Sendable {
     /// `outputs`).
     func stopMovie() throws -> Shot {
         guard let take = lock.withLock({ self.take }) else { throw ReelError.invalidInput("no movie is being recorded") }
+        let (result, _) = try finish(take)
+        if let photoPath = take.photoPath { unlink(photoPath) }
+        return movieShot(take, result)
+    }
+
+    /// The shutter released: the movie is stopped, and ShutterPolicy says by what it holds whether the press
+    /// was a tap (the photo of its first picture is kept, the movie deleted) or a hold (the movie is kept).
+    func release() throws -> Shot {
+        guard let take = lock.withLock({ self.take }), let photoPath = take.photoPath else {
+            throw ReelError.invalidInput("the shutter is not pressed")
+        }
+        lock.withLock { _ = released.insert(ObjectIdentifier(take.output)) }
+        let (result, tierResults) = try finish(take)
+        guard shutter.press(recordedSeconds: result.duration) == .tap else {
+            unlink(photoPath)
+            events.publish("movieFinished", json: CameraService.json(result))
+            return movieShot(take, result)
+        }
+        for file in ([result] + tierResults).flatMap(CameraService.files(of:)) { unlink(file) }
+        // The first picture may still be being written: wait for it briefly.
+        let photo = take.photo.wait(seconds: 2)
+        let name = URL(fileURLWithPath: folder.newPath("photo", extension: "jpg")).lastPathComponent
+        guard photo == .taken, FileSystem.moveIntoPlace(photoPath, "\(folder.path)/\(name)") == 0 else {
+            let reason = if case .failed(let message) = photo { message } else { "no picture arrived" }
+            throw ReelError.runtime("the photo could not be taken: \(reason)")
+        }
+        events.publish("photo", json: CameraService.json(["name": name]))
+        publishState()
+        return Shot(kind: "photo", name: name, result: nil)
+    }
+
+    /// Stops a take's movie and its tiers and waits for their results; the take is over.
+    private func finish(_ take: Take) throws -> (movie: RecordingResult, tiers: [RecordingResult]) {
         take.output.stop()
         for tier in take.tiers { tier.stop() }
         var result = try take.output.result ?? take.output.waitUntilFinished()
-        if !take.tiers.isEmpty {
-            result.outputs = try [result] + take.tiers.map { try $0.result ?? $0.waitUntilFinished() }
-        }
+        let tiers = try take.tiers.map { try $0.result ?? $0.waitUntilFinished() }
+        if !tiers.isEmpty { result.outputs = [result] + tiers }
         lock.withLock { self.take = nil }
-        if let photoPath = take.photoPath { unlink(photoPath) }
+        return (result, tiers)
+    }
+
+    /// A kept movie: named by its first file (a segmented take's files are movie-…-001.mov, -002 …).
+    private func movieShot(_ take: Take, _ result: RecordingResult) -> Shot {
         let file = result.segments?.first(where: { $0.recordedSuccessfully && !$0.deleted })?.output ?? take.path
         let shot = Shot(kind: "movie", name: result.recordedSuccessfully ? URL(fileURLWithPath: file).lastPathComponent : nil,
                         result: result)
@@ -239,32 +277,9 @@ final class CameraService: @unchecked Sendable {
         return shot
     }
 
-    /// The shutter released: a photo (the press was shorter than the hold threshold) or the movie.
-    func release() throws -> Shot {
-        guard let take = lock.withLock({ self.take }), let photoPath = take.photoPath else {
-            throw ReelError.invalidInput("the shutter is not pressed")
-        }
-        let held = Double(MonotonicClock.nanoseconds() - take.startedAt) / 1e9
-        guard held < holdThreshold else { return try stopMovie() }
-        lock.withLock { _ = discarded.insert(ObjectIdentifier(take.output)) }
-        take.output.stop()
-        for tier in take.tiers {
-            tier.stop()
-            _ = try tier.result ?? tier.waitUntilFinished()
-            unlink(tier.outputPath)
-        }
-        _ = try take.output.result ?? take.output.waitUntilFinished()
-        lock.withLock { self.take = nil }
-        unlink(take.path)
-        // The first picture may still be being written: wait for it briefly.
-        for _ in 0..<100 where access(photoPath, F_OK) != 0 && take.photoError.withLock({ $0 }) == nil { usleep(20_000) }
-        let name = URL(fileURLWithPath: folder.newPath("photo", extension: "jpg")).lastPathComponent
-        guard FileSystem.moveIntoPlace(photoPath, "\(folder.path)/\(name)") == 0 else {
-            throw ReelError.runtime("the photo could not be taken: \(take.photoError.withLock { $0 } ?? "no picture arrived")")
-        }
-        events.publish("photo", json: CameraService.json(["name": name]))
-        publishState()
-        return Shot(kind: "photo", name: name, result: nil)
+    /// The files a movie's result says it wrote (its segments, or the one file).
+    private static func files(of result: RecordingResult) -> [String] {
+        result.segments.map { $0.filter { !$0.deleted }.map(\.output) } ?? [result.output]
     }
 
     func pauseMovie(_ paused: Bool) throws {
@@ -284,8 +299,8 @@ final class CameraService: @unchecked Sendable {
         }
         Task.detached { [weak self] in
             guard let result = try? await output.finished(), let self else { return }
-            let tap = self.lock.withLock { self.discarded.remove(ObjectIdentifier(output)) != nil }
-            if !tap { self.events.publish("movieFinished", json: CameraService.json(result)) }
+            let released = self.lock.withLock { self.released.remove(ObjectIdentifier(output)) != nil }
+            if !released { self.events.publish("movieFinished", json: CameraService.json(result)) }
             // A movie stopped by its own limit (the 60 s cap) is done: the shutter's release then finds none.
             let ended = self.lock.withLock { () -> Take? in
                 guard self.take?.output === output, result.stopReason != .stopped else { return nil }
@@ -336,7 +351,7 @@ final class CameraService: @unchecked Sendable {
             let paused = take.map { $0.output.isPaused } ?? false
             return Status(running: running, inputs: inputs, recording: take.map { URL(fileURLWithPath: $0.path).lastPathComponent },
                           paused: paused, recorded: take.map { $0.output.progress?.mediaDuration ?? 0 },
-                          holdThreshold: holdThreshold, previewViewers: preview.viewerCount)
+                          holdThreshold: shutter.holdThreshold, previewViewers: preview.viewerCount)
         }
     }
 

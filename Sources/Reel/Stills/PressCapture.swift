@@ -11,14 +11,14 @@ public struct CaptureOutcome: Sendable, Codable, Equatable {
     public var recording: RecordingResult
 }
 
-/// "Tap = photo, hold = video", as the seed camera app does: recording starts on press; a press shorter
-/// than the hold threshold keeps only a photo of the first frame (and no movie), a longer one keeps the
-/// movie (and, if asked, the first-frame still too). The press length is the recorded media's duration,
-/// which for live sources is the time between begin and end. The photo is written to BASENAME.jpg as soon
-/// as the first frame arrives (a tap's photo is on disk before the finger comes up); a hold removes it.
+/// "Tap = photo, hold = video", as the seed camera app does, by ShutterPolicy's rule: recording starts on
+/// press; a tap keeps only a photo of the first frame (and no movie), a hold keeps the movie (and, if asked,
+/// the first-frame still too). The photo is written to BASENAME.jpg as soon as the first frame arrives (a
+/// tap's photo is on disk before the finger comes up); a hold removes it.
 public final class PressCapture: Sendable {
     public let basename: String
-    public let holdThreshold: Double
+    public let policy: ShutterPolicy
+    public var holdThreshold: Double { policy.holdThreshold }
     /// The session the press records with (for a control socket, or outputs of your own).
     public let session = CaptureSession()
     private let configuration: RecordingConfiguration
@@ -27,9 +27,9 @@ public final class PressCapture: Sendable {
     private let firstFrame: StillRequest
     private let firstFrameForHold: StillRequest?
 
-    /// Seconds a hold threshold may be.
-    public static let holdThresholdRange: ClosedRange<Double> = 0...3600
-    public static let defaultHoldThreshold: Double = 1
+    /// Seconds a hold threshold may be (ShutterPolicy's).
+    public static var holdThresholdRange: ClosedRange<Double> { ShutterPolicy.holdThresholdRange }
+    public static var defaultHoldThreshold: Double { ShutterPolicy.defaultHoldThreshold }
 
     public var photoPath: String { basename + ".jpg" }
     public var moviePath: String { basename + ".mov" }
@@ -37,11 +37,8 @@ public final class PressCapture: Sendable {
     /// `configuration.outputPath` is replaced by BASENAME.mov; its `firstFrameStill`, if any, is the still
     /// kept beside a movie after a hold.
     public init(basename: String, holdThreshold: Double = PressCapture.defaultHoldThreshold, configuration: RecordingConfiguration) throws {
-        guard PressCapture.holdThresholdRange.contains(holdThreshold) else {
-            throw ReelError.invalidInput("hold threshold \(holdThreshold) is out of range: use 0 to \(NumberText.plain(PressCapture.holdThresholdRange.upperBound)) seconds")
-        }
+        self.policy = try ShutterPolicy(holdThreshold: holdThreshold)
         self.basename = basename
-        self.holdThreshold = holdThreshold
         keptStill = configuration.firstFrameStill
         let quality = configuration.firstFrameStill?.quality ?? StillRequest.defaultQuality
         // The first frame is always written as the tap's photo, in place at once: a hold removes it.
@@ -93,7 +90,7 @@ public final class PressCapture: Sendable {
             if result.still != nil { unlink(photoPath) }
             return CaptureOutcome(kind: .movie, photo: nil, movie: nil, recording: recording)
         }
-        if result.duration < holdThreshold {
+        if policy.press(recordedSeconds: result.duration) == .tap {
             unlink(moviePath)
             // The movie is gone: the result describes the photo that exists instead.
             var info = stat()
