@@ -25,6 +25,9 @@ public final class ControlSocketServer: @unchecked Sendable {
     private let wakeWrite: Int32
     private let state = Locked<State>(State())
     private var thread: WorkerThread?
+    /// Commands that wait (a photo waits for the next picture) run here, off the server's thread: two at a
+    /// time, eight more waiting; more than that is refused with a reply that says so.
+    private let slowCommands = WorkPool(name: "reel.control.command", threads: 2, queueLimit: 8)
 
     private struct Client {
         let descriptor: Int32
@@ -91,6 +94,7 @@ public final class ControlSocketServer: @unchecked Sendable {
             thread = WorkerThread(name: "reel.control") { [self] in serve() }
         }
         thread?.join()
+        slowCommands.close()
     }
 
     // MARK: queueing (any thread)
@@ -264,7 +268,9 @@ public final class ControlSocketServer: @unchecked Sendable {
             send(reply, to: descriptor)
         }
         if SessionController.isSlow(command) {
-            _ = WorkerThread(name: "reel.control.command") { run() }
+            guard slowCommands.submit(run) else {
+                return send(ControlMessages.reply(requestID: request.requestID, error: "busy: \(slowCommands.threadLimit + slowCommands.queueLimit) commands that wait are already under way; send it again once they are answered", data: nil), to: descriptor)
+            }
         } else {
             run()
         }
