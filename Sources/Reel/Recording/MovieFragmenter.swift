@@ -13,12 +13,12 @@ import SystemSupport
 /// A clean stop turns the file into an ordinary movie in place (as hybrid MP4 does): the complete moov from
 /// MovieIndexBuilder (QuickTime, built from the fragmented moov and the samples found in the fragments) is
 /// appended and synced (readers take the first moov, so the file is still the same fragmented movie), then
-/// one write turns the fragmented moov's header into a `skip` box that spans everything up to the new moov:
-/// the old moov, every moof and every mdat. Players then see `ftyp`, `skip`, `moov`, whose sample table
-/// points into the fragments' data inside the skipped span. Nothing is moved.
+/// one write turns the fragmented moov's header into an `mdat` box that spans everything up to the new moov:
+/// the old moov, every moof and every mdat. Players then see `ftyp`, `mdat`, `moov`, whose sample table
+/// points into the fragments' data inside that mdat (see retireFragments). Nothing is moved.
 /// The switch is that single write of 8 bytes (16 past 4 GiB) in the file's first sector, which a disk
 /// writes whole: before it the file is a valid fragmented movie, after it a valid regular one, with no
-/// state in between. (`skip`, not `free`: VLC looks for a hidden moov inside `free` boxes and warns.)
+/// state in between.
 final class MovieFragmenter {
     /// The mov muxer options for fragments the writer cuts itself, without the mfra index at the end.
     static let muxerOptions: [(key: String, value: String)] = [("movflags", "frag_custom+empty_moov+skip_trailer")]
@@ -337,8 +337,8 @@ final class MovieFragmenter {
     /// Rewrites the fragmented moov's header as an `mdat` box reaching to `end` (where the complete moov
     /// starts): the old moov, every moof and the fragments' mdats become the payload of one top-level mdat,
     /// which the complete moov's chunk offsets point into. Readers that need a top-level mdat (MPlayer's
-    /// QuickTime demuxer, exiftool's writer, libquicktime) then read the file like any regular movie; a
-    /// `skip` box there (the first design) left them none. Returns the bytes written.
+    /// QuickTime demuxer, exiftool's writer, libquicktime) then read the file like any regular movie.
+    /// Returns the bytes written.
     private func retireFragments(upTo end: Int64) throws -> Int {
         let header = BoxHeader(type: "mdat", size: end - fragmentedMoovOffset).encoded()
         guard header.withUnsafeBytes({ pwrite(descriptor, $0.baseAddress, header.count, off_t(fragmentedMoovOffset)) }) == header.count else {
