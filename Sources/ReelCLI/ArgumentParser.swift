@@ -1,4 +1,4 @@
-import Reel
+@_spi(ReelTools) import Reel
 
 /// A small strict command-line parser: `--name value`, `--name=value`, flags, and positionals. Unknown
 /// options and missing values are usage errors that name the option.

@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import Reel
+@_spi(ReelTools) import Reel
 
 /// `reel ctl SOCKET COMMAND [ARGS] [--json]`: drives a running `reel record --control SOCKET`.
 enum CtlCommand {

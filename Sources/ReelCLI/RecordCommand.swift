@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import Reel
+@_spi(ReelTools) import Reel
 import Synchronization
 
 /// `reel record [OUTPUT.mov] [options]`: records until a limit, the input's end, or SIGINT/SIGTERM.

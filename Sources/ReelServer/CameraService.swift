@@ -1,7 +1,7 @@
 import CMicroHTTPD
 import FoundationEssentials
 import Glibc
-import Reel
+@_spi(ReelTools) import Reel
 import SystemSupport
 
 /// The camera behind `reel serve`: a capture session that runs without a movie of its own (preview and

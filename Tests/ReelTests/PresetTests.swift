@@ -1,5 +1,5 @@
 import Foundation
-@testable import Reel
+@_spi(ReelTools) @testable import Reel
 import Testing
 
 @Suite struct PresetTests {

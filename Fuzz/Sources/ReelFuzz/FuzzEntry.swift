@@ -1,5 +1,5 @@
 import Foundation
-import Reel
+@_spi(ReelTools) import Reel
 
 /// libFuzzer's entry point. REEL_FUZZ_TARGET picks what the bytes are fed to; every target must turn any input
 /// into a value or a thrown error: a crash, a sanitizer report or a hang (libFuzzer's -timeout) is a finding.

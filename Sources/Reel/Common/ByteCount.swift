@@ -3,7 +3,7 @@ import Glibc
 
 /// Parses sizes and bit rates the way FFmpeg does: a plain number, or with K/M/G/T (powers of 1000) or
 /// Ki/Mi/Gi/Ti (powers of 1024); a trailing "B" is allowed ("10MiB"). Prefixes are case-insensitive.
-public enum ByteCount {
+@_spi(ReelTools) public enum ByteCount {
     public static func parse(_ text: String) -> Int64? {
         var body = Substring(text.trimmingWhitespace)
         if body.hasSuffix("B") { body = body.dropLast() }

@@ -2,9 +2,9 @@ import FoundationEssentials
 import Glibc
 
 /// Dates in local time for file names, with strftime (FoundationEssentials has no DateFormatter).
-public enum LocalTime {
+package enum LocalTime {
     /// `date` as strftime formats it ("%Y%m%d-%H%M%S" → "20261130-071500").
-    public static func format(_ pattern: String, _ date: Date = Date()) -> String {
+    package static func format(_ pattern: String, _ date: Date = Date()) -> String {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var fields = tm()
         localtime_r(&seconds, &fields)

@@ -1,13 +1,13 @@
 /// Numbers as people write them in options and ranges: whole numbers without a decimal point
 /// (10000000, not 1e+07), others as Swift prints them (0.001).
-public enum NumberText {
-    public static func plain(_ value: Double) -> String {
+package enum NumberText {
+    package static func plain(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 9e15 ? String(Int64(value)) : String(value)
     }
 
     /// A number written in decimal (`12`, `0.5`, `-3`, `1e3`), finite; nil for anything else, such as the
     /// hexadecimal `0x10`, `inf` or `nan`, which Swift's `Double(_:)` reads (as 16, infinity, NaN).
-    public static func decimal(_ text: String) -> Double? {
+    package static func decimal(_ text: String) -> Double? {
         var rest = Substring(text)
         if rest.first == "+" || rest.first == "-" { rest = rest.dropFirst() }
         let mantissa = rest.prefix { $0 != "e" && $0 != "E" }

@@ -3,14 +3,14 @@ import FoundationEssentials
 /// The control socket's JSON lines (mpv's JSON IPC shape): a request `{"command": ["switch-video",
 /// "v4l2:/dev/video1"], "request_id": 7}` gets `{"request_id": 7, "error": "success", "data": ...}` or the
 /// error's text in `error`; events are pushed as `{"event": "progress", ...}`. Pure, unit-tested.
-public enum ControlMessages {
+package enum ControlMessages {
     /// The longest request line taken (a longer one is answered with an error and skipped).
-    public static let maximumRequestBytes = 64 * 1024
+    package static let maximumRequestBytes = 64 * 1024
 
-    public struct Request: Sendable {
-        public var command: [String]
+    package struct Request: Sendable {
+        package var command: [String]
         /// Echoed in the reply (a number or a string), so a client can match replies to requests.
-        public var requestID: String?
+        package var requestID: String?
     }
 
     private struct RequestLine: Decodable {
@@ -34,7 +34,7 @@ public enum ControlMessages {
     }
 
     /// Parses one request line; throws with what is wrong (the reply then says it, with no request id).
-    public static func request(_ line: [UInt8]) throws -> Request {
+    package static func request(_ line: [UInt8]) throws -> Request {
         if let key = DuplicateJSONKeys.first(in: line) {
             throw ReelError.invalidInput("not a request: \"\(ErrorText.path(key))\" is given twice; send each field once")
         }
@@ -47,7 +47,7 @@ public enum ControlMessages {
     }
 
     /// A reply line (with its newline): `data` is already JSON, or nil.
-    public static func reply(requestID: String?, error: String?, data: String?) -> String {
+    package static func reply(requestID: String?, error: String?, data: String?) -> String {
         var line = "{"
         if let requestID { line += "\"request_id\":\(requestID)," }
         line += "\"error\":\(quoted(error ?? "success"))"
@@ -56,14 +56,14 @@ public enum ControlMessages {
     }
 
     /// An event line: `{"event": NAME, ...the fields of `fields`}`.
-    public static func event<T: Encodable>(_ name: String, _ fields: T) -> String {
+    package static func event<T: Encodable>(_ name: String, _ fields: T) -> String {
         guard let body = json(fields), body.hasPrefix("{") else { return "{\"event\":\(quoted(name))}\n" }
         let rest = body.dropFirst()
         return "{\"event\":\(quoted(name))" + (rest.hasPrefix("}") ? "" : ",") + rest + "\n"
     }
 
     /// One line of compact JSON.
-    public static func json<T: Encodable>(_ value: T) -> String? {
+    package static func json<T: Encodable>(_ value: T) -> String? {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(value)).flatMap { String(data: $0, encoding: .utf8) }

@@ -3,7 +3,7 @@ import Glibc
 
 /// Unix-domain stream sockets for the control socket and `reel ctl`: one owner per descriptor (the caller
 /// that gets it closes it), errors as `ReelError` with what to do.
-public enum UnixSocket {
+package enum UnixSocket {
     /// The longest path a socket address holds (sun_path, with its terminating zero).
     static let maximumPathBytes = 107
 
@@ -29,7 +29,7 @@ public enum UnixSocket {
 
     /// Connects to a listening socket; the descriptor is the caller's. Throws `deviceNotFound` when nothing
     /// listens there.
-    public static func connect(to path: String) throws -> Int32 {
+    package static func connect(to path: String) throws -> Int32 {
         var address = try address(path)
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw ReelError.runtime("socket: \(String(cString: strerror(errno)))") }
