@@ -150,6 +150,7 @@ typedef struct {
     double unplug_after;  // seconds after STREAMON, 0 = never
     long stall_after;     // frames, <0 = never
     double jitter_ms;
+    double start_delay_s;  // the first frame comes this much later than 1/fps after STREAMON
     double fps_actual;    // 0 = as negotiated
     int busy, capture;
 
@@ -260,6 +261,7 @@ static void load_config(void) {
         cam->unplug_after = json_number(c, "unplugAfter", 0);
         cam->stall_after = (long)json_number(c, "stallAfter", -1);
         cam->jitter_ms = json_number(c, "jitterMs", 0);
+        cam->start_delay_s = json_number(c, "startDelay", 0);
         cam->fps_actual = json_number(c, "fpsActual", 0);
         cam->busy = json_bool(c, "busy", 0);
         cam->capture = json_bool(c, "capture", 1);
@@ -547,7 +549,7 @@ static double uniform(camera *cam) {  // [-1, 1)
 }
 
 static int64_t due_time(camera *cam, uint32_t sequence) {
-    int64_t due = cam->t0 + (int64_t)((double)(sequence + 1) * 1e9 / delivery_fps(cam));
+    int64_t due = cam->t0 + (int64_t)(cam->start_delay_s * 1e9) + (int64_t)((double)(sequence + 1) * 1e9 / delivery_fps(cam));
     if (cam->jitter_ms > 0) due += (int64_t)(uniform(cam) * cam->jitter_ms * 1e6);
     return due;
 }

@@ -23,12 +23,16 @@ final class AudioFrameSink: FrameSink {
     /// Paused time moves the limit on (see PausedTime).
     private let pausedTime: PausedTime?
     private let compensatesClockDrift: Bool
+    /// A live session with video: the limit counts from its first picture (the movie's start), not from
+    /// this sink's first sample, and is not reached before there is one.
+    private let limitFrom: FirstPictureTime?
     private var drift: ClockDriftCorrection
 
     init(buffer: CaptureBuffer, sampleRate: Int, channels: Int, blockSize: Int, waitsForEncoder: Bool,
          statistics: ReaderStatistics, maxDuration: Double? = nil, compensatesClockDrift: Bool = false,
-         pausedTime: PausedTime? = nil) {
+         pausedTime: PausedTime? = nil, limitFrom: FirstPictureTime? = nil) {
         self.buffer = buffer
+        self.limitFrom = limitFrom
         self.pausedTime = pausedTime
         self.compensatesClockDrift = compensatesClockDrift
         self.drift = ClockDriftCorrection(sampleRate: sampleRate)
@@ -42,8 +46,8 @@ final class AudioFrameSink: FrameSink {
     }
 
     func consume(_ frame: Frame, at time: Timestamp) throws {
-        if let sampleLimit, let paused = pausedTime.map({ $0.allowance }) ?? 0,
-           samplesQueued > sampleLimit + paused * Int64(sampleRate) / 1_000_000 {
+        if let sampleLimit, let paused = pausedTime.map({ $0.allowance }) ?? 0, let counted = samplesCountedByLimit,
+           counted > sampleLimit + paused * Int64(sampleRate) / 1_000_000 {
             isSatisfied = true
             return
         }
@@ -56,6 +60,14 @@ final class AudioFrameSink: FrameSink {
         }
         try resampler.convert(frame, into: fifo)
         try queueBlocks(includingPartial: false)
+    }
+
+    /// The samples the duration limit counts: those queued, or with `limitFrom` those since the first
+    /// picture (nil until there is one).
+    private var samplesCountedByLimit: Int64? {
+        guard let limitFrom else { return samplesQueued }
+        guard let picture = limitFrom.sample(at: sampleRate), let firstSample else { return nil }
+        return firstSample + samplesQueued - picture
     }
 
     /// Follows the device's clock (see ClockDriftCorrection): swresample squeezes or stretches the audio,

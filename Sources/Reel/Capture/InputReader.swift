@@ -129,10 +129,15 @@ final class InputReader: @unchecked Sendable {
         }
         let frame = Frame()
         var ending: Ending? = nil
+        var deviceDrops = 0
         do {
             loop: while !interrupt.isRaised {
                 switch try source.nextFrame(into: frame) {
                 case .frame(let streamIndex):
+                    if source.picturesDroppedByDevice > deviceDrops {
+                        statistics.countDropped(source.picturesDroppedByDevice - deviceDrops)
+                        deviceDrops = source.picturesDroppedByDevice
+                    }
                     guard let route = routes.first(where: { $0.stream.index == streamIndex }) else { continue }
                     let raw = InputReader.rawTime(of: frame)
                     if !spec.isPaced, raw == nil, lastTimes[streamIndex] == nil, try untimedLead.hold(frame, stream: streamIndex) {

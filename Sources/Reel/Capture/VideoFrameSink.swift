@@ -14,10 +14,13 @@ final class VideoFrameSink: FrameSink {
     private let statistics: ReaderStatistics
     private var timeLimit: ReaderTimeLimit
     private(set) var isSatisfied = false
+    private let firstPicture: FirstPictureTime?
 
     init(buffer: CaptureBuffer, renditions: PictureRenditions, waitsForEncoder: Bool,
-         statistics: ReaderStatistics, maxDuration: Double? = nil, pausedTime: PausedTime? = nil) throws {
+         statistics: ReaderStatistics, maxDuration: Double? = nil, pausedTime: PausedTime? = nil,
+         firstPicture: FirstPictureTime? = nil) throws {
         self.buffer = buffer
+        self.firstPicture = firstPicture
         self.renditions = renditions
         self.timeLimit = ReaderTimeLimit(maxDuration: maxDuration, pausedTime: pausedTime)
         self.waitsForEncoder = waitsForEncoder
@@ -38,6 +41,7 @@ final class VideoFrameSink: FrameSink {
             isSatisfied = true
             return
         }
+        firstPicture?.note(time)
         if renditions.count != scalers.count { try addScalers() }
         let slot: CaptureSlot
         switch buffer.takeFreeSlot(.video, wait: waitsForEncoder) {

@@ -40,9 +40,14 @@ protocol FrameSource: AnyObject {
     var timestampsMayJump: Bool { get }
     /// Seconds the input lasts, when a container says.
     var durationSeconds: Double? { get }
+    /// Pictures the device itself dropped so far (a camera with no buffer queued when a picture was due),
+    /// where it says so; the reader counts them with its own drops.
+    var picturesDroppedByDevice: Int { get }
 }
 
 extension FrameSource {
+    var picturesDroppedByDevice: Int { 0 }
+
     func stream(of type: MediaType) -> SourceStream? { streams.first { $0.mediaType == type } }
 
     /// The next frame, waiting out a device that has nothing yet; false at the end. For single-stream sources.

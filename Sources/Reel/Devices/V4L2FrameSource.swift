@@ -20,6 +20,10 @@ final class V4L2FrameSource: FrameSource {
     /// A compressed camera's first picture, decoded while opening to learn its pixel format and colour (as
     /// libavformat's stream probing does), handed out first.
     private var pending: Frame? = nil
+    /// Gaps in the buffers' sequence numbers: pictures the camera dropped because every buffer was still
+    /// waiting to be read (the reader fell behind by all of them).
+    private(set) var picturesDroppedByDevice = 0
+    private var lastSequence: UInt32? = nil
 
 
     /// The options this source takes; anything else needs libavdevice.
@@ -115,6 +119,11 @@ final class V4L2FrameSource: FrameSource {
             throw ReelError.runtime("\(spec) stopped delivering: \(reason)\(result == -ENODEV ? " (unplugged?)" : "")")
         }
         defer { reel_v4l2_stream_release(stream, buffer.index) }
+        if let lastSequence {
+            let gap = buffer.sequence &- lastSequence &- 1
+            if gap > 0 && gap < 1 << 24 { picturesDroppedByDevice += Int(gap) }
+        }
+        lastSequence = buffer.sequence
         guard buffer.damaged == 0, buffer.size > 0, let data = buffer.data else { return .tryAgain }
         if let decoder {
             // A damaged buffer (a corrupt MJPEG frame) is skipped, as players do.

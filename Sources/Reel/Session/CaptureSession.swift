@@ -270,18 +270,20 @@ public final class CaptureSession: Sendable {
     }
 
     /// Starts recording, like `start(_:events:)`, and returns the events as an AsyncStream that ends after
-    /// `.finished`. A consumer that falls behind never holds up capture or encoding: the stream keeps the
+    /// `.finished`, once `currentState` is `.finished` too. A consumer that falls behind never holds up capture or encoding: the stream keeps the
     /// newest 32 events (a burst of progress reports drops the oldest of them; `.finished` is always last).
     public func startStreamingEvents(_ configuration: RecordingConfiguration) throws -> AsyncStream<RecordingEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: RecordingEvent.self, bufferingPolicy: .bufferingNewest(32))
         do {
-            try start(configuration) { event in
-                continuation.yield(event)
-                if case .finished = event { continuation.finish() }
-            }
+            try start(configuration) { event in continuation.yield(event) }
         } catch {
             continuation.finish()
             throw error
+        }
+        // The stream ends once the session is finished (its state says so), just after the finished event.
+        Task.detached { [self] in
+            _ = await finished()
+            continuation.finish()
         }
         return stream
     }

@@ -12,6 +12,10 @@ struct ReaderFactory: @unchecked Sendable {
     let sessionStart: Int64
     /// The session's paused time, which moves the readers' duration limit on.
     let pausedTime: PausedTime
+    /// Set by the first picture; a live session's audio limit counts from it (when the session has video).
+    let firstPicture = FirstPictureTime()
+    /// Whether the session captures pictures (a live one's audio limit then waits for the first).
+    let hasVideo: Bool
 
     /// `held`: the reader hands nothing on until released (a switch's new input).
     func makeReader(_ spec: DeviceSpec, source: FrameSource, interrupt: InterruptFlag, maxDuration: Double?,
@@ -22,12 +26,13 @@ struct ReaderFactory: @unchecked Sendable {
             switch stream.mediaType {
             case .video:
                 sink = try VideoFrameSink(buffer: buffer, renditions: renditions, waitsForEncoder: !spec.isPaced,
-                                          statistics: statistics, maxDuration: maxDuration, pausedTime: pausedTime)
+                                          statistics: statistics, maxDuration: maxDuration, pausedTime: pausedTime,
+                                          firstPicture: firstPicture)
             default:
                 sink = AudioFrameSink(buffer: buffer, sampleRate: preset.audio.sampleRate, channels: preset.audio.channels,
                                       blockSize: 1024, waitsForEncoder: !spec.isPaced, statistics: statistics,
                                       maxDuration: maxDuration, compensatesClockDrift: spec.isPaced && spec.isDevice,
-                                      pausedTime: pausedTime)
+                                      pausedTime: pausedTime, limitFrom: spec.isPaced && hasVideo ? firstPicture : nil)
             }
             return InputReader.Route(stream: stream, sink: sink)
         }
