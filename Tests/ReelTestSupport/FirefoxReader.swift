@@ -16,22 +16,37 @@ extension IndependentReaders {
     ///   picture that reached its video sink, shown or dropped (FrameStatistics: presented + dropped), so for
     ///   a complete playback it is the decoded frame count, whatever the playback rate: 60 for a 60-frame
     ///   movie at 1x and at 4x, B-frames or not, H.264 or HEVC. droppedVideoFrames (late at 4x on a loaded
-    ///   machine) is in `notes`, not compared. Firefox has no corruptedVideoFrames (never implemented in
+    ///   machine) is in `notes`, not compared; a playback that dropped any is played again (up to twice),
+    ///   since Firefox can then count a picture twice. Firefox has no corruptedVideoFrames (never implemented in
     ///   Gecko; the attribute is undefined).
     /// - duration: the element's `duration` (the movie header's, or the longest track's).
     /// - problems: a media error (code and message), a play() refused, no `ended` within 20 s of the
     ///   movie's start, no report at all (Firefox hung or exited, or the call timed out).
     public static func firefox(_ paths: [String], timeout: Double = 120) throws -> [Reading] {
+        try firefox(paths, timeout: timeout, replays: true).map(firefoxReading)
+    }
+
+    /// The page's reports on `paths`, in order (a report saying there was no answer where there was none).
+    private static func firefox(_ paths: [String], timeout: Double, replays: Bool) throws -> [[String: Any]] {
         let body = String(decoding: try JSONSerialization.data(withJSONObject: ["movies": paths, "timeout": timeout]), as: UTF8.self)
         var response: HTTPTestClient.Response?
         for _ in 0..<2 where response == nil {  // a server that has just exited for idleness is started again
             response = try? HTTPTestClient(port: try FirefoxService.shared.port()).request("POST", "/batch", body: body,
                                                                                             timeout: timeout + 10)
         }
-        guard let response, response.status == 200, let reports = response.json as? [[String: Any]], reports.count == paths.count else {
-            return paths.map { _ in Reading(videoFrames: -1, duration: -1, problems: "Firefox: no answer from its probe server") }
+        guard let response, response.status == 200, var reports = response.json as? [[String: Any]], reports.count == paths.count else {
+            return paths.map { _ in ["end": "none", "error": "Firefox: no answer from its probe server"] }
         }
-        return reports.map(firefoxReading)
+        // A playback that dropped pictures (late at 4x on a busy machine) can count some twice in
+        // totalVideoFrames (measured: 42 for a 36-picture movie with 17 dropped): such a movie is played
+        // again, up to twice, and the playback without drops (else the last) is the reading.
+        for _ in 0..<(replays ? 2 : 0) {
+            let late = reports.indices.filter { ((reports[$0]["droppedVideoFrames"] as? NSNumber)?.intValue ?? 0) > 0 }
+            guard !late.isEmpty else { break }
+            let again = try firefox(late.map { paths[$0] }, timeout: timeout, replays: false)
+            for (position, index) in late.enumerated() { reports[index] = again[position] }
+        }
+        return reports
     }
 
     public static func firefox(_ path: String) throws -> Reading { try firefox([path])[0] }
