@@ -1,18 +1,23 @@
+import Dispatch
 import SystemSupport
 
 /// A few threads for blocking work that must not hold up its caller (a control command that waits for the
 /// next picture), with a bounded queue: no thread per request, and a flood of requests is refused at once
 /// rather than queued without end. Threads start as work arrives, up to `threads`, and end with `close()`.
-final class WorkPool: @unchecked Sendable {
+final class WorkPool: Sendable {
     let name: String
     let threadLimit: Int
     let queueLimit: Int
-    private let condition = Condition()
-    private var jobs: [@Sendable () -> Void] = []
-    private var threads: [WorkerThread] = []
-    private var idle = 0
-    private var running = 0
-    private var closed = false
+    private struct State {
+        var jobs: [@Sendable () -> Void] = []
+        var threads: [WorkerThread] = []
+        /// Jobs taken by a thread and not yet done.
+        var running = 0
+        var closed = false
+    }
+    private let state = Locked(State())
+    /// One signal per job queued, and one per thread at the end.
+    private let work = DispatchSemaphore(value: 0)
 
     init(name: String, threads: Int, queueLimit: Int) {
         self.name = name
@@ -23,46 +28,40 @@ final class WorkPool: @unchecked Sendable {
     /// Queues `job`; false (and `job` is not run) when every thread is busy and `queueLimit` jobs already
     /// wait, or the pool is closed.
     func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
-        condition.withLock {
-            guard !closed, running + jobs.count < threadLimit + queueLimit else { return false }
-            jobs.append(job)
-            if idle == 0 && threads.count < threadLimit {
-                threads.append(WorkerThread(name: name) { [self] in work() })
-            } else {
-                condition.signal()
+        let accepted = state.withLock { state in
+            guard !state.closed, state.running + state.jobs.count < threadLimit + queueLimit else { return false }
+            state.jobs.append(job)
+            if state.threads.count < min(threadLimit, state.running + state.jobs.count) {
+                state.threads.append(WorkerThread(name: name) { [self] in serve() })
             }
             return true
         }
+        if accepted { work.signal() }
+        return accepted
     }
 
     /// Runs what is queued, then ends the threads and waits for them.
     func close() {
-        let running = condition.withLock {
-            closed = true
-            condition.broadcast()
-            return threads
+        let threads = state.withLock { state in
+            state.closed = true
+            return state.threads
         }
-        for thread in running { thread.join() }
+        for _ in threads { work.signal() }
+        for thread in threads { thread.join() }
     }
 
-    private func work() {
-        condition.lock()
+    private func serve() {
         while true {
-            if let job = jobs.first {
-                jobs.removeFirst()
-                running += 1
-                condition.unlock()
-                job()
-                condition.lock()
-                running -= 1
-            } else if closed {
-                condition.unlock()
-                return
-            } else {
-                idle += 1
-                condition.wait()
-                idle -= 1
+            work.wait()
+            let job = state.withLock { state -> (@Sendable () -> Void)? in
+                guard !state.jobs.isEmpty else { return nil }
+                state.running += 1
+                return state.jobs.removeFirst()
             }
+            // No job for this signal: the pool is closed and what was queued is done.
+            guard let job else { return }
+            job()
+            state.withLock { $0.running -= 1 }
         }
     }
 }
