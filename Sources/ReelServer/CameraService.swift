@@ -245,8 +245,10 @@ final class CameraService: @unchecked Sendable {
             return movieShot(take, result)
         }
         for file in ([result] + tierResults).flatMap(CameraService.files(of:)) { unlink(file) }
-        // The first picture may still be being written: wait for it briefly.
-        let photo = take.photo.wait(seconds: 2)
+        // The first picture may still be being encoded: wait for its outcome. It comes with the camera's next
+        // picture, or as a failure when the session ends (a camera that stops delivering ends it within the
+        // device timeout); the bound only keeps a request from waiting without end.
+        let photo = take.photo.wait(seconds: 10)
         let name = URL(fileURLWithPath: folder.newPath("photo", extension: "jpg")).lastPathComponent
         guard photo == .taken, FileSystem.moveIntoPlace(photoPath, "\(folder.path)/\(name)") == 0 else {
             let reason = if case .failed(let message) = photo { message } else { "no picture arrived" }
