@@ -2,7 +2,7 @@
  * packet and asks for the device's smallest; the test device (an ALSA `file` PCM over the `null` PCM) allows
  * a period of one frame, so it would deliver 48,000 packets a second of 4 bytes each, a load no sound card
  * puts on a reader (a USB microphone's smallest is 1 ms; the tests' device gets REEL_ALSA_PERIOD frames, 1024
- * unless set). Loaded with LD_PRELOAD by FedALSADevice (Tests/ReelCLITests/MicrophoneCaptureTests.swift);
+ * unless set). Built by PreloadLibrary and loaded with LD_PRELOAD by FedALSADevice (Tests/ReelCLITests/MicrophoneCaptureTests.swift);
  * everything else in the capture path runs as it would on a real card. */
 #define _GNU_SOURCE
 #include <dlfcn.h>

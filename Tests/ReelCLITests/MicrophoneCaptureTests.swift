@@ -151,11 +151,7 @@ struct FedALSADevice {
                     "sine=frequency=1000:sample_rate=\(clockRate)", "-t", String(seconds), "-ac", "2", "-f", "s16le", "-y", fifo]
         let command = getuid() == 0 ? ["/usr/bin/chrt", "-f", "10"] + feed : feed
         feeder = try Processes.start(command[0], Array(command.dropFirst()), discardOutput: true)
-        let period = "\(folder)/alsaperiod.so"
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../ALSAPeriod/alsaperiod.c").standardizedFileURL.path
-        let build = try Processes.run("/usr/bin/gcc", ["-shared", "-fPIC", "-O1", "-o", period, source, "-ldl"])
-        guard build.status == 0 else { throw SetupError("cc: \(build.standardError)") }
+        let period = try PreloadLibrary.build("ALSAPeriod/alsaperiod.c", named: "alsaperiod", in: folder)
         environment = ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(configuration)", "LD_PRELOAD": period]
     }
 

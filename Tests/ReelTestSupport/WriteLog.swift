@@ -15,12 +15,7 @@ public enum WriteLog {
 
     /// Builds the shim into `folder`; returns the library's path.
     public static func buildShim(in folder: String) throws -> String {
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../WriteLog/writelog.c").standardizedFileURL.path
-        let library = "\(folder)/writelog.so"
-        let build = try Processes.run("/usr/bin/gcc", ["-shared", "-fPIC", "-O1", "-o", library, source, "-ldl"])
-        guard build.status == 0 else { throw PictureComparison.SetupFailure("cc: \(build.standardError)") }
-        return library
+        try PreloadLibrary.build("WriteLog/writelog.c", named: "writelog", in: folder)
     }
 
     /// Runs `reel ARGUMENTS` (which writes `movie`) under the shim; returns its result and the operations on `movie`.
