@@ -38,13 +38,13 @@ extension MovieRecorder {
     /// the FIFO: after silence where it leaves a hole, without the part that overlaps what is queued.
     func queueAudio(_ block: Frame, start itemStart: Int64, tolerance: Int64) throws {
         guard let fifo = audioFIFO, !audioDone else { return }
-        if audioFIFOStart == nil {
+        if audio.queueStart == nil {
             // On an input's own timeline, audio that starts after the movie does is preceded by silence.
-            let originSample = origin?.rescaled(to: audioTimeBase).value ?? itemStart
-            audioFIFOStart = setup.timelineFromInputStart ? min(itemStart, originSample) : itemStart
+            let originSample = self.originSample ?? itemStart
+            audio.queueStart = setup.timelineFromInputStart ? min(itemStart, originSample) : itemStart
         }
         var overlap = 0
-        switch AudioPlacement.place(start: itemStart, expected: audioFIFOStart! &+ Int64(fifo.count),
+        switch AudioPlacement.place(start: itemStart, expected: audio.queueStart! &+ Int64(fifo.count),
                                     blockSamples: block.sampleCount, tolerance: tolerance,
                                     followsInputTimeline: setup.timelineFromInputStart, sampleRate: setup.preset.audio.sampleRate) {
         case .append: break
@@ -59,11 +59,11 @@ extension MovieRecorder {
                 let excess = fifo.count - 2 * setup.preset.audio.sampleRate
                 if excess > 0 {
                     fifo.drain(excess)
-                    audioFIFOStart! += Int64(excess)
+                    audio.queueStart! += Int64(excess)
                 }
                 return
             }
-            origin = Timestamp(value: audioFIFOStart!, timeBase: audioTimeBase)
+            origin = Timestamp(value: audio.queueStart!, timeBase: audioTimeBase)
         }
         try encodeQueuedAudio(final: false)
     }
@@ -86,22 +86,21 @@ extension MovieRecorder {
     /// is committed) takes audio up to its end, the last frame short, and its encoder is drained; the last
     /// file takes audio up to the planned boundary and waits there for the video (audio alone commits it).
     func encodeQueuedAudio(final: Bool) throws {
-        guard let fifo = audioFIFO, let origin, let queuedStart = audioFIFOStart else { return }
-        let originSample = origin.rescaled(to: audioTimeBase).value
+        guard let fifo = audioFIFO, let originSample, let queuedStart = audio.queueStart else { return }
         if queuedStart < originSample {
             let trim = Int(min(originSample - queuedStart, Int64(fifo.count)))
             fifo.drain(trim)
-            audioFIFOStart = queuedStart + Int64(trim)
+            audio.queueStart = queuedStart + Int64(trim)
         }
-        while !audioDone, let segment = segments.first(where: { !$0.audioEnded }) {
-            let position = audioFIFOStart! - originSample
+        while !audioDone, let segment = segments.audioFile {
+            let position = audio.queueStart! - originSample
             if segment.end == nil, let planned = nextBoundary, !setup.hasVideo, position + Int64(fifo.count) >= planned.sample {
                 try commitBoundary()
                 continue
             }
             let wall = segment.end?.sample ?? nextBoundary?.sample
             try encodeAudio(into: segment, until: wall, closes: segment.end != nil, final: final, originSample: originSample)
-            guard let end = segment.end, audioFIFOStart! - originSample >= end.sample else { break }
+            guard let end = segment.end, audio.queueStart! - originSample >= end.sample else { break }
             try endAudio(of: segment)
             try closeEndedSegments()
         }
@@ -111,11 +110,11 @@ extension MovieRecorder {
     /// duration limit. Only the frame that `closes` the file's audio at the wall, or the `final` one, is short.
     func encodeAudio(into segment: MovieSegment, until wall: Int64?, closes: Bool, final: Bool,
                              originSample: Int64) throws {
-        guard let fifo = audioFIFO, let encoder = segment.audioEncoder, var fifoStart = audioFIFOStart else { return }
-        defer { audioFIFOStart = fifoStart }
+        guard let fifo = audioFIFO, let encoder = segment.audioEncoder, var fifoStart = audio.queueStart else { return }
+        defer { audio.queueStart = fifoStart }
         let frameSize = encoder.encoder.frameSize
         let durationLimit = setup.limits.maxDuration.map { Int64(($0 * Double(setup.preset.audio.sampleRate)).rounded()) }
-        let limit = [durationLimit, audioEndCap, totalSizeEnd?.sample].compactMap { $0 }.min()
+        let limit = [durationLimit, audio.endCap, totalSizeEnd?.sample].compactMap { $0 }.min()
         let waitPoint = final ? nil : audioWaitPoint(originSample: originSample)
         if let preroll, segment.index > 1, segment.audioSamplesEncoded == 0, preroll.count == frameSize, fifo.count > 0 {
             try encoder.encode { frame in
@@ -123,24 +122,16 @@ extension MovieRecorder {
                 frame.pts = -Int64(frameSize)
             }
         }
-        while !audioDone {
+        frames: while !audioDone {
             let position = fifoStart - originSample
-            if let limit, position >= limit {
+            let count: Int
+            switch AudioTrack.nextFrame(position: position, frameSize: frameSize, queued: fifo.count, limit: limit,
+                                        wall: wall, closes: closes, waitPoint: waitPoint, final: final) {
+            case .limitReached:
                 audioDone = true
-                break
-            }
-            var end = position + Int64(frameSize)
-            if let limit { end = min(end, limit) }
-            if let wall, end > wall {
-                guard closes else { break }  // the video has not reached the boundary yet
-                end = wall
-            }
-            if let waitPoint, end > waitPoint { break }
-            var count = Int(end - position)
-            guard count > 0 else { break }
-            if fifo.count < count {
-                guard final, fifo.count > 0 else { break }
-                count = fifo.count
+                break frames
+            case .wait: break frames
+            case .encode(let samples): count = samples
             }
             try encoder.encode { frame in
                 _ = try fifo.read(into: frame, sampleCount: count)
@@ -151,14 +142,14 @@ extension MovieRecorder {
                 }
             }
             fifoStart += Int64(count)
-            audioSamplesEncoded += Int64(count)
+            audio.samplesEncoded += Int64(count)
             segment.audioSamplesEncoded += Int64(count)
             if let limit, position + Int64(count) >= limit { audioDone = true }
             if count < frameSize { break }  // a short frame is the last one the encoder takes
         }
         try encoder.collectPackets { try write($0, stream: audioStream, to: segment) }
         // Without video the audio is what fills a file: its size plans the cut at the next sample.
-        if !setup.hasVideo, let cut = sizeCut, nextBoundary == nil, segment === segments.last,
+        if !setup.hasVideo, let cut = sizeCut, nextBoundary == nil, segment === segments.current,
            cut.mustCut(projected: segment.writer.projectedFileSize,
                        audioFrameBytes: Double(setup.preset.audio.bitRate) / 8 * Double(frameSize) / Double(setup.preset.audio.sampleRate)) {
             nextBoundary = SegmentBoundaries.Boundary(slot: 0, sample: fifoStart - originSample)

@@ -7,11 +7,11 @@ import SystemSupport
 /// the result.
 extension MovieRecorder {
     func finalize() -> RecordingResult {
-        if !segments.isEmpty {
+        if !segments.open.isEmpty {
             do {
                 // Ended at a boundary for the total size: the pictures up to it were planned into the file.
                 if MovieVerdict.flushesEncoders(after: stopReason) || (totalSizeEnd != nil && stopReason == .maxFileSizeReached
-                                                                       && segments.allSatisfy { $0.writer.stopReason == nil }) {
+                                                                       && segments.open.allSatisfy { $0.writer.stopReason == nil }) {
                     try flushEncoders()
                 }
             } catch {
@@ -21,7 +21,7 @@ extension MovieRecorder {
             }
             releaseHeldPicture()
             let ending = stopReason ?? .stopped
-            while !segments.isEmpty { finishSegment(segments.removeFirst(), stopReason: ending) }
+            for segment in segments.takeAll() { finishSegment(segment, stopReason: ending) }
             if setup.discardsStoppedMovie && ending == .stopped {
                 // An interrupted batch transcode keeps none of its segments: a re-run does the whole job again.
                 for index in finishedSegments.indices where finishedSegments[index].usable && !finishedSegments[index].result.deleted {
@@ -62,7 +62,7 @@ extension MovieRecorder {
             stages: stages, fragments: files.reduce(0) { $0 + $1.fragments },
             finalizationBytes: recorded ? files.last?.finalizationBytes : nil,
             // Repeats counted as they were encoded; a limit cut can leave some out of the file.
-            duplicatedFrames: recorded ? min(duplicatedFrames, max(0, fileVideoFrames - 1)) : nil,
+            duplicatedFrames: recorded ? min(video.repeats, max(0, fileVideoFrames - 1)) : nil,
             segments: segmented ? files.map(\.result) : nil)
     }
 
@@ -75,11 +75,11 @@ extension MovieRecorder {
         // and a block apart. So the audio is padded with silence or cut to the video's end (it was encoded no
         // further than the pictures, see audioWaitPoint; if it was, the last picture lasts until it ends):
         // both tracks end together, as they began. (Not at an input's end: a file's tracks keep their lengths.)
-        let alignsEnds = stopReason == .stopped && setup.hasVideo && setup.hasAudio && origin != nil && audioFIFOStart != nil
+        let alignsEnds = stopReason == .stopped && setup.hasVideo && setup.hasAudio && origin != nil && audio.queueStart != nil
         if let encoder = videoEncoder {
             try showHeldPicture(atLeastUntil: alignsEnds ? encodedAudioEndSlot() : 0)
             try send(nil, to: encoder, stream: videoStream)
-            for segment in segments where !segment.videoEnded {
+            for segment in segments.open where !segment.videoEnded {
                 segment.videoEnded = true
                 _ = try segment.writer.endStream(videoStream)
             }
@@ -88,54 +88,50 @@ extension MovieRecorder {
             nextBoundary = nil
             // The cap comes first: what swresample still holds must not be encoded past the video's end.
             if alignsEnds { capAudioAtTheVideoEnd() }
-            if audioResampler != nil, audioFIFOStart != nil, let tail = try resampled(nil) {
+            if audioResampler != nil, let queueStart = audio.queueStart, let tail = try resampled(nil) {
                 // What swresample still holds follows what is queued.
-                try queueAudio(tail, start: audioFIFOStart! + Int64(audioFIFO?.count ?? 0), tolerance: 0)
+                try queueAudio(tail, start: queueStart + Int64(audioFIFO?.count ?? 0), tolerance: 0)
             }
-            if let cap = audioEndCap, let end = queuedAudioEnd, end < cap { try appendSilence(cap - end) }
+            if let cap = audio.endCap, let end = queuedAudioEnd, end < cap { try appendSilence(cap - end) }
             if origin != nil { try encodeQueuedAudio(final: true) }
-            for segment in segments { try endAudio(of: segment) }
+            for segment in segments.open { try endAudio(of: segment) }
         }
     }
 
-    /// How far a stop lines the tracks' ends up: a gap longer than this is not the last frame and block
-    /// (a device that stalled before the stop) and is left as it is.
-    static let endAlignmentLimit: Double = 0.5
+    /// The session sample of the movie's time zero (the origin is known once its first item came).
+    var originSample: Int64? { origin?.rescaled(to: audioTimeBase).value }
+
+    /// The first slot after every picture sent, in samples from the origin.
+    var videoSentSamples: Int64 {
+        Timestamp(value: video.nextSlotToSend, timeBase: videoTimeBase).rescaled(to: audioTimeBase).value
+    }
 
     /// Where the audio queued so far ends, in samples from the movie's origin.
     var queuedAudioEnd: Int64? {
-        guard let origin, let fifoStart = audioFIFOStart, let fifo = audioFIFO else { return nil }
-        return fifoStart - origin.rescaled(to: audioTimeBase).value + Int64(fifo.count)
+        guard let originSample, let fifo = audioFIFO else { return nil }
+        return audio.queuedEnd(originSample: originSample, queued: fifo.count)
     }
 
-    /// While the video runs, audio is encoded no further than the pictures sent so far (it arrives ahead of
-    /// them), so that a stop can cut the queued rest at the video's end; audio further ahead than the
-    /// alignment limit (a stalled camera) is encoded anyway, which keeps the queue bounded. Nil: no wait.
+    /// How far the audio may be encoded while the video runs (AudioTrack.waitPoint). Nil: no wait.
     func audioWaitPoint(originSample: Int64) -> Int64? {
-        guard setup.hasVideo, !videoDone, let fifo = audioFIFO, let start = audioFIFOStart else { return nil }
-        let sent = Timestamp(value: nextSlotToSend, timeBase: videoTimeBase).rescaled(to: audioTimeBase).value
-        let queuedEnd = start - originSample + Int64(fifo.count)
-        return max(sent, queuedEnd - Int64(MovieRecorder.endAlignmentLimit * Double(setup.preset.audio.sampleRate)))
+        guard setup.hasVideo, !videoDone, let fifo = audioFIFO else { return nil }
+        return audio.waitPoint(originSample: originSample, queued: fifo.count, videoSent: videoSentSamples)
     }
 
     /// The slot at which the audio encoded so far ends (rounded up), or 0 when that is beyond the alignment
     /// limit past the video's end. (It passes the pictures sent only when they lag by more than the limit.)
     func encodedAudioEndSlot() -> Int64 {
-        guard let origin, let fifoStart = audioFIFOStart else { return 0 }
-        let end = fifoStart - origin.rescaled(to: audioTimeBase).value
+        guard let originSample, let end = audio.encodedEnd(originSample: originSample) else { return 0 }
         var slot = Timestamp(value: end, timeBase: audioTimeBase).rescaled(to: videoTimeBase).value
         if Timestamp(value: slot, timeBase: videoTimeBase).rescaled(to: audioTimeBase).value < end { slot += 1 }
-        let limit = Int64((MovieRecorder.endAlignmentLimit * setup.preset.videoFrameRate.doubleValue).rounded(.up))
-        return slot <= cadence.nextSlot + limit ? slot : 0
+        let limit = Int64((AudioTrack.endAlignmentLimit * setup.preset.videoFrameRate.doubleValue).rounded(.up))
+        return slot <= video.cadence.nextSlot + limit ? slot : 0
     }
 
-    /// Ends the audio at the video's end, when the two are within the alignment limit: what passes it is
-    /// not encoded, and flushEncoders pads a shortfall with silence.
+    /// Ends the audio at the video's end when the two are within the alignment limit (AudioTrack.capAtVideoEnd).
     func capAudioAtTheVideoEnd() {
-        guard let audioEnd = queuedAudioEnd else { return }
-        let videoEnd = Timestamp(value: nextSlotToSend, timeBase: videoTimeBase).rescaled(to: audioTimeBase).value
-        let limit = Int64(MovieRecorder.endAlignmentLimit * Double(setup.preset.audio.sampleRate))
-        if abs(videoEnd - audioEnd) <= limit { audioEndCap = videoEnd }
+        guard let originSample, let fifo = audioFIFO else { return }
+        audio.capAtVideoEnd(videoSentSamples, originSample: originSample, queued: fifo.count)
     }
 
     /// This output's share of the CPU time, called on its thread once the file is finished. The session
@@ -162,20 +158,20 @@ extension MovieRecorder {
         let now = MonotonicClock.nanoseconds()
         guard now - lastProgress.time >= 500_000_000 else { return }
         let interval = Double(now - lastProgress.time) / 1e9
-        let fps = lastProgress.time == 0 ? 0 : Double(videoFrames - lastProgress.frames) / interval
-        lastProgress = (now, videoFrames)
-        let media = max(Double(cadence.nextSlot) * videoTimeBase.doubleValue,
-                        Double(audioSamplesEncoded) / Double(setup.preset.audio.sampleRate))
+        let fps = lastProgress.time == 0 ? 0 : Double(video.framesSent - lastProgress.frames) / interval
+        lastProgress = (now, video.framesSent)
+        let media = max(Double(video.cadence.nextSlot) * videoTimeBase.doubleValue,
+                        Double(audio.samplesEncoded) / Double(setup.preset.audio.sampleRate))
         let report = RecordingProgress(
             elapsed: Double(now - startedAt) / 1e9, mediaDuration: media, bytes: bytesSoFar,
-            videoFrames: videoFrames, droppedFrames: droppedFrames, framesPerSecond: fps, inputDuration: setup.inputDuration,
-            segment: naming == nil ? nil : segments.last?.index)
+            videoFrames: video.framesSent, droppedFrames: droppedFrames, framesPerSecond: fps, inputDuration: setup.inputDuration,
+            segment: naming == nil ? nil : segments.current?.index)
         latestProgress.withLock { $0 = report }
         progress(report)
     }
 
     /// Bytes of the finished files and of the open ones as if finished now.
     var bytesSoFar: Int64 {
-        finishedSegments.reduce(0) { $0 + $1.result.bytes } + segments.reduce(0) { $0 + $1.writer.projectedFileSize }
+        finishedSegments.reduce(0) { $0 + $1.result.bytes } + segments.open.reduce(0) { $0 + $1.writer.projectedFileSize }
     }
 }

@@ -8,7 +8,7 @@ extension MovieRecorder {
 
     /// Opens the next file, starting at `boundary`, and plans the boundary after it.
     func openSegment(at boundary: SegmentBoundaries.Boundary) throws {
-        let index = (segments.last?.index ?? finishedSegments.last?.result.index ?? 0) + 1
+        let index = (segments.current?.index ?? finishedSegments.last?.result.index ?? 0) + 1
         // Every name the pattern makes was checked before the recording began (OutputPlan); one that a
         // {date}/{time} field makes anew, or that another program took since, is not replaced: the segment
         // gets the next free name beside it ("cam-…-14-05-09 (2).mov"), which its result and events report.
@@ -19,11 +19,11 @@ extension MovieRecorder {
         } ?? setup.outputPath
         let writingPath = setup.temporaryPath == setup.outputPath ? path
             : (naming == nil ? setup.temporaryPath : PartialName.path(for: path))
-        let limits = segmentLimits(otherOpen: segments)
+        let limits = segmentLimits(otherOpen: segments.open)
         let segment = try MovieSegment(index: index, outputPath: path, writingPath: writingPath, start: boundary, setup: setup,
                                        videoEncoder: videoEncoder, limits: limits)
-        segments.append(segment)
-        keyframes = KeyframeSchedule(interval: setup.fragmentInterval)
+        segments.add(segment)
+        video.startSegment()
         if let duration = setup.segmentation?.duration {
             nextBoundary = setup.hasVideo ? boundaries.durationBoundary(index: index, seconds: duration)
                                           : boundaries.audioOnlyBoundary(index: index, seconds: duration)
@@ -49,8 +49,8 @@ extension MovieRecorder {
     /// picture at the boundary its first (a keyframe). The current file takes the audio up to the boundary
     /// as it comes, then its AAC encoder is drained and it is finalized once its last pictures are out.
     func commitBoundary() throws {
-        guard let boundary = nextBoundary, let current = segments.last else { return }
-        if let left = segmentLimits(otherOpen: segments).maxFileSize, left < newFileStartBytes {
+        guard let boundary = nextBoundary, let current = segments.current else { return }
+        if let left = segmentLimits(otherOpen: segments.open).maxFileSize, left < newFileStartBytes {
             // What the recording's total size leaves would not hold a file's start: the recording ends at the
             // boundary instead of opening a file that could hold nothing; the file keeps what it was planned
             // to hold, as at a duration limit, and the recording reports its size limit.
@@ -80,9 +80,7 @@ extension MovieRecorder {
 
     /// Finalizes the files, other than the last, that will get no more packets.
     func closeEndedSegments() throws {
-        while segments.count > 1, segments[0].videoEnded, segments[0].audioEnded {
-            finishSegment(segments.removeFirst(), stopReason: nil)
-        }
+        for segment in segments.takeFinished() { finishSegment(segment, stopReason: nil) }
     }
 
     /// Finalizes a file and reports it; a segment then counts towards loop recording's retention.
@@ -111,8 +109,8 @@ extension MovieRecorder {
         }
         // What the recording's total size leaves for the files still open.
         if setup.limits.maxFileSize != nil {
-            for (position, open) in segments.enumerated() {
-                var others = segments
+            for (position, open) in segments.open.enumerated() {
+                var others = segments.open
                 others.remove(at: position)
                 open.writer.setMaxFileSize(segmentLimits(otherOpen: others).maxFileSize)
             }
@@ -125,7 +123,7 @@ extension MovieRecorder {
         let margin = Int64(max(1 << 20, 4 * bytes))
         while segment.writer.freeSpaceHeadroom() < margin, let deleted = retention.deleteOldest() {
             finishedSegments[deleted].result.deleted = true
-            for open in segments { open.writer.refreshDiskSpace() }
+            for open in segments.open { open.writer.refreshDiskSpace() }
         }
     }
 
@@ -145,21 +143,21 @@ extension MovieRecorder {
                 let origin = self.origin!
                 let instant = max(Timestamp(value: interval.start, timeBase: sessionTimeBase), origin)
                 pausedAt = instant
-                let slots = cadence.arrive(time: VideoCadence.frames(of: instant - origin, rate: setup.preset.videoFrameRate))
+                let slots = video.arrive(after: instant - origin)
                 if let held = heldPicture {
                     heldPicture = nil
                     defer { buffer.release(.video, held.slot) }
                     try show(held.picture(setup.rendition), in: slots)
                 }
                 // The picture that came at the pause is not recorded: the first after the resume takes its place.
-                cadence.letGoOfHeldPicture()
+                video.pause()
             }
             guard let end = interval.end, time >= end else { return true }
             let gap = max(Timestamp(value: end, timeBase: sessionTimeBase), pausedAt!) - pausedAt!
             self.origin = self.origin! + gap
-            if let start = audioFIFOStart { audioFIFOStart = start + gap.rescaled(to: audioTimeBase).value }
+            if let start = audio.queueStart { audio.queueStart = start + gap.rescaled(to: audioTimeBase).value }
             pausedAt = nil
-            keyframeAtResume = true
+            video.resume()
             pauseCursor += 1
         }
         return false

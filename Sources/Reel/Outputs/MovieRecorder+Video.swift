@@ -16,7 +16,7 @@ extension MovieRecorder {
             return
         }
         if origin == nil { origin = item.time }
-        let slots = cadence.arrive(time: VideoCadence.frames(of: item.time - origin!, rate: setup.preset.videoFrameRate))
+        let slots = video.arrive(after: item.time - origin!)
         let previous = heldPicture
         heldPicture = item
         if let previous {
@@ -31,7 +31,7 @@ extension MovieRecorder {
         guard let held = heldPicture else { return }
         heldPicture = nil
         defer { buffer.release(.video, held.slot) }
-        try show(held.picture(setup.rendition), in: cadence.finish(atLeast: minimumEnd))
+        try show(held.picture(setup.rendition), in: video.finish(atLeast: minimumEnd))
     }
 
     func releaseHeldPicture() {
@@ -54,35 +54,20 @@ extension MovieRecorder {
                 return
             }
             if let boundary = nextBoundary, slot >= boundary.slot { try commitBoundary() }
-            if let failAt = injectedFailure, videoFrames >= failAt {
+            if let failAt = injectedFailure, video.framesSent >= failAt {
                 throw FFmpegError(call: "avcodec_send_frame", message: "an encoder failure injected by a test")
             }
             videoInput.pts = slot
-            // Each segment and each fragment starts with a keyframe: one comes at a segment's first picture and
-            // at every multiple of the fragment interval from there.
-            let segmentStart = segments.last?.start.slot ?? 0
-            let startsSegment = slot == segmentStart && videoFrames > 0
-            videoInput.forcesKeyframe = keyframes.forcesKeyframe(at: Double(slot - segmentStart) * videoTimeBase.doubleValue,
-                                                                 isFirst: videoFrames == 0 || startsSegment)
-                || startsSegment || (keyframeAtResume && videoFrames > 0)
-            keyframeAtResume = false
-            nextSlotToSend = slot + 1
-            picturesSent += 1
+            videoInput.forcesKeyframe = video.send(slot: slot, segmentStart: segments.current?.start.slot ?? 0,
+                                                   isRepeat: slot > slots.lowerBound)
             try send(videoInput, to: encoder, stream: videoStream)
-            if slot > slots.lowerBound { duplicatedFrames += 1 }
-            videoFrames += 1
             if stopReason != reasonBefore { return }
         }
     }
 
-    /// The first frame slot not kept under the duration limit: every kept frame ends by the limit, so no
-    /// track runs past it (5 s at 30 fps: 150 frames; 1.01 s: 30 frames, 1.0 s). A limit shorter than one
-    /// frame still keeps the first picture: a movie needs one.
-    /// The recording's end for its total size (totalSizeEnd) is one too.
+    /// The first frame slot not kept (VideoTrack.slotLimit under the duration limit, or the recording's end
+    /// for its total size, totalSizeEnd).
     var videoSlotLimit: Int64? {
-        let duration = setup.limits.maxDuration.map {
-            max(1, Int64(($0 * setup.preset.videoFrameRate.doubleValue + 1e-9).rounded(.down)))
-        }
-        return [duration, totalSizeEnd?.slot].compactMap { $0 }.min()
+        [setup.limits.maxDuration.map { video.slotLimit(seconds: $0) }, totalSizeEnd?.slot].compactMap { $0 }.min()
     }
 }

@@ -15,42 +15,6 @@ import SystemSupport
 /// file begins with a fresh AAC encoder. Video packets go to the file whose range holds their time: with a
 /// closed GOP every picture before the keyframe leaves the encoder before it, so each file is whole.
 final class MovieRecorder: @unchecked Sendable {
-    struct Setup: Sendable {
-        /// Where the movie is written until finalized: the output path itself when fragments keep it
-        /// playable all along, else a hidden temporary name.
-        var temporaryPath: String
-        var fragmentInterval: Double
-        var fragmentMemoryLimit: Int64
-        var outputPath: String
-        var folder: String
-        var preset: Preset
-        var limits: RecordingLimits
-        var rotation: DisplayTurn
-        var hasVideo: Bool
-        /// The picture rendition this movie takes (its size, see PictureRenditions).
-        var rendition: Int
-        /// What the video is tagged with (the rendition's ColourPlan output).
-        var videoColour: ColourDescription
-        var hasAudio: Bool
-        /// The sample rate and channels the session captures audio in; a preset that differs resamples.
-        var captureAudio: (sampleRate: Int, channels: Int)
-        /// Unpaced inputs (files, lavfi with realtime=0): the movie's timeline is the inputs' own from their
-        /// start (audio may lead the first picture). Live ones: the movie starts with the first picture.
-        var timelineFromInputStart: Bool
-        var videoDevice: String?
-        var audioDevice: String?
-        /// Seconds the input file lasts (a transcode), for progress.
-        var inputDuration: Double?
-        /// Consecutive files instead of one (outputPath is then the name pattern, see SegmentNaming).
-        var segmentation: Segmentation? = nil
-        /// A segment may replace a file of the same name (the first one's name is checked before the start).
-        var overwrite = false
-        /// The session clock's zero (monotonic nanoseconds), which pauses are placed on.
-        var sessionStart: Int64 = 0
-        /// A movie stopped before its end is deleted, not finalized (RecordingConfiguration.discardsStoppedMovie).
-        var discardsStoppedMovie = false
-    }
-
     let setup: Setup
     /// Where the session puts this movie's items.
     let queue: OutputQueue
@@ -71,9 +35,8 @@ final class MovieRecorder: @unchecked Sendable {
 
     // Encoding state, owned by the recorder's thread.
     var videoEncoder: Encoder?
-    /// The files being written, oldest first: the last takes the audio and new pictures; an older one stays
-    /// open until the video encoder has given out its last pictures. One for an unsegmented movie.
-    var segments: [MovieSegment] = []
+    /// The files being written (one for an unsegmented movie) and which of them each packet goes to.
+    var segments = SegmentRouter<MovieSegment>()
     /// Every file finished so far, in order (segment results with what finalizing them gave).
     var finishedSegments: [MovieSegment.Outcome] = []
     let boundaries: SegmentBoundaries
@@ -84,10 +47,6 @@ final class MovieRecorder: @unchecked Sendable {
     /// The size of the last keyframe out of the encoder (a new file's first picture is one).
     var lastKeyframeBytes = 0
     var retention: SegmentRetention
-    /// Pictures given to the video encoder and packets it gave back: the difference is in flight.
-    var picturesSent = 0
-    var videoPacketsOut = 0
-    var nextSlotToSend: Int64 = 0
     var audioEncodeNanoseconds: Int64 = 0
     /// A segmented movie's last AAC frame of samples encoded: the next segment's encoder is primed with them
     /// (encoded before its start, and trimmed by its edit list as any encoder priming is), so its first frame
@@ -101,20 +60,16 @@ final class MovieRecorder: @unchecked Sendable {
     var conversion: (fifo: SampleFIFO, frame: Frame, capacity: Int)?
     var videoStream = -1
     var audioStream = -1
+    /// The session time of the movie's time zero, once known (the first picture, or the input's start).
     var origin: Timestamp? = nil
-    var cadence = VideoCadence()
+    /// The picture track's slots and keyframes, and the sound track's queue and limits.
+    var video: VideoTrack
+    var audio: AudioTrack
     /// The latest picture, shown once the next one says for how long (see VideoCadence).
     var heldPicture: CapturedItem? = nil
-    var duplicatedFrames = 0
-    var keyframes: KeyframeSchedule
     /// The picture as this movie's encoder gets it: a reference to the shared pixels (no copy) with this
     /// movie's own timestamp and keyframe flag (the shared frame is read-only: other outputs read it).
     let videoInput = Frame()
-    var videoFrames = 0
-    var audioFIFOStart: Int64? = nil  // session time of the FIFO's first sample, in samples
-    var audioSamplesEncoded: Int64 = 0
-    /// Where a stop ends the audio (in samples from the origin): at the video's end (see flushEncoders).
-    var audioEndCap: Int64? = nil
     /// Where the recording ends because its total size leaves no room for another file (the boundary that
     /// file would have begun at): pictures and audio stop there, as at a duration limit.
     var totalSizeEnd: SegmentBoundaries.Boundary? = nil
@@ -127,8 +82,6 @@ final class MovieRecorder: @unchecked Sendable {
     var pauseCursor = 0
     /// Session time at which the pause took effect, while paused.
     var pausedAt: Timestamp? = nil
-    /// The first picture after a resume starts a new group of pictures.
-    var keyframeAtResume = false
     let audioWanted = Atomic<Bool>(true)
     var stopReason: StopReason? = nil
     var errorMessage: String? = nil
@@ -166,11 +119,12 @@ final class MovieRecorder: @unchecked Sendable {
         self.readerDrops = readerDrops
         self.progress = progress
         self.startedAt = MonotonicClock.nanoseconds()
-        self.keyframes = KeyframeSchedule(interval: setup.fragmentInterval)
+        self.video = VideoTrack(frameRate: setup.preset.videoFrameRate, fragmentInterval: setup.fragmentInterval)
+        self.audio = AudioTrack(sampleRate: setup.preset.audio.sampleRate)
         if setup.timelineFromInputStart { origin = .zero(in: sessionTimeBase) }
     }
 
-    var videoTimeBase: Rational { setup.preset.videoFrameRate.inverted }
+    var videoTimeBase: Rational { video.timeBase }
     var audioTimeBase: Rational { Rational(1, Int32(setup.preset.audio.sampleRate)) }
 
     /// The movie has stopped taking items (finalized, or about to be).
@@ -298,84 +252,5 @@ final class MovieRecorder: @unchecked Sendable {
             }
         }
         try openSegment(at: SegmentBoundaries.Boundary(slot: 0, sample: 0))
-    }
-
-    // MARK: encoding and muxing
-
-    func send(_ frame: Frame?, to encoder: Encoder, stream: Int) throws {
-        let start = CPUClock.threadNanoseconds()
-        let muxBefore = muxNanoseconds
-        defer {
-            // Encoder time is the call's CPU time less the muxing done inside it.
-            encodeNanoseconds[encoder.mediaType, default: 0] +=
-                CPUClock.threadNanoseconds() - start - (muxNanoseconds - muxBefore)
-        }
-        if try encoder.send(frame) == .outputFull {
-            try drainPackets(from: encoder, stream: stream)
-            _ = try encoder.send(frame)
-        }
-        try drainPackets(from: encoder, stream: stream)
-    }
-
-    func drainPackets(from encoder: Encoder, stream: Int) throws {
-        while try encoder.receive(into: packet) == .received {
-            if packet.duration == 0 && encoder.mediaType == .video { packet.duration = 1 }
-            try writeVideo(packet)
-        }
-    }
-
-    /// A video packet goes to the file whose range holds its time, on that file's timeline; the files before
-    /// it will get no more pictures.
-    func writeVideo(_ packet: Packet) throws {
-        videoPacketsOut += 1
-        guard let position = segments.firstIndex(where: { $0.end == nil || packet.pts < $0.end!.slot }) else {
-            packet.unref()
-            return
-        }
-        for earlier in segments[..<position] where !earlier.videoEnded {
-            earlier.videoEnded = true
-            _ = try earlier.writer.endStream(videoStream)
-        }
-        let segment = segments[position]
-        packet.pts -= segment.start.slot
-        packet.dts -= segment.start.slot
-        let size = packet.size, isKeyframe = packet.isKeyframe
-        segment.videoPacketsReceived += 1
-        try write(packet, stream: videoStream, to: segment)
-        if position > 0 { try closeEndedSegments() }
-        // Every picture counts towards the estimate, also those still going to the file before the last: a
-        // burst of detail at the end of one file must not size the next file's pictures once it is over.
-        if isKeyframe { lastKeyframeBytes = size }
-        sizeCut?.note(videoPacketBytes: size, isKeyframe: isKeyframe)
-        if let cut = sizeCut, segment === segments.last {
-            let inFlight = max(0, picturesSent - videoPacketsOut)
-            let audioPerPicture = Double(setup.preset.audio.bitRate) / 8 * videoTimeBase.doubleValue
-            if nextBoundary == nil,
-               cut.mustCut(projected: segment.writer.projectedFileSize, segmentPictures: segment.videoPacketsReceived,
-                            picturesInFlight: inFlight, audioBytesPerPicture: audioPerPicture) {
-                planSizeCut()
-            }
-        }
-    }
-
-    /// Ends the current file at the next picture that can still begin a new one.
-    func planSizeCut() {
-        guard nextBoundary == nil, let origin, let fifoStart = audioFIFOStart else {
-            if nextBoundary == nil { nextBoundary = boundaries.earliestCut(nextSlot: nextSlotToSend, audioEncodedUntil: nil) }
-            return
-        }
-        let encodedUntil = fifoStart - origin.rescaled(to: audioTimeBase).value
-        nextBoundary = boundaries.earliestCut(nextSlot: nextSlotToSend, audioEncodedUntil: encodedUntil)
-    }
-
-    func write(_ packet: Packet, stream: Int, to segment: MovieSegment) throws {
-        packet.streamIndex = stream
-        let start = CPUClock.threadNanoseconds()
-        makeRoom(for: packet.size, in: segment)
-        let outcome = try segment.writer.submit(packet)
-        muxNanoseconds += CPUClock.threadNanoseconds() - start
-        // A limit here is the recording's (its total size, the free-space floor): it ends the recording.
-        guard case .limitReached(let reason) = outcome else { return }
-        stopReason = reason
     }
 }

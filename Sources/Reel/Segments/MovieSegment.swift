@@ -7,7 +7,7 @@ import Glibc
 /// encoded on its own, so it starts with the encoder's priming (which its edit list trims, as any movie's)
 /// and ends at the segment's last sample, and the segment plays alone without a click or a gap. The video
 /// encoder is the movie's, shared by its segments (a keyframe is forced where each begins).
-final class MovieSegment {
+final class MovieSegment: SegmentFile {
     /// 1, 2, 3 ... (1 for an unsegmented movie).
     let index: Int
     let outputPath: String

@@ -1,0 +1,40 @@
+import FFmpegCore
+
+extension MovieRecorder {
+    /// What a movie is asked to record: where, at which preset, under which limits, from which tracks.
+    struct Setup: Sendable {
+        /// Where the movie is written until finalized: the output path itself when fragments keep it
+        /// playable all along, else a hidden temporary name.
+        var temporaryPath: String
+        var fragmentInterval: Double
+        var fragmentMemoryLimit: Int64
+        var outputPath: String
+        var folder: String
+        var preset: Preset
+        var limits: RecordingLimits
+        var rotation: DisplayTurn
+        var hasVideo: Bool
+        /// The picture rendition this movie takes (its size, see PictureRenditions).
+        var rendition: Int
+        /// What the video is tagged with (the rendition's ColourPlan output).
+        var videoColour: ColourDescription
+        var hasAudio: Bool
+        /// The sample rate and channels the session captures audio in; a preset that differs resamples.
+        var captureAudio: (sampleRate: Int, channels: Int)
+        /// Unpaced inputs (files, lavfi with realtime=0): the movie's timeline is the inputs' own from their
+        /// start (audio may lead the first picture). Live ones: the movie starts with the first picture.
+        var timelineFromInputStart: Bool
+        var videoDevice: String?
+        var audioDevice: String?
+        /// Seconds the input file lasts (a transcode), for progress.
+        var inputDuration: Double?
+        /// Consecutive files instead of one (outputPath is then the name pattern, see SegmentNaming).
+        var segmentation: Segmentation? = nil
+        /// A segment may replace a file of the same name (the first one's name is checked before the start).
+        var overwrite = false
+        /// The session clock's zero (monotonic nanoseconds), which pauses are placed on.
+        var sessionStart: Int64 = 0
+        /// A movie stopped before its end is deleted, not finalized (RecordingConfiguration.discardsStoppedMovie).
+        var discardsStoppedMovie = false
+    }
+}
