@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "ReelServer", dependencies: ["Reel", "SystemSupport", "CMicroHTTPD"], plugins: ["EmbedPage"]),
         // The CLI's stop-signal handler: a C handler that only writes to a pipe (async-signal-safe).
         .target(name: "CStopSignals"),
-        .target(name: "ReelCLI", dependencies: ["Reel", "ReelServer", "CStopSignals"]),
+        .target(name: "ReelCLI", dependencies: ["Reel", "ReelServer", "SystemSupport", "CStopSignals"]),
         .executableTarget(name: "reel", dependencies: ["ReelCLI"]),
         // The benchmark harness's photo-latency probe (benchmarks/bench.py), not a product.
         .executableTarget(name: "reel-photo-latency", dependencies: ["Reel"], path: "benchmarks/PhotoLatency"),

@@ -3,6 +3,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import Synchronization
+import SystemSupport
 
 /// Turns SIGINT and SIGTERM into a graceful stop: the first one calls the command's `stop` (the file is
 /// finalized); a second SIGINT calls `abort`. Installed before a command parses its arguments (`install()`),
@@ -88,7 +89,7 @@ private struct Actions: Sendable {
 
 /// The command's actions, set on the main thread, read on the signal queue.
 private final class SignalActions: Sendable {
-    private let actions = Mutex<Actions?>(nil)
+    private let actions = Locked<Actions?>(nil)
     func set(_ value: Actions) { actions.withLock { $0 = value } }
     var current: Actions? { actions.withLock { $0 } }
 }

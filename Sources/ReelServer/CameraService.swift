@@ -62,17 +62,16 @@ final class CameraService: @unchecked Sendable {
             }
             let chosen = newInputs ?? inputs
             let preset = try PresetLibrary.preset(named: chosen.preset)
-            var configuration = RecordingConfiguration(
-                outputPath: folder.path + "/unused.mov", video: try chosen.video.map(DeviceSpec.init(parsing:)),
-                audio: try chosen.audio.map(DeviceSpec.init(parsing:)), preset: preset)
-            configuration.recordsMovie = false
+            // The camera runs on its inputs alone; each press adds a movie or takes a photo.
+            let capture = CaptureInputs(video: try chosen.video.map(DeviceSpec.init(parsing:)),
+                                       audio: try chosen.audio.map(DeviceSpec.init(parsing:)), preset: preset)
             let session = CaptureSession()
             let photos = PhotoOutput()
             session.addOutput(photos)
             let previewOutput = try PreviewOutput(width: min(CameraService.previewWidth, preset.video.width),
                                                   framesPerSecond: CameraService.previewRate)
             session.addOutput(previewOutput)
-            try session.start(configuration) { [weak self] event in self?.sessionEvent(event) }
+            try session.start(capture) { [weak self] event in self?.sessionEvent(event) }
             let hub = preview
             Task.detached {
                 for await picture in previewOutput.pictures {

@@ -41,4 +41,22 @@ import Testing
         #expect(throws: ReelError.self) { try Self.expand("focus=sideways") }
         #expect(throws: ReelError.self) { try Self.expand("torch=on", controls: Array(Self.webcam.prefix(2))) }
     }
+
+    /// The typed settings are the string form the command line takes: the same controls on the camera.
+    @Test func typedSettingsMeanWhatTheirStringsMean() throws {
+        let pairs: [(CameraControlSetting, String)] = [
+            (.focus(.auto), "focus=auto"), (.focus(.locked), "focus=locked"),
+            (.focus(.manual(lensPosition: 0.5)), "focus=manual:0.5"), (.exposure(.auto), "exposure=auto"),
+            (.exposure(.manual(seconds: 0.01)), "exposure=manual:0.01"), (.whiteBalance(.auto), "white_balance=auto"),
+            (.whiteBalance(.locked), "white_balance=locked"), (.whiteBalance(.temperature(kelvin: 5000)), "white_balance=5000"),
+            (.torch(.on), "torch=on"), (.torch(.off), "torch=off"), (.torch(.level(0.25)), "torch=0.25"),
+            (.torch(.level(1)), "torch=1"), (.zoom(2), "zoom=2"), (.zoom(1.5), "zoom=1.5"),
+        ]
+        for (typed, text) in pairs {
+            #expect("\(typed.name)=\(typed.value)" == text)
+            let fromTyped = try CameraConvenience.expand(typed, controls: Self.webcam, spec: Self.spec).map { "\($0.name)=\($0.value)" }
+            #expect(fromTyped == (try Self.expand(text)))
+        }
+        #expect(try Self.expand("torch=1") == ["torch_intensity=100"])
+    }
 }

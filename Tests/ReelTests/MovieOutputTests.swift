@@ -18,8 +18,9 @@ import Testing
             outputPath: "\(folder)/main.mov", video: try DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: "30"))"),
             audio: try DeviceSpec(parsing: "lavfi:sine"), preset: preset, limits: RecordingLimits())
         let session = CaptureSession()
-        let early = MovieOutput(outputPath: "\(folder)/early.mov", preset: preset)
-        #expect(throws: ReelError.self) { try session.addOutput(early) }
+        // Added before the start: it starts with the session, on its first picture, and keeps its own limit.
+        let early = MovieOutput(outputPath: "\(folder)/early.mov", preset: small, limits: RecordingLimits(maxDuration: 0.5))
+        try session.addOutput(early)
         try session.start(configuration)
         try await Task.sleep(for: .milliseconds(500))
         // One at the main movie's size (it shares its pictures), one at a size of its own (a new rendition).
@@ -37,7 +38,9 @@ import Testing
         let result = await session.finished()
         #expect(result.recordedSuccessfully, "\(result.stopReason): \(result.error ?? "")")
         #expect(result.droppedFrames == 0)
-        #expect(result.outputs?.map(\.output) == ["\(folder)/main.mov", "\(folder)/same.mov", "\(folder)/other.mov"])
+        #expect(result.outputs?.map(\.output) == ["\(folder)/main.mov", "\(folder)/early.mov", "\(folder)/same.mov", "\(folder)/other.mov"])
+        let earlyResult = try #require(early.result)
+        #expect(earlyResult.stopReason == .maxDurationReached && earlyResult.videoFrames == 15, "\(earlyResult)")
         let otherResult = try #require(other.result)
         #expect(otherResult.stopReason == .stopped && otherResult.recordedSuccessfully)
 
@@ -47,6 +50,7 @@ import Testing
         // Frame numbers count modulo 256: consecutive pictures differ by one (or repeat, at a constant rate).
         func contiguous(_ numbers: [Int]) -> Bool { zip(numbers, numbers.dropFirst()).allSatisfy { ($1 - $0 + 256) % 256 <= 1 } }
         #expect(contiguous(main), "the main movie lost no picture: \(main)")
+        #expect(try TestInputs.frameNumbers("\(folder)/early.mov") == Array(main.prefix(15)), "early starts on the main movie's first picture")
         for (name, numbers) in [("same", sameNumbers), ("other", otherNumbers)] {
             #expect(numbers.count >= 15 && contiguous(numbers), "\(name) lost no picture: \(numbers)")
             // Its pictures are the main movie's run from the first picture after it was added.
@@ -60,8 +64,11 @@ import Testing
         }
         let otherStream = try #require(try FFprobe.stream("\(folder)/other.mov", type: "video"))
         #expect(otherStream["width"] as? Int == 64)
-        // After the session ended, a movie cannot be added.
-        #expect(throws: ReelError.self) { try session.addOutput(MovieOutput(outputPath: "\(folder)/late.mov", preset: preset)) }
+        // After the session ended, a movie added waits for the next start: nothing is written meanwhile.
+        let late = MovieOutput(outputPath: "\(folder)/late.mov", preset: preset)
+        try session.addOutput(late)
+        #expect(late.result == nil && !FileManager.default.fileExists(atPath: "\(folder)/late.mov"))
+        #expect(throws: ReelError.self) { try late.waitUntilFinished() }
     }
 
     /// Issue 17's session: it runs its inputs without a movie of its own (a preview and photos meanwhile),
@@ -106,6 +113,74 @@ import Testing
         #expect(result.output == "" && result.stopReason == .stopped && result.outputs == nil, "\(result)")
         #expect(await pictures.value >= 10, "the preview ran all along")
         #expect(Scratch.files(in: folder) == ["photo.jpg", "take1.mov", "take2.mov", "take3.mov"])
+    }
+
+    /// A session made from its inputs alone (AVCaptureSession's shape): a movie added before the start
+    /// begins on its first picture with segments and a limit of its own, one added later on the next
+    /// picture, the session goes on after both, and a movie added once it finished records at the retake.
+    @Test func aSessionFromItsInputsAloneRecordsTheMoviesAddedToIt() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var preset = try PresetLibrary.preset(named: "352x288")
+        (preset.video.width, preset.video.height) = (128, 128)
+        let inputs = CaptureInputs(video: try DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: "30"))"),
+                                   audio: try DeviceSpec(parsing: "lavfi:sine"), preset: preset)
+        let session = CaptureSession()
+        var segmented = Segmentation()
+        segmented.duration = 1
+        let first = MovieOutput(outputPath: "\(folder)/first-{index}.mov", preset: preset,
+                                limits: RecordingLimits(maxDuration: 2.4), segmentation: segmented)
+        try session.addOutput(first)
+        try session.start(inputs)
+        try await Task.sleep(for: .milliseconds(300))
+        let second = MovieOutput(outputPath: "\(folder)/second.mov", preset: preset)
+        try session.addOutput(second)
+        let firstResult = try await first.finished()
+        #expect(firstResult.stopReason == .maxDurationReached && firstResult.videoFrames == 72, "\(firstResult)")
+        #expect(firstResult.segments?.map(\.videoFrames) == [30, 30, 12])
+        #expect(session.currentState == .recording, "a session from its inputs goes on after its movies")
+        try await Task.sleep(for: .milliseconds(300))
+        second.stop()
+        let secondResult = try await second.finished()
+        #expect(secondResult.recordedSuccessfully && secondResult.stopReason == .stopped, "\(secondResult)")
+        let firstNumbers = try (1...3).flatMap { try TestInputs.frameNumbers("\(folder)/first-00\($0).mov") }
+        let secondNumbers = try TestInputs.frameNumbers("\(folder)/second.mov")
+        func contiguous(_ numbers: [Int]) -> Bool { zip(numbers, numbers.dropFirst()).allSatisfy { ($1 - $0 + 256) % 256 <= 1 } }
+        #expect(firstNumbers.count == 72 && contiguous(firstNumbers), "\(firstNumbers)")
+        #expect(secondNumbers.count >= 10 && contiguous(secondNumbers), "\(secondNumbers)")
+        // It started with the session: the second movie, added later, begins past its first picture.
+        #expect(secondNumbers.first.map { ($0 - firstNumbers[0] + 256) % 256 >= 5 } == true, "\(firstNumbers) \(secondNumbers)")
+        session.stop()
+        let result = await session.finished()
+        #expect(result.stopReason == .stopped && result.output == "", "\(result)")
+
+        // A movie added after the end starts with the next start (a retake on the same inputs).
+        let retake = MovieOutput(outputPath: "\(folder)/retake.mov", preset: preset, limits: RecordingLimits(maxDuration: 0.5))
+        try session.addOutput(retake)
+        #expect(!FileManager.default.fileExists(atPath: "\(folder)/retake.mov"))
+        try session.start(inputs)
+        let retakeResult = try await retake.finished()
+        #expect(retakeResult.recordedSuccessfully && retakeResult.videoFrames == 15, "\(retakeResult)")
+        session.stop()
+        _ = await session.finished()
+        #expect(Scratch.files(in: folder) == ["first-001.mov", "first-002.mov", "first-003.mov", "retake.mov", "second.mov"])
+    }
+
+    /// A movie added before the start whose file cannot be written makes the start fail, recording nothing,
+    /// and stays added for the next start.
+    @Test func aMovieAddedBeforeTheStartIsCheckedByIt() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let preset = try PresetLibrary.preset(named: "352x288")
+        let inputs = CaptureInputs(video: try DeviceSpec(parsing: "lavfi:testsrc2=size=128x128:rate=30"), audio: nil, preset: preset)
+        #expect(FileManager.default.createFile(atPath: "\(folder)/taken.mov", contents: Data("keep".utf8)))
+        let session = CaptureSession()
+        try session.addOutput(MovieOutput(outputPath: "\(folder)/taken.mov", preset: preset))
+        #expect(throws: ReelError.self) { try session.start(inputs) }
+        #expect(session.currentState == .ready)
+        #expect(throws: ReelError.self) { try session.start(inputs) }
+        #expect(try String(contentsOfFile: "\(folder)/taken.mov", encoding: .utf8) == "keep")
+        #expect(Scratch.files(in: folder) == ["taken.mov"])
     }
 
     /// A movie of a new size added while pictures captured before it wait in the session's queue (an unpaced

@@ -1,12 +1,14 @@
 import FoundationEssentials
 import SystemSupport
 
-/// A movie added to a running session, as an AVCaptureMovieFileOutput added to a running AVCaptureSession:
-/// it starts with the next picture the session captures (its time zero), has its own preset, limits,
-/// encoders and result, and can be stopped on its own while the session and its other movies go on.
+/// A movie of a session, as an AVCaptureMovieFileOutput: its own preset (it is scaled from the capture),
+/// limits, segments, pause, encoders and result. Add it with `CaptureSession.addOutput(_:)`: before the
+/// session starts, it starts with the session's first picture (as the session's own movies and tiers do);
+/// while the session runs, with the next picture it captures (its time zero). It can be paused and stopped
+/// on its own while the session and its other movies go on, and ends with the session at the latest.
 ///
-/// Add it with `CaptureSession.addOutput(_:)` while the session records. The session's inputs, orientation,
-/// fragment interval and duration limit apply; `limits.maxFileSize` and `limits.minFreeDiskSpace` are its own.
+/// The session's inputs, orientation and fragment interval apply; everything in `limits` (duration, size,
+/// free-space floor) is the movie's own.
 public final class MovieOutput: Sendable {
     public let outputPath: String
     public let preset: Preset
@@ -46,7 +48,7 @@ public final class MovieOutput: Sendable {
     @available(*, noasync, message: "use finished() from async code")
     public func waitUntilFinished() throws -> RecordingResult {
         guard let running = recorder.withLock({ $0 }) else {
-            throw ReelError.runtime("the movie output \(outputPath) was never added to a running session")
+            throw ReelError.runtime("the movie output \(outputPath) has not started: add it to a session and start the session")
         }
         return running.waitForMovieResult()
     }
@@ -54,7 +56,7 @@ public final class MovieOutput: Sendable {
     /// Suspends until the movie is finalized (by `stop()`, a limit, or the session's end).
     public func finished() async throws -> RecordingResult {
         guard let running = recorder.withLock({ $0 }) else {
-            throw ReelError.runtime("the movie output \(outputPath) was never added to a running session")
+            throw ReelError.runtime("the movie output \(outputPath) has not started: add it to a session and start the session")
         }
         return await withCheckedContinuation { continuation in
             running.whenFinished { continuation.resume(returning: $0) }

@@ -25,23 +25,56 @@ public final class CaptureSession: Sendable {
         }
     }
 
-    private let state = Locked<State>(.ready)
-    private let running = Locked<SessionEngine?>(nil)
-    /// What the running session's movies share, to add one (see `addOutput(_ movie:)`).
-    private let runningMovies = Locked<(context: MovieContext, buffer: CaptureBuffer, paced: Bool, outputs: [String], plan: OutputPlan)?>(nil)
-    private let photoOutputs = Locked<[PhotoOutput]>([])
-    private let previewOutputs = Locked<[PreviewOutput]>([])
-    /// The running (or last) recording's photo requests, which photo outputs added later attach to.
-    private let photoRequests = Locked<PhotoRequests?>(nil)
-    /// While `start` opens the inputs: raised by `stop`, it ends a wait for an input (a named pipe without a
-    /// writer) and stops the readers.
-    private let starting = Locked<InterruptFlag?>(nil)
-    /// The running session's input switching, its inputs as they are now, whether it is paused, and the
-    /// latest progress of its main movie (for `status`).
-    private let switcher = Locked<InputSwitcher?>(nil)
-    private let live = Locked<SessionStatus.Live>(SessionStatus.Live())
-    private let finishedSignal = Locked<[CheckedContinuation<RecordingResult, Never>]>([])
-    private let finishCondition = Condition()
+    /// Everything the session's threads share, under one lock: what it is doing (`Phase`), its outputs, and
+    /// what `status` reports. Read and changed together, so `status` is one consistent picture.
+    private struct Shared {
+        var phase = Phase.ready
+        var photoOutputs: [PhotoOutput] = []
+        var previewOutputs: [PreviewOutput] = []
+        /// Movies added while the session was not running: they start with the next `start`.
+        var pendingMovies: [MovieOutput] = []
+        /// The running (or last) recording's photo requests, which photo outputs added later attach to.
+        var photoRequests: PhotoRequests? = nil
+        /// Its inputs as they are now, whether it is paused, and the latest progress of its main movie.
+        var live = SessionStatus.Live()
+        var finishWaiters: [CheckedContinuation<RecordingResult, Never>] = []
+
+        var state: State {
+            switch phase {
+            case .ready: .ready
+            case .starting, .recording: .recording
+            case .finished(let result): .finished(result)
+            }
+        }
+
+        var running: Running? {
+            if case .recording(let running) = phase { return running }
+            return nil
+        }
+    }
+
+    private enum Phase {
+        case ready
+        /// `start` opens the inputs: `stop` raises the flag, which ends a wait for an input (a named pipe
+        /// without a writer) and stops the readers.
+        case starting(InterruptFlag)
+        case recording(Running)
+        case finished(RecordingResult)
+    }
+
+    /// The running session: its engine, input switching, and what a movie added while it runs shares.
+    private struct Running {
+        var engine: SessionEngine
+        var switcher: InputSwitcher
+        var context: MovieContext
+        var buffer: CaptureBuffer
+        var paced: Bool
+        /// The movies' output paths (main first) and every name they write, to check a movie added later.
+        var outputs: [String]
+        var plan: OutputPlan
+    }
+
+    private let shared = Locked(Shared())
 
     public init() {}
 
@@ -49,39 +82,51 @@ public final class CaptureSession: Sendable {
     /// `.NAME.partial` (see PartialName: a name too long for that is shortened and given a hash).
     public static func partialPath(for outputPath: String) -> String { PartialName.path(for: outputPath) }
 
-    public var currentState: State { state.withLock { $0 } }
+    /// Starts the session on its inputs alone, as AVCaptureSession's startRunning: nothing is recorded until
+    /// outputs are added (movies, photos, live views, before or after this call); it runs until `stop()` or a
+    /// lost device. Throws, recording nothing, when an input cannot be opened.
+    public func start(_ inputs: CaptureInputs, events: @escaping @Sendable (RecordingEvent) -> Void = { _ in }) throws {
+        try start(inputs.configuration, events: events)
+    }
+
+    public var currentState: State { shared.withLock { $0.state } }
 
     /// Starts recording. Throws without writing anything if the configuration cannot work.
     /// A session that finished may start again (a retake), to the same or another output.
     public func start(_ configuration: RecordingConfiguration,
                       events: @escaping @Sendable (RecordingEvent) -> Void = { _ in }) throws {
-        try state.withLock { current in
-            if current == .recording {
+        let interrupt = InterruptFlag()
+        let pending = try shared.withLock { shared in
+            if shared.state == .recording {
                 throw ReelError.invalidInput("this session is already recording; stop it first")
             }
-            current = .recording
+            shared.phase = .starting(interrupt)
+            defer { shared.pendingMovies = [] }
+            return shared.pendingMovies
         }
-        let interrupt = InterruptFlag()
-        starting.withLock { $0 = interrupt }
-        defer { starting.withLock { $0 = nil } }
         do {
-            let preparation = try RecordingPreparation(configuration, interrupt: interrupt)
-            let live = self.live
-            live.withLock { $0 = SessionStatus.Live(video: configuration.video?.description, audio: configuration.audio?.description,
-                                                    videoSpec: configuration.video) }
+            let preparation = try RecordingPreparation(configuration, movieOutputs: pending, interrupt: interrupt)
+            let shared = self.shared
             let (engine, movies) = preparation.makeSession(mainProgress: { progress in
-                live.withLock { $0.progress = progress }
+                shared.withLock { $0.live.progress = progress }
                 events(.progress(progress))
             }, segmentEvents: events)
-            switcher.withLock { $0 = InputSwitcher(engine: engine, factory: preparation.session.readerFactory) }
-            for photo in photoOutputs.withLock({ $0 }) { photo.attach(preparation.photos) }
-            photoRequests.withLock { $0 = preparation.photos }
-            running.withLock { $0 = engine }
-            runningMovies.withLock { $0 = (preparation.context, preparation.buffer, preparation.paced, preparation.movies.map(\.outputPath), OutputPlan(configuration)) }
+            let running = Running(engine: engine, switcher: InputSwitcher(engine: engine, factory: preparation.session.readerFactory),
+                                  context: preparation.context, buffer: preparation.buffer, paced: preparation.paced,
+                                  outputs: preparation.movies.map(\.outputPath), plan: preparation.plan)
+            let (photos, previews) = shared.withLock { shared in
+                shared.live = SessionStatus.Live(video: configuration.video?.description, audio: configuration.audio?.description,
+                                                 videoSpec: configuration.video)
+                shared.photoRequests = preparation.photos
+                shared.phase = .recording(running)
+                return (shared.photoOutputs, shared.previewOutputs)
+            }
+            for photo in photos { photo.attach(preparation.photos) }
+            for (movie, recorder) in zip(pending, movies.suffix(pending.count)) { movie.attach(recorder) }
             // A stop that came while the inputs were opening is carried out now.
             if interrupt.isRaised { engine.requestStop() }
             for movie in movies { engine.add(movie) }
-            for preview in previewOutputs.withLock({ $0 }) {
+            for preview in previews {
                 preparation.buffer.addSlots(.video, count: 1)
                 engine.add(PreviewFeed(output: preview, rendition: 0, rotation: preparation.context.rotation,
                                                 buffer: preparation.buffer, sessionStart: preparation.context.sessionStart))
@@ -99,12 +144,14 @@ public final class CaptureSession: Sendable {
                 events(.finished(result))
                 self.didFinish(result)
             }
-        } catch let error as FFmpegError {
-            // An FFmpeg call that failed while opening (an encoder, a decoder): the typed kind with the C call.
-            state.withLock { $0 = .ready }
-            throw ReelError.ffmpeg(error, while: "cannot start the recording")
         } catch {
-            state.withLock { $0 = .ready }
+            // Nothing started: the movies added before wait for the next start.
+            shared.withLock { shared in
+                shared.phase = .ready
+                shared.pendingMovies = pending + shared.pendingMovies
+            }
+            // An FFmpeg call that failed while opening (an encoder, a decoder): the typed kind with the C call.
+            if let error = error as? FFmpegError { throw ReelError.ffmpeg(error, while: "cannot start the recording") }
             throw error
         }
     }
@@ -112,24 +159,27 @@ public final class CaptureSession: Sendable {
     /// Adds a photo output: from the next `start` on (or at once, while recording), `photo.capture(to:)`
     /// takes the next picture. AVCaptureSession's addOutput for an AVCapturePhotoOutput.
     public func addOutput(_ photo: PhotoOutput) {
-        photoOutputs.withLock { $0.append(photo) }
-        if let requests = photoRequests.withLock({ $0 }) { photo.attach(requests) }
+        let requests = shared.withLock { shared in
+            shared.photoOutputs.append(photo)
+            return shared.photoRequests
+        }
+        if let requests { photo.attach(requests) }
     }
 
     /// Pauses every movie of the recording (AVCaptureMovieFileOutput's pauseRecording): while paused nothing
     /// is written and the inputs keep running; `resumeRecording()` goes on without a hole in the movies'
     /// timelines (audio and video together, a keyframe at the resume point). The duration limit counts
     /// recorded media, not the paused time. Nothing happens when the session is not recording.
-    public func pauseRecording() {
-        guard let engine = running.withLock({ $0 }) else { return }
-        live.withLock { $0.paused = true }
-        engine.setPaused(true)
-    }
+    public func pauseRecording() { setPaused(true) }
 
-    public func resumeRecording() {
-        guard let engine = running.withLock({ $0 }) else { return }
-        live.withLock { $0.paused = false }
-        engine.setPaused(false)
+    public func resumeRecording() { setPaused(false) }
+
+    private func setPaused(_ paused: Bool) {
+        let engine = shared.withLock { shared in
+            if shared.running != nil { shared.live.paused = paused }
+            return shared.running?.engine
+        }
+        engine?.setPaused(paused)
     }
 
     /// Switches the camera or screen while recording (the seeds' front/back button): `spec` is opened (a
@@ -146,34 +196,31 @@ public final class CaptureSession: Sendable {
     public func switchAudio(to spec: DeviceSpec?) throws { try switchInput(.audio, to: spec) }
 
     private func switchInput(_ type: MediaType, to spec: DeviceSpec?) throws {
-        guard let switcher = switcher.withLock({ $0 }) else {
+        guard let switcher = shared.withLock({ $0.running?.switcher }) else {
             throw ReelError.invalidInput("the session is not recording: start it before switching inputs")
         }
         try switcher.switchInput(type, to: spec)
         let name = spec?.description ?? "none"
-        live.withLock { state in
+        shared.withLock { shared in
             if type == .video {
-                state.video = name
-                state.videoSpec = spec
+                shared.live.video = name
+                shared.live.videoSpec = spec
             } else {
-                state.audio = name
+                shared.live.audio = name
             }
         }
     }
 
     /// What the session is doing now: its state, inputs, outputs and the main movie's latest progress.
     public var status: SessionStatus {
-        let current = live.withLock { $0 }
-        let outputs = runningMovies.withLock { $0?.outputs } ?? []
-        switch currentState {
+        let (state, current, running) = shared.withLock { ($0.state, $0.live, $0.running) }
+        switch state {
         case .ready:
             return SessionStatus(state: .ready, video: nil, audio: nil, outputs: [], progress: nil, result: nil)
         case .recording:
-            let engine = running.withLock { $0 }
-            let paced = runningMovies.withLock { $0?.paced } ?? false
             return SessionStatus(state: current.paused ? .paused : .recording, video: current.video, audio: current.audio,
-                                 outputs: outputs, progress: current.progress, timeline: paced ? engine?.timelineNow : nil,
-                                 result: nil)
+                                 outputs: running?.outputs ?? [], progress: current.progress,
+                                 timeline: running?.paced == true ? running?.engine.timelineNow : nil, result: nil)
         case .finished(let result):
             return SessionStatus(state: .finished, video: current.video, audio: current.audio,
                                  outputs: (result.outputs ?? [result]).map(\.output), progress: current.progress, result: result)
@@ -186,35 +233,49 @@ public final class CaptureSession: Sendable {
     /// naming what the camera offers when a setting cannot be made (the ones before it stay made). With the
     /// configuration's `restoresCameraControls`, the values from before are given back when the session ends.
     public func setCameraControls(_ settings: [CameraControlSetting]) throws {
-        guard let engine = running.withLock({ $0 }), let shared = runningMovies.withLock({ $0 }) else {
+        guard let (running, switched) = shared.withLock({ shared in shared.running.map { ($0, shared.live.videoSpec) } }) else {
             throw ReelError.invalidInput("the session is not recording: start it first (or give the controls in the configuration)")
         }
         // The camera recording now (after a switch, the one switched to).
-        let current = live.withLock { $0.videoSpec } ?? shared.context.configuration.video
-        guard let camera = current, camera.kind == .v4l2 else {
+        guard let camera = switched ?? running.context.configuration.video, camera.kind == .v4l2 else {
             throw ReelError.invalidInput("camera controls need a V4L2 camera as the video source (v4l2:/dev/videoN)")
         }
-        try engine.changeCameraControls(settings, camera: camera, restores: shared.context.configuration.restoresCameraControls)
+        try running.engine.changeCameraControls(settings, camera: camera, restores: running.context.configuration.restoresCameraControls)
     }
 
     /// Adds a live view (see PreviewOutput): from the next `start` on, or at once while recording. Its
     /// `pictures` stream ends when the session does.
     public func addOutput(_ preview: PreviewOutput) {
-        previewOutputs.withLock { $0.append(preview) }
-        if let engine = running.withLock({ $0 }), let shared = runningMovies.withLock({ $0 }) {
-            shared.buffer.addSlots(.video, count: 1)
-            engine.add(PreviewFeed(output: preview, rendition: 0, rotation: shared.context.rotation, buffer: shared.buffer,
-                                            sessionStart: shared.context.sessionStart))
+        let running = shared.withLock { shared in
+            shared.previewOutputs.append(preview)
+            return shared.running
+        }
+        if let running {
+            running.buffer.addSlots(.video, count: 1)
+            running.engine.add(PreviewFeed(output: preview, rendition: 0, rotation: running.context.rotation, buffer: running.buffer,
+                                           sessionStart: running.context.sessionStart))
         }
     }
 
-    /// Adds a movie while the session records: it starts with the next picture (see MovieOutput). Throws
-    /// `ReelError.invalidInput` before writing anything when the session is not recording, or the movie's
-    /// path or limits cannot work (the same checks as the session's own movies).
+    /// Adds a movie (AVCaptureSession's addOutput for an AVCaptureMovieFileOutput). Before `start` (or after
+    /// the session finished) it waits for the next start and begins with it, on the same first picture as the
+    /// session's own movies; while the session runs it starts with the next picture (see MovieOutput).
+    /// Its path is checked when it starts: while running, this throws `ReelError.invalidInput` before
+    /// writing anything when the path or limits cannot work (the same checks as the session's own movies);
+    /// before a start, that start throws.
     public func addOutput(_ movie: MovieOutput) throws {
-        guard let engine = running.withLock({ $0 }), let shared = runningMovies.withLock({ $0 }) else {
-            throw ReelError.invalidInput("the session is not recording: start it before adding a movie (a configuration's tiers start with it)")
+        let runningNow = try self.shared.withLock { shared -> Running? in
+            switch shared.phase {
+            case .recording(let running): return running
+            case .starting:
+                throw ReelError.invalidInput("the session is still opening its inputs: add the movie before start, or once it has started")
+            case .ready, .finished:
+                shared.pendingMovies.append(movie)
+                return nil
+            }
         }
+        guard let shared = runningNow else { return }
+        let engine = shared.engine
         let path = URL(fileURLWithPath: movie.outputPath).path
         // The new movie's files against each other's, the session's inputs and what is there.
         let configuration = shared.context.configuration
@@ -236,7 +297,12 @@ public final class CaptureSession: Sendable {
             throw ReelError.invalidInput("the session has ended: start it again before adding a movie")
         }
         movie.attach(recorder)
-        runningMovies.withLock { $0?.outputs.append(path); $0?.plan = plan }
+        self.shared.withLock { shared in
+            guard case .recording(var running) = shared.phase, running.engine === engine else { return }
+            running.outputs.append(path)
+            running.plan = plan
+            shared.phase = .recording(running)
+        }
     }
 
     /// The result of a session that ran without a movie of its own: how it ended, and nothing recorded.
@@ -262,11 +328,16 @@ public final class CaptureSession: Sendable {
     /// Asks the recording to stop; the file is then finalized. Returns at once; `waitUntilFinished()` or
     /// `finished()` give the result.
     public func stop() {
-        if let engine = running.withLock({ $0 }) {
-            engine.requestStop()
-        } else {
-            starting.withLock { $0?.raise() }
+        let engine: SessionEngine? = shared.withLock { shared in
+            switch shared.phase {
+            case .starting(let interrupt):
+                interrupt.raise()
+                return nil
+            case .recording(let running): return running.engine
+            case .ready, .finished: return nil
+            }
         }
+        engine?.requestStop()
     }
 
     /// Starts recording, like `start(_:events:)`, and returns the events as an AsyncStream that ends after
@@ -291,20 +362,15 @@ public final class CaptureSession: Sendable {
     /// Blocks the calling thread until the recording has finished (not for use on Swift's cooperative pool).
     @available(*, noasync, message: "use finished() from async code")
     public func waitUntilFinished() -> RecordingResult {
-        finishCondition.lock()
-        defer { finishCondition.unlock() }
-        while true {
-            if case .finished(let result) = currentState { return result }
-            finishCondition.wait()
-        }
+        shared.wait { $0.state.result }
     }
 
     /// Suspends until the recording has finished.
     public func finished() async -> RecordingResult {
         await withCheckedContinuation { continuation in
-            let immediate: RecordingResult? = finishedSignal.withLock { waiters in
-                if case .finished(let result) = currentState { return result }
-                waiters.append(continuation)
+            let immediate: RecordingResult? = shared.withLock { shared in
+                if let result = shared.state.result { return result }
+                shared.finishWaiters.append(continuation)
                 return nil
             }
             if let immediate { continuation.resume(returning: immediate) }
@@ -337,18 +403,11 @@ public final class CaptureSession: Sendable {
     }
 
     private func didFinish(_ result: RecordingResult) {
-        let waiters = finishedSignal.withLock { waiters in
-            state.withLock { $0 = .finished(result) }
-            defer { waiters.removeAll() }
-            return waiters
+        let waiters = shared.withLockNotifying { shared in
+            shared.phase = .finished(result)
+            defer { shared.finishWaiters.removeAll() }
+            return shared.finishWaiters
         }
-        finishCondition.lock()
-        finishCondition.broadcast()
-        finishCondition.unlock()
-        running.withLock { $0 = nil }
-        runningMovies.withLock { $0 = nil }
-        switcher.withLock { $0 = nil }
         for waiter in waiters { waiter.resume(returning: result) }
     }
 }
-

@@ -5,11 +5,14 @@ import SystemSupport
 
 /// Checks a RecordingConfiguration and opens its inputs, so that every problem a user can fix is reported
 /// (as `ReelError.invalidInput`) before a byte is written. What it opens is handed to the reader threads;
-/// the movies it describes (the main one, then the tiers) become the session's outputs.
+/// the movies it describes (the main one, the tiers, then the MovieOutputs added before the start) become
+/// the session's outputs.
 struct RecordingPreparation {
     let session: SessionEngine.Setup
-    /// The main movie first, then each tier.
+    /// The main movie first, then each tier, then each MovieOutput added before the start.
     let movies: [MovieRecorder.Setup]
+    /// Every file the movies will write (to check a movie added while the session runs against).
+    let plan: OutputPlan
     let buffer: CaptureBuffer
     let readers: [InputReader]
     let renditions: PictureRenditions
@@ -29,7 +32,9 @@ struct RecordingPreparation {
 
     /// `interrupt`, raised by the session's stop, ends a wait for an input to open (a named pipe without a
     /// writer, a slow device) and then every reader.
-    init(_ configuration: RecordingConfiguration, interrupt: InterruptFlag = InterruptFlag()) throws {
+    /// `movieOutputs`: movies added to the session before it started; they start with it, as tiers do, each
+    /// with its own preset, limits and segments.
+    init(_ configuration: RecordingConfiguration, movieOutputs: [MovieOutput] = [], interrupt: InterruptFlag = InterruptFlag()) throws {
         var controlsToRestore: (path: String, values: [CameraControlSetting.PreviousValue])? = nil
         var prepared = false
         // A start that fails after the camera's controls were set gives them back at once.
@@ -39,7 +44,8 @@ struct RecordingPreparation {
         }
         let output = URL(fileURLWithPath: configuration.outputPath)
         let outputPaths = configuration.recordsMovie ? [configuration.outputPath] + configuration.tiers.map(\.outputPath) : []
-        if configuration.segmentation == nil, let fields = outputPaths.first(where: SegmentNaming.hasFields) {
+        let unsegmented = (configuration.segmentation == nil ? outputPaths : []) + movieOutputs.filter { $0.segmentation == nil }.map(\.outputPath)
+        if let fields = unsegmented.first(where: SegmentNaming.hasFields) {
             throw ReelError.invalidInput("\(ErrorText.path(fields)) holds {index}, {date} or {time}, which only segmented recordings fill in: add --segment-duration or --segment-size, or rename the output")
         }
         let stills = [configuration.firstFrameStill].compactMap { $0 } + configuration.hiddenFirstFrameStills
@@ -48,7 +54,13 @@ struct RecordingPreparation {
         }
         for still in stills { try still.validate() }
         // Every file the recording will write (segments, tiers, stills, hidden names), checked at once.
-        try OutputPlan(configuration).check(overwrite: configuration.overwrite)
+        var plan = OutputPlan(configuration)
+        for movie in movieOutputs {
+            plan.addMovie(URL(fileURLWithPath: movie.outputPath).path, segmentation: movie.segmentation,
+                          writesHidden: configuration.writingPath != configuration.outputPath, role: "movie output")
+        }
+        try plan.check(overwrite: configuration.overwrite)
+        self.plan = plan
         let interval = configuration.fragmentInterval
         guard interval == 0 || RecordingConfiguration.fragmentIntervalRange.contains(interval) else {
             throw ReelError.invalidInput("fragment interval \(interval) s: use 0 (off) or at least \(RecordingConfiguration.shortestFragmentInterval) s")
@@ -98,12 +110,15 @@ struct RecordingPreparation {
             throw ReelError.invalidInput("a first-frame still needs a video source, and \(configuration.audio?.description ?? "the input") has none")
         }
         // Every movie: the main one at the (camera-adapted) preset, then the tiers at theirs.
-        let moviePlans: [(path: String, preset: Preset, limits: RecordingLimits)] = !configuration.recordsMovie ? [] :
-            [(output.path, preset, configuration.limits)] + configuration.tiers.map { tier in
+        let ownMovies: [(path: String, preset: Preset, limits: RecordingLimits, segmentation: Segmentation?)] = !configuration.recordsMovie ? [] :
+            [(output.path, preset, configuration.limits, configuration.segmentation)] + configuration.tiers.map { tier in
                 var limits = configuration.limits
                 if let own = tier.maxFileSize { limits.maxFileSize = own }
-                return (URL(fileURLWithPath: tier.outputPath).path, tier.preset, limits)
+                return (URL(fileURLWithPath: tier.outputPath).path, tier.preset, limits, configuration.segmentation)
             }
+        let moviePlans = ownMovies + movieOutputs.map { movie in
+            (URL(fileURLWithPath: movie.outputPath).path, movie.preset, movie.limits, movie.segmentation)
+        }
         // One rendition per picture size: movies of the same size share their scaled pictures. The main
         // movie's is rendition 0 (stills and photos are taken from it).
         let renditions = PictureRenditions()
@@ -117,12 +132,12 @@ struct RecordingPreparation {
             hasVideo: hasVideo, hasAudio: hasAudio, captureAudio: (preset.audio.sampleRate, preset.audio.channels),
             unpaced: nonePaced, inputDuration: configuration.takesTracksFromInput ? opened.first?.source.durationSeconds : nil,
             sessionStart: sessionStart)
-        movies = try moviePlans.map { plan in
-            try context.movie(path: plan.path, preset: plan.preset, limits: plan.limits, segmentation: configuration.segmentation)
-        }
         // Without a movie of its own the session still captures pictures at the preset's size (rendition 0),
-        // for photos, previews and the movies added later.
-        if movies.isEmpty { _ = try context.rendition(for: preset) }
+        // for photos, previews and the movies added to it.
+        if !configuration.recordsMovie { _ = try context.rendition(for: preset) }
+        movies = try moviePlans.map { plan in
+            try context.movie(path: plan.path, preset: plan.preset, limits: plan.limits, segmentation: plan.segmentation)
+        }
         self.context = context
 
         let mediaTypes: [MediaType] = (hasVideo ? [.video] : []) + (hasAudio ? [.audio] : [])

@@ -1,0 +1,40 @@
+/// What a session captures from, and how, without saying what it records: AVCaptureSession's inputs and
+/// sessionPreset. A session started from inputs alone (`CaptureSession.start(_:events:)`) records nothing
+/// until outputs are added, before or after the start: movies (`MovieOutput`, each with its own preset,
+/// limits, segments and pause), photos (`PhotoOutput`) and live views (`PreviewOutput`). It runs until
+/// `stop()` or a lost device.
+public struct CaptureInputs: Sendable {
+    public var video: DeviceSpec?
+    public var audio: DeviceSpec?
+    /// What is captured: the picture size and rate the photos and live views are taken at, and the audio
+    /// format (a movie at another preset scales or resamples its own copy).
+    public var preset: Preset
+    public var orientation: Orientation
+    /// Seconds a live device may deliver nothing before it counts as lost (the session then ends).
+    public var deviceTimeout: Double = RecordingConfiguration.defaultDeviceTimeout
+    /// Settings a V4L2 camera is given before its first frame (`.focus(.locked)`, `.torch(.on)` ...).
+    public var cameraControls: [CameraControlSetting] = []
+    /// Give the camera back the control values it had once the session ends.
+    public var restoresCameraControls = false
+    /// Seconds between the fragments of the movies (0: none), each a playable point after a crash.
+    public var fragmentInterval: Double = RecordingConfiguration.defaultFragmentInterval
+
+    public init(video: DeviceSpec? = DeviceDiscovery.defaultVideo(), audio: DeviceSpec? = DeviceDiscovery.defaultAudio(),
+                preset: Preset, orientation: Orientation = .landscapeRight) {
+        self.video = video
+        self.audio = audio
+        self.preset = preset
+        self.orientation = orientation
+    }
+
+    /// The same session as a configuration that records no movie of its own (what the engine runs).
+    var configuration: RecordingConfiguration {
+        var configuration = RecordingConfiguration(outputPath: "", video: video, audio: audio, preset: preset,
+                                                   orientation: orientation, fragmentInterval: fragmentInterval)
+        configuration.recordsMovie = false
+        configuration.deviceTimeout = deviceTimeout
+        configuration.cameraControls = cameraControls
+        configuration.restoresCameraControls = restoresCameraControls
+        return configuration
+    }
+}
