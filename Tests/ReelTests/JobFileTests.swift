@@ -115,4 +115,17 @@ import Testing
         // The speed target (under 1 s in a release build) is checked by the benchmark harness; this prints it.
         print("validated 10,000 jobs in \(String(format: "%.3f", seconds)) s (debug build)")
     }
+
+    /// Placeholders are filled in one pass; an unknown one is refused, a lone brace kept.
+    @Test func placeholdersAreFilledInOnePass() {
+        let values = ["name": "talk", "preset": "720p", "index": "3", "date": "2026-12-01"]
+        #expect(JobFile.fill("out/{name}-{preset}-{index}.mov", values) == "out/talk-720p-3.mov")
+        #expect(JobFile.fill("{date}/{name}{name}.mov", values) == "2026-12-01/talktalk.mov")
+        #expect(JobFile.fill("plain.mov", values) == "plain.mov")
+        #expect(JobFile.fill("odd{.mov", values) == "odd{.mov")
+        #expect(JobFile.fill("}{name}", values) == "}talk")
+        #expect(JobFile.fill("{nom}.mov", values) == nil)
+        #expect(JobFile.fill("{na{name}}.mov", values) == nil)
+        #expect(JobFile.fill("{}.mov", values) == nil)
+    }
 }

@@ -41,12 +41,22 @@ struct OutputCollisions {
         var inputs: [String: Int] = [:]
         var inputsByFolder: [String: [String]] = [:]
         var given: [String: String] = [:]
+        // Each input's spellings (as given, and through its symbolic links) once, however many jobs read it.
+        var spellingsOf: [String: [String]] = [:]
         for (index, plan) in plans.enumerated() {
             for input in plan.inputs {
-                for spelling in Set([OutputName.resolved(input), OutputName.resolved(FileSystem.realPath(input) ?? input)]) {
+                if spellingsOf[input] == nil {
+                    let spellings = Set([OutputName.resolved(input), OutputName.resolved(FileSystem.realPath(input) ?? input)])
+                    spellingsOf[input] = spellings.sorted()
+                    for spelling in spellings {
+                        // Resolved already: its folder is the path up to its last slash.
+                        let folder = spelling.lastIndex(of: "/").map { $0 == spelling.startIndex ? "/" : String(spelling[..<$0]) } ?? "."
+                        inputsByFolder[folder, default: []].append(spelling)
+                    }
+                }
+                for spelling in spellingsOf[input]! {
                     inputs[spelling] = inputs[spelling] ?? index
                     given[spelling] = given[spelling] ?? input
-                    inputsByFolder[OutputName(file: spelling, role: "", writesHidden: false).folder, default: []].append(spelling)
                 }
             }
         }

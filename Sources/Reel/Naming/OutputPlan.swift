@@ -82,27 +82,54 @@ struct OutputPlan: Sendable {
 
     /// One output's place: its folder exists and is writable, it is not a folder or a device, and its file
     /// name (with the longest its fields can make it) fits the folder's file system.
-    static func checkPlace(_ name: OutputName, foldersExist: Bool) throws {
+    static func checkPlace(_ name: OutputName, foldersExist: Bool, folders: FolderFacts = FolderFacts()) throws {
         let folder = name.folder
         if SegmentNaming.hasFields(folder) { return }  // a folder named by the date: seen when a segment opens
-        if foldersExist || FileSystem.isFolder(folder) {
-            guard FileSystem.isFolder(folder) else {
+        let facts = folders.facts(of: folder)
+        if foldersExist || facts.isFolder {
+            guard facts.isFolder else {
                 throw ReelError.invalidInput("output folder \(ErrorText.path(folder)) does not exist: create it first")
             }
-            guard access(folder, W_OK) == 0 else {
+            guard facts.isWritable else {
                 throw ReelError.invalidInput("output folder \(ErrorText.path(folder)) is not writable")
             }
         }
-        let limit = FileSystem.longestFileName(in: foldersExist || FileSystem.isFolder(folder) ? folder : "/")
+        let limit = facts.isFolder ? facts.longestFileName : folders.facts(of: "/").longestFileName
         if name.longestFileName > limit {
             throw ReelError.invalidInput("\(name.role) file name \(ErrorText.path(name.fileName)) is \(name.longestFileName) bytes long\(name.isPattern ? " with its fields filled in" : ""); this file system takes at most \(limit): shorten it")
         }
         guard !name.isPattern else { return }
-        if FileSystem.isFolder(name.path) {
+        var info = stat()
+        guard stat(name.path, &info) == 0 else { return }
+        let type = info.st_mode & S_IFMT
+        if type == S_IFDIR {
             throw ReelError.invalidInput("\(ErrorText.path(name.path)) is a folder: give the \(name.role) a file name")
         }
-        if FileSystem.isSpecialFile(name.path) {
+        if type != S_IFREG {
             throw ReelError.invalidInput("\(ErrorText.path(name.path)) is not a regular file (a pipe or a device): give the \(name.role) a file name")
         }
+    }
+}
+
+/// What `checkPlace` learns of each output folder (whether it is one, writable, its longest file name),
+/// asked once per folder: a 10,000-job file into one folder checks it once, not 10,000 times.
+final class FolderFacts {
+    struct Facts {
+        var isFolder: Bool
+        var isWritable: Bool
+        var longestFileName: Int
+    }
+
+    private var known: [String: Facts] = [:]
+
+    init() {}
+
+    func facts(of folder: String) -> Facts {
+        if let facts = known[folder] { return facts }
+        let isFolder = FileSystem.isFolder(folder)
+        let facts = Facts(isFolder: isFolder, isWritable: isFolder && access(folder, W_OK) == 0,
+                          longestFileName: isFolder || folder == "/" ? FileSystem.longestFileName(in: folder) : Int(NAME_MAX))
+        known[folder] = facts
+        return facts
     }
 }
