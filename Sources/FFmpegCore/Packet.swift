@@ -23,6 +23,14 @@ public final class Packet: @unchecked Sendable {
         av_packet_move_ref(pointer, other.pointer)
     }
 
+    /// Makes this packet another reference to `other`'s payload (reference-counted: no data copy) with its
+    /// timestamps and flags; `other` is left as it was. For handing one encoded packet to several muxers.
+    public func reference(_ other: Packet) throws {
+        av_packet_unref(pointer)
+        let result = av_packet_ref(pointer, other.pointer)
+        guard result >= 0 else { throw FFmpegError(code: result, call: "av_packet_ref") }
+    }
+
     /// Points the (empty) packet at caller-owned bytes without taking them: for handing a muxer a payload
     /// it will not keep. `unref()` before the bytes go away.
     public func borrow(_ bytes: UnsafeMutablePointer<UInt8>, size: Int) {

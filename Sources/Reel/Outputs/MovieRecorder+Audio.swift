@@ -110,13 +110,15 @@ extension MovieRecorder {
     /// duration limit. Only the frame that `closes` the file's audio at the wall, or the `final` one, is short.
     func encodeAudio(into segment: MovieSegment, until wall: Int64?, closes: Bool, final: Bool,
                              originSample: Int64) throws {
-        guard let fifo = audioFIFO, let encoder = segment.audioEncoder, var fifoStart = audio.queueStart else { return }
+        guard let fifo = audioFIFO, segment.audioEncoder != nil || segment.audioFollower != nil,
+              var fifoStart = audio.queueStart else { return }
         defer { audio.queueStart = fifoStart }
-        let frameSize = encoder.encoder.frameSize
+        let frameSize = segment.audioFrameSize
         let durationLimit = setup.limits.maxDuration.map { Int64(($0 * Double(setup.preset.audio.sampleRate)).rounded()) }
         let limit = [durationLimit, audio.endCap, totalSizeEnd?.sample].compactMap { $0 }.min()
         let waitPoint = final ? nil : audioWaitPoint(originSample: originSample)
-        if let preroll, segment.index > 1, segment.audioSamplesEncoded == 0, preroll.count == frameSize, fifo.count > 0 {
+        if let encoder = segment.audioEncoder, let preroll, segment.index > 1, segment.audioSamplesEncoded == 0,
+           preroll.count == frameSize, fifo.count > 0 {
             try encoder.encode { frame in
                 _ = try preroll.read(into: frame, sampleCount: frameSize)
                 frame.pts = -Int64(frameSize)
@@ -133,13 +135,17 @@ extension MovieRecorder {
             case .wait: break frames
             case .encode(let samples): count = samples
             }
-            try encoder.encode { frame in
-                _ = try fifo.read(into: frame, sampleCount: count)
-                frame.pts = position - segment.start.sample
-                if let preroll {
-                    try preroll.append(frame)
-                    if preroll.count > frameSize { preroll.drain(preroll.count - frameSize) }
+            if let encoder = segment.audioEncoder {
+                try encoder.encode { frame in
+                    _ = try fifo.read(into: frame, sampleCount: count)
+                    frame.pts = position - segment.start.sample
+                    if let preroll {
+                        try preroll.append(frame)
+                        if preroll.count > frameSize { preroll.drain(preroll.count - frameSize) }
+                    }
                 }
+            } else {
+                fifo.drain(count)  // the owner of the shared encoders encoded these samples
             }
             fifoStart += Int64(count)
             audio.samplesEncoded += Int64(count)
@@ -147,12 +153,39 @@ extension MovieRecorder {
             if let limit, position + Int64(count) >= limit { audioDone = true }
             if count < frameSize { break }  // a short frame is the last one the encoder takes
         }
-        try encoder.collectPackets { try write($0, stream: audioStream, to: segment) }
+        try collectAudio(of: segment, final: false)
         // Without video the audio is what fills a file: its size plans the cut at the next sample.
         if !setup.hasVideo, let cut = sizeCut, nextBoundary == nil, segment === segments.current,
            cut.mustCut(projected: segment.writer.projectedFileSize,
                        audioFrameBytes: Double(setup.preset.audio.bitRate) / 8 * Double(frameSize) / Double(setup.preset.audio.sampleRate)) {
             nextBoundary = SegmentBoundaries.Boundary(slot: 0, sample: fifoStart - originSample)
+        }
+    }
+
+    /// Writes the segment's AAC packets encoded so far (`final`: all of them, its encoder drained) to its file;
+    /// the owner of shared encoders publishes them for its followers, a follower takes the owner's.
+    func collectAudio(of segment: MovieSegment, final: Bool) throws {
+        if let (shared, index) = segment.audioFollower {
+            for published in try shared.takeAudio(segment: segment.index, follower: index, waitForEnd: final) {
+                try sharedAudioPacket.reference(published)
+                try write(sharedAudioPacket, stream: audioStream, to: segment)
+            }
+            return
+        }
+        guard let encoder = segment.audioEncoder else { return }
+        guard case .owner(let shared)? = setup.sharedVideo else {
+            return try encoder.collectPackets { try write($0, stream: audioStream, to: segment) }
+        }
+        var published: [Packet] = []
+        defer {
+            shared.publishAudio(segment: segment.index, published)
+            if final { shared.endedAudio(segment: segment.index) }
+        }
+        try encoder.collectPackets { packet in
+            let copy = Packet()
+            try copy.reference(packet)
+            published.append(copy)
+            try write(packet, stream: audioStream, to: segment)
         }
     }
 }

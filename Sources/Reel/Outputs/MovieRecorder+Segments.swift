@@ -71,9 +71,9 @@ extension MovieRecorder {
 
     /// Drains a file's AAC encoder into it and ends its audio track.
     func endAudio(of segment: MovieSegment) throws {
-        guard !segment.audioEnded, let encoder = segment.audioEncoder else { return }
+        guard !segment.audioEnded, segment.audioEncoder != nil || segment.audioFollower != nil else { return }
         segment.finishAudioEncoder(flush: true)
-        try encoder.collectPackets { try write($0, stream: audioStream, to: segment) }
+        try collectAudio(of: segment, final: true)
         segment.audioEnded = true
         _ = try segment.writer.endStream(audioStream)
     }

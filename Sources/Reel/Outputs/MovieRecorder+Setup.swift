@@ -36,5 +36,7 @@ extension MovieRecorder {
         var sessionStart: Int64 = 0
         /// A movie stopped before its end is deleted, not finalized (RecordingConfiguration.discardsStoppedMovie).
         var discardsStoppedMovie = false
+        /// The video encoder this movie shares with movies that record the same way (SharedEncoders).
+        var sharedVideo: SharedEncoders.Role? = nil
     }
 }

@@ -53,6 +53,10 @@ final class MovieRecorder: @unchecked Sendable {
     /// decodes as cleanly as the middle of a movie instead of starting from silence.
     var preroll: SampleFIFO?
     let packet = Packet()
+    /// The owner of shared encoders: references to the packets of the current video send, for its followers.
+    var sharedBatch: [Packet] = []
+    /// A follower: where the owner's AAC packets are referenced before they are written.
+    let sharedAudioPacket = Packet()
     var audioFIFO: SampleFIFO?
     /// Converts the session's audio when this movie's preset asks for another rate or channel count.
     var audioResampler: Resampler?
@@ -229,6 +233,8 @@ final class MovieRecorder: @unchecked Sendable {
     func finish() {
         doneFlag.store(true, ordering: .releasing)
         let result = finalize()
+        // Followers of this movie's encoder get no more packets from it.
+        if case .owner(let shared)? = setup.sharedVideo { shared.ownerFinished() }
         let waiters = finalResult.withLock { state in
             state.result = result
             defer { state.waiters.removeAll() }
@@ -239,7 +245,22 @@ final class MovieRecorder: @unchecked Sendable {
 
     func openOutput() throws {
         if setup.hasVideo {
-            videoEncoder = try Encoder(video: setup.preset.videoEncoderSettings(colour: setup.videoColour), globalHeader: MovieWriter.needsGlobalHeader)
+            switch setup.sharedVideo {
+            case .follower(let shared, _)?:
+                // The owner's encoder describes this movie's video stream; the owner alone encodes with it.
+                videoEncoder = try shared.waitForEncoder()
+            case .owner(let shared)?:
+                do {
+                    let encoder = try Encoder(video: setup.preset.videoEncoderSettings(colour: setup.videoColour), globalHeader: MovieWriter.needsGlobalHeader)
+                    videoEncoder = encoder
+                    shared.opened(encoder)
+                } catch {
+                    shared.failedToOpen("\(error)")
+                    throw error
+                }
+            case nil:
+                videoEncoder = try Encoder(video: setup.preset.videoEncoderSettings(colour: setup.videoColour), globalHeader: MovieWriter.needsGlobalHeader)
+            }
             videoStream = 0
         }
         if setup.hasAudio {

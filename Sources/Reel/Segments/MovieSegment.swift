@@ -18,8 +18,13 @@ final class MovieSegment: SegmentFile {
     /// Where the next segment begins, once the movie has committed to it: later pictures go there.
     var end: SegmentBoundaries.Boundary?
     let writer: MovieWriter
+    /// The segment's AAC encoder on its thread; nil without audio, or when the audio comes from the encoder
+    /// this movie shares (`audioFollower`).
     private(set) var audioEncoder: EncoderThread?
     private var audioEncoderRunning = false
+    /// A follower of shared encoders: the owner's AAC packets of this segment, and its samples per frame.
+    let audioFollower: (shared: SharedEncoders, index: Int)?
+    private(set) var audioFrameSize = 0
     /// No more video (or audio) packets will come to this file.
     var videoEnded: Bool
     var audioEnded: Bool
@@ -52,9 +57,18 @@ final class MovieSegment: SegmentFile {
         discardsWhenStopped = setup.discardsStoppedMovie
         var encoders: [Encoder] = []
         if let videoEncoder { encoders.append(videoEncoder) }
-        if setup.hasAudio {
+        if case .follower(let shared, let number)? = setup.sharedVideo, setup.hasAudio {
+            audioFollower = (shared, number)
+            // The owner's encoder describes the stream; this movie never encodes with it.
+            let encoder = try shared.waitForAudioEncoder(segment: index)
+            encoders.append(encoder)
+            audioFrameSize = encoder.frameSize
+        } else if setup.hasAudio {
+            audioFollower = nil
             let encoder = try Encoder(audio: setup.preset.audioEncoderSettings(), globalHeader: MovieWriter.needsGlobalHeader)
             encoders.append(encoder)
+            audioFrameSize = encoder.frameSize
+            if case .owner(let shared)? = setup.sharedVideo { shared.openedAudio(segment: index, encoder: encoder) }
             let frames = try (0..<EncoderThread.audioFramePool).map { _ in
                 let frame = Frame()
                 try frame.allocateAudio(sampleCount: encoder.frameSize, format: .floatPlanar,
@@ -63,6 +77,8 @@ final class MovieSegment: SegmentFile {
             }
             audioEncoder = EncoderThread(encoder: encoder, frames: frames, name: "reel.encoder.audio")
             audioEncoderRunning = true
+        } else {
+            audioFollower = nil
         }
         videoEnded = videoEncoder == nil
         audioEnded = !setup.hasAudio

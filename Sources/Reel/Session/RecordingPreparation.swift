@@ -135,9 +135,12 @@ struct RecordingPreparation {
         // Without a movie of its own the session still captures pictures at the preset's size (rendition 0),
         // for photos, previews and the movies added to it.
         if !configuration.recordsMovie { _ = try context.rendition(for: preset) }
-        movies = try moviePlans.map { plan in
+        var setups = try moviePlans.map { plan in
             try context.movie(path: plan.path, preset: plan.preset, limits: plan.limits, segmentation: plan.segmentation)
         }
+        // The session's own movies that record alike (a tier of the main movie's preset) encode once.
+        SharedEncoders.assignRoles(&setups, count: ownMovies.count)
+        movies = setups
         self.context = context
 
         let mediaTypes: [MediaType] = (hasVideo ? [.video] : []) + (hasAudio ? [.audio] : [])

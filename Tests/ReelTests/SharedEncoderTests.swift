@@ -1,0 +1,132 @@
+import Foundation
+import FFmpegCore
+@testable import Reel
+import ReelTestSupport
+import Testing
+
+/// Movies of one preset from one capture encode once: a tier at the main movie's preset takes the main
+/// movie's video and AAC packets (the same bytes in both files, verified by ffprobe's packet hashes), decodes
+/// whole and costs no encoding; a tier that differs (its own size limit, another preset) encodes its own.
+@Suite struct SharedEncoderTests {
+    /// Each video packet of a movie as ffprobe reads it: presentation and decode times, flags and an MD5
+    /// of its bytes.
+    static func packets(_ path: String, stream: String = "v") throws -> [String] {
+        let probe = try Processes.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", stream, "-show_packets", "-show_data_hash", "md5",
+                                                          "-show_entries", "packet=pts,dts,flags,data_hash", "-of", "csv=p=0", path])
+        #expect(probe.status == 0, "\(probe.standardError)")
+        return probe.standardOutput.split(separator: "\n").map(String.init)
+    }
+
+    @Test func aTierAtTheMainPresetTakesTheMainMoviesPackets() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var configuration = try FastRecording.configuration("\(folder)/main.mov", preset: "352x288", limits: RecordingLimits(maxDuration: 2),
+                                                            video: try DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: "30"))?realtime=0"))
+        let preset = try PresetLibrary.preset(named: "352x288")
+        var small = preset
+        (small.video.width, small.video.height) = (128, 96)
+        configuration.tiers = [MovieTier(outputPath: "\(folder)/copy.mov", preset: preset),
+                               MovieTier(outputPath: "\(folder)/small.mov", preset: small),
+                               MovieTier(outputPath: "\(folder)/capped.mov", preset: preset, maxFileSize: 50_000_000)]
+        let result = try await FastRecording.record(configuration)
+        let outputs = try #require(result.outputs)
+        #expect(outputs.allSatisfy { $0.recordedSuccessfully && $0.videoFrames == 60 }, "\(outputs.map { "\($0.output): \($0.videoFrames) \($0.error ?? "")" })")
+        let main = try Self.packets("\(folder)/main.mov")
+        #expect(main.count == 60)
+        #expect(try Self.packets("\(folder)/copy.mov") == main, "the copy holds the main movie's packets, byte for byte")
+        let mainAudio = try Self.packets("\(folder)/main.mov", stream: "a")
+        let copyAudio = try Self.packets("\(folder)/copy.mov", stream: "a")
+        #expect(mainAudio.count > 90 && copyAudio == mainAudio, "and its sound's")
+        // The copy encoded nothing; the others each ran an encoder of their own.
+        let encode = outputs.map { $0.stages?.encodeVideo ?? -1 }
+        #expect(encode[0] > 0.01 && encode[1] == 0 && encode[2] > 0 && encode[3] > 0.01, "\(encode)")
+        let encodeAudio = outputs.map { $0.stages?.encodeAudio ?? -1 }
+        #expect(encodeAudio[0] > 0 && encodeAudio[1] == 0 && encodeAudio[3] > 0, "\(encodeAudio)")
+        // And it plays as the main movie does: every picture, in order, and its sound.
+        #expect(try TestInputs.frameNumbers("\(folder)/copy.mov") == (try TestInputs.frameNumbers("\(folder)/main.mov")))
+        #expect(try CleanDecode.problems(in: "\(folder)/copy.mov").isEmpty)
+        #expect(outputs[1].audioSamples == outputs[0].audioSamples)
+    }
+
+    /// Segments cut at the same frames in both, each file starting with the same keyframe.
+    @Test func segmentedCopiesCutAtTheSameFrames() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var configuration = try FastRecording.configuration("\(folder)/main-{index}.mov", preset: "352x288", limits: RecordingLimits(maxDuration: 2.5))
+        configuration.segmentation = Segmentation(duration: 1)
+        configuration.tiers = [MovieTier(outputPath: "\(folder)/copy-{index}.mov", preset: try PresetLibrary.preset(named: "352x288"))]
+        let result = try await FastRecording.record(configuration)
+        let outputs = try #require(result.outputs)
+        #expect(outputs.map { $0.segments?.map(\.videoFrames) ?? [] } == [[30, 30, 15], [30, 30, 15]], "\(outputs)")
+        #expect(outputs[1].stages?.encodeVideo == 0)
+        for index in 1...3 {
+            let main = try Self.packets("\(folder)/main-00\(index).mov")
+            #expect(!main.isEmpty && main.first?.contains("K") == true, "segment \(index) starts with a keyframe")
+            #expect(try Self.packets("\(folder)/copy-00\(index).mov") == main, "segment \(index)")
+            let (mainAudio, copyAudio) = (try Self.packets("\(folder)/main-00\(index).mov", stream: "a"),
+                                          try Self.packets("\(folder)/copy-00\(index).mov", stream: "a"))
+            #expect(!mainAudio.isEmpty && copyAudio == mainAudio, "segment \(index)'s sound")
+        }
+    }
+
+    /// The grouping rule: equal keys share, any difference that moves a keyframe or an end does not.
+    @Test func onlyMoviesThatRecordAlikeShare() throws {
+        let preset = try PresetLibrary.preset(named: "352x288")
+        func setup(_ path: String, preset: Preset = preset, limits: RecordingLimits = RecordingLimits(), rendition: Int = 0) -> MovieRecorder.Setup {
+            MovieRecorder.Setup(temporaryPath: path, fragmentInterval: 10, fragmentMemoryLimit: 1 << 20, outputPath: path, folder: "/tmp",
+                                preset: preset, limits: limits, rotation: 0, hasVideo: true, rendition: rendition,
+                                videoColour: .unspecified, hasAudio: true, captureAudio: (48_000, 2), timelineFromInputStart: false,
+                                videoDevice: nil, audioDevice: nil, inputDuration: nil)
+        }
+        var renamed = preset
+        renamed.name = "my-copy"
+        var otherRate = preset
+        otherRate.video.fps = 25
+        var setups = [setup("/tmp/a.mov"), setup("/tmp/b.mov", preset: renamed), setup("/tmp/c.mov", limits: RecordingLimits(maxFileSize: 1 << 30)),
+                      setup("/tmp/d.mov", preset: otherRate), setup("/tmp/e.mov", rendition: 1), setup("/tmp/f.mov")]
+        SharedEncoders.assignRoles(&setups, count: 5)
+        func role(_ index: Int) -> String {
+            switch setups[index].sharedVideo {
+            case .owner?: "owner"
+            case .follower(_, let number)?: "follower \(number)"
+            case nil: "own"
+            }
+        }
+        // f is past `count` (a MovieOutput, which may pause or stop alone): it keeps its own encoder.
+        #expect((0..<6).map(role) == ["owner", "follower 0", "own", "own", "own", "own"])
+    }
+
+    /// The hand-over itself, without encoders: each follower takes each batch once and in order, a frame past
+    /// the owner's last finds its packets in the drain, a lagging follower gets the rest at its own drain,
+    /// and a follower learns (an error, not a hang) when the owner ended first.
+    @Test func followersTakeEachBatchOnceAndLearnWhenTheOwnerEndedFirst() throws {
+        func packets(_ count: Int) -> [Packet] { (0..<count).map { _ in Packet() } }
+        let shared = SharedEncoders(followers: 2)
+        shared.publish(packets(1), isFlush: false)
+        shared.publish(packets(2), isFlush: false)
+        #expect(try shared.nextBatch(follower: 0, isFlush: false).count == 1)
+        #expect(try shared.nextBatch(follower: 0, isFlush: false).count == 2)
+        shared.publish(packets(3), isFlush: true)
+        #expect(try shared.nextBatch(follower: 0, isFlush: false).isEmpty)
+        #expect(try shared.nextBatch(follower: 0, isFlush: true).count == 3)
+        #expect(try shared.nextBatch(follower: 1, isFlush: false).count == 1)
+        #expect(try shared.nextBatch(follower: 1, isFlush: true).count == 5)
+
+        shared.publishAudio(segment: 1, packets(2))
+        #expect(try shared.takeAudio(segment: 1, follower: 0, waitForEnd: false).count == 2)
+        shared.publishAudio(segment: 1, packets(1))
+        shared.endedAudio(segment: 1)
+        #expect(try shared.takeAudio(segment: 1, follower: 0, waitForEnd: true).count == 1)
+        #expect(try shared.takeAudio(segment: 1, follower: 1, waitForEnd: true).count == 3)
+
+        let ended = SharedEncoders(followers: 1)
+        ended.publish(packets(1), isFlush: false)
+        ended.ownerFinished()
+        #expect(try ended.nextBatch(follower: 0, isFlush: false).count == 1)
+        #expect(throws: ReelError.self) { try ended.nextBatch(follower: 0, isFlush: false) }
+        #expect(throws: ReelError.self) { try ended.nextBatch(follower: 0, isFlush: true) }
+        #expect(throws: ReelError.self) { try ended.waitForEncoder() }
+        #expect(throws: ReelError.self) { try ended.waitForAudioEncoder(segment: 2) }
+        #expect(throws: ReelError.self) { try ended.takeAudio(segment: 2, follower: 0, waitForEnd: true) }
+    }
+}
