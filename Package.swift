@@ -16,14 +16,16 @@ let package = Package(
             providers: [.apt(["libavdevice-dev", "libavformat-dev", "libavcodec-dev", "libswscale-dev",
                               "libswresample-dev", "libavutil-dev", "pkg-config"])]
         ),
-        // Below everything: clocks, the lock and the condition every thread shares (no FFmpeg, no engine types).
-        .target(name: "SystemSupport"),
+        // Below everything: clocks, the lock and the condition every thread shares, threads (no FFmpeg, no
+        // engine types); its C part names and prioritizes threads.
+        .target(name: "CSystemSupport"),
+        .target(name: "SystemSupport", dependencies: ["CSystemSupport"]),
         .target(name: "FFmpegCore", dependencies: ["CFFmpeg", "SystemSupport"]),
         // The container code (boxes, sample tables, fragments, index, trailer bound): no FFmpeg, no engine types.
-        .target(name: "QuickTime"),
+        .target(name: "QuickTime", dependencies: ["SystemSupport"]),
         .target(name: "CLinuxCapture"),
         .plugin(name: "EmbedPresets", capability: .buildTool()),
-        .target(name: "Reel", dependencies: ["SystemSupport", "FFmpegCore", "QuickTime", "CLinuxCapture"], plugins: ["EmbedPresets"]),
+        .target(name: "Reel", dependencies: ["SystemSupport", "CSystemSupport", "FFmpegCore", "QuickTime", "CLinuxCapture"], plugins: ["EmbedPresets"]),
         // libmicrohttpd, the HTTP server under `reel serve` (a shim passes its variadic start options).
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .plugin(name: "EmbedPage", capability: .buildTool()),

@@ -5,7 +5,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "CLinuxCapture.h"
+#include "CSystemSupport.h"
 
 void reel_name_current_thread(const char *name) {
     char truncated[16];

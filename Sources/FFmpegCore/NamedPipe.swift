@@ -1,4 +1,5 @@
 import Glibc
+import SystemSupport
 
 /// A named pipe (mkfifo, or a shell's `<(...)`) opened for reading without blocking: open(2) of a FIFO
 /// waits for a writer, and no interrupt reaches it there. Here the descriptor is opened non-blocking, the
@@ -21,12 +22,11 @@ enum NamedPipe {
                 close(descriptor)
                 throw FFmpegError(call: "open(\(path))", message: "interrupted while waiting for a writer to the named pipe")
             }
-            let ready = poll(&waiting, 1, 100)
-            if ready > 0 { return descriptor }
-            if ready < 0 && errno != EINTR {
-                let reason = String(cString: strerror(errno))
+            do throws(SystemError) {
+                if try SystemCall.retrying("poll", { poll(&waiting, 1, 100) }) > 0 { return descriptor }
+            } catch {
                 close(descriptor)
-                throw FFmpegError(call: "poll(\(path))", message: reason)
+                throw FFmpegError(call: "poll(\(path))", message: String(cString: strerror(error.code)))
             }
         }
     }

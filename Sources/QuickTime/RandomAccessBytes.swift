@@ -1,4 +1,5 @@
 import Glibc
+import SystemSupport
 
 /// Bytes that can be read at any offset: a file being written, or an array in memory (tests, small files).
 public protocol RandomAccessBytes {
@@ -36,9 +37,14 @@ public struct FileBytes: RandomAccessBytes, Sendable {
         var bytes = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
-            let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
-            if got < 0 && errno == EINTR { continue }
-            guard got >= 0 else { throw .system(offset: offset, count: count, errno: errno) }
+            let got: Int
+            do {
+                got = try SystemCall.retrying("pread") {
+                    bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
+                }
+            } catch {
+                throw .system(offset: offset, count: count, errno: error.code)
+            }
             guard got > 0 else { throw .shortRead(offset: offset, count: count, available: done) }
             done += got
         }

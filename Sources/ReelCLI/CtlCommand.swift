@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import SystemSupport
 @_spi(ReelTools) import Reel
 
 /// `reel ctl SOCKET COMMAND [ARGS] [--json]`: drives a running `reel record --control SOCKET`.
@@ -194,9 +195,7 @@ struct LineReader {
                 return line
             }
             var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&entry, 1, timeout)
-            if ready < 0 && errno == EINTR { continue }
-            guard ready > 0 else { return nil }
+            guard let ready = try? SystemCall.retrying("poll", { poll(&entry, 1, timeout) }), ready > 0 else { return nil }
             var chunk = [UInt8](repeating: 0, count: 64 * 1024)
             let count = read(descriptor, &chunk, chunk.count)
             guard count > 0 else { return nil }

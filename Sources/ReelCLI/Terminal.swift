@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import SystemSupport
 import Reel
 
 /// Where the CLI writes: results to stdout, errors and the status line to stderr.
@@ -28,8 +29,7 @@ enum Terminal {
     private static func write(_ text: String, to descriptor: Int32) {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
+            let written = (try? SystemCall.retrying("write") { bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) } }) ?? -1
             guard written > 0 else { return }  // the reader went away: nothing left to tell
             bytes = bytes.dropFirst(written)
         }

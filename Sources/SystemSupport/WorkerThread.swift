@@ -1,4 +1,4 @@
-import CLinuxCapture
+import CSystemSupport
 import Dispatch
 import Glibc
 
@@ -44,7 +44,7 @@ package final class WorkerThread: Sendable {
     }
 
     /// Waits at most `seconds`; false if the loop is still running.
-    func join(timeout seconds: Double) -> Bool {
+    package func join(timeout seconds: Double) -> Bool {
         guard finished.wait(timeout: .now() + seconds) == .success else { return false }
         finished.signal()
         return true

@@ -92,11 +92,4 @@ void reel_silence_alsa_errors(void);
 /// Returns 0 or -errno (EOPNOTSUPP on filesystems without it).
 int reel_reserve_file_space(int descriptor, int64_t offset, int64_t length);
 
-/// Names the calling thread (shown by top -H, gdb, /proc/PID/task/*/comm); Linux keeps the first 15 bytes.
-void reel_name_current_thread(const char *name);
-
-/// Sets the calling thread's (not the process's) nice level to `nice_level` when that is higher than its
-/// own and permitted (root, CAP_SYS_NICE, RLIMIT_NICE). Returns 1 if raised, else 0.
-int reel_raise_current_thread_priority(int nice_level);
-
 #endif

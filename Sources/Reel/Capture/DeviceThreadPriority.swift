@@ -1,4 +1,4 @@
-import CLinuxCapture
+import CSystemSupport
 
 /// A live sound device's reader runs ahead of the rest of the machine, as PulseAudio's and PipeWire's own
 /// threads do: an ALSA or PulseAudio buffer holds a fraction of a second, and a reader that a busy machine

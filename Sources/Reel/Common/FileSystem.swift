@@ -1,4 +1,5 @@
 import Glibc
+import SystemSupport
 
 /// File questions answered with stat(2) (FoundationEssentials' FileManager wants an ObjCBool for this one), and
 /// the syncs that make a finished file survive a power cut.
@@ -46,13 +47,17 @@ public enum FileSystem {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else {
-                    problem = String(cString: strerror(written < 0 ? errno : EIO))
+                do throws(SystemError) {
+                    let written = try SystemCall.retrying("write") { Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset) }
+                    guard written > 0 else {
+                        problem = String(cString: strerror(EIO))
+                        return
+                    }
+                    offset += written
+                } catch {
+                    problem = String(cString: strerror(error.code))
                     return
                 }
-                offset += written
             }
         }
         if close(descriptor) != 0 && problem == nil { problem = String(cString: strerror(errno)) }

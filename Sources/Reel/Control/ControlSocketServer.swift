@@ -150,8 +150,8 @@ public final class ControlSocketServer: @unchecked Sendable {
                 polled.append(pollfd(fd: descriptor, events: Int16(POLLIN) | (hasOutput ? Int16(POLLOUT) : 0), revents: 0))
             }
             let timeout = max(0, Int32((nextProgress - MonotonicClock.nanoseconds()) / 1_000_000))
-            let ready = poll(&polled, nfds_t(polled.count), finishing ? 50 : min(timeout, 1000))
-            if ready < 0 && errno != EINTR { break }
+            let wait = finishing ? 50 : min(timeout, 1000)
+            guard (try? SystemCall.retrying("poll", { poll(&polled, nfds_t(polled.count), wait) })) != nil else { break }
             for entry in polled where entry.revents != 0 {
                 if entry.fd == wakeRead {
                     var scratch = [UInt8](repeating: 0, count: 256)
@@ -213,9 +213,15 @@ public final class ControlSocketServer: @unchecked Sendable {
 
     private func receive(_ descriptor: Int32) {
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        let count = read(descriptor, &chunk, chunk.count)
+        let count: Int
+        do throws(SystemError) {
+            count = try SystemCall.retrying("read") { read(descriptor, &chunk, chunk.count) }
+        } catch {
+            if error.code != EAGAIN { disconnect(descriptor) }
+            return
+        }
         guard count > 0 else {
-            if count == 0 || (errno != EAGAIN && errno != EINTR) { disconnect(descriptor) }
+            disconnect(descriptor)  // the client closed its end
             return
         }
         var lines: [[UInt8]] = []
