@@ -119,6 +119,21 @@ import Testing
         #expect(try shared.takeAudio(segment: 1, follower: 0, waitForEnd: true).count == 1)
         #expect(try shared.takeAudio(segment: 1, follower: 1, waitForEnd: true).count == 3)
 
+        // A follower that left (its movie finished early: its own file failed) holds nothing back.
+        let twice = SharedEncoders(followers: 2)
+        twice.leave(follower: 1)
+        for _ in 0..<50 { twice.publish(packets(2), isFlush: false) }
+        twice.publishAudio(segment: 1, packets(4))
+        #expect(twice.heldPackets == 104)
+        for _ in 0..<50 { _ = try twice.nextBatch(follower: 0, isFlush: false) }
+        _ = try twice.takeAudio(segment: 1, follower: 0, waitForEnd: false)
+        #expect(twice.heldPackets == 0, "nothing is kept for the follower that left")
+        let alone = SharedEncoders(followers: 1)
+        alone.leave(follower: 0)
+        alone.publish(packets(3), isFlush: false)
+        alone.publishAudio(segment: 1, packets(3))
+        #expect(alone.heldPackets == 0, "with no follower left, the owner's packets are not kept at all")
+
         let ended = SharedEncoders(followers: 1)
         ended.publish(packets(1), isFlush: false)
         ended.ownerFinished()

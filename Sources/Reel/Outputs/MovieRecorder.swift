@@ -233,8 +233,12 @@ final class MovieRecorder: @unchecked Sendable {
     func finish() {
         doneFlag.store(true, ordering: .releasing)
         let result = finalize()
-        // Followers of this movie's encoder get no more packets from it.
-        if case .owner(let shared)? = setup.sharedVideo { shared.ownerFinished() }
+        // Followers of this movie's encoders get no more packets from it; a follower takes no more.
+        switch setup.sharedVideo {
+        case .owner(let shared)?: shared.ownerFinished()
+        case .follower(let shared, let index)?: shared.leave(follower: index)
+        case nil: break
+        }
         let waiters = finalResult.withLock { state in
             state.result = result
             defer { state.waiters.removeAll() }

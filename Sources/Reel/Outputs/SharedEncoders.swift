@@ -22,8 +22,17 @@ final class SharedEncoders: Sendable {
         var base = 0
         var taken: [Int]
         var ended = false
-        /// Followers that took the whole segment: once all have, it is let go with its encoder reference.
-        var finishedFollowers = 0
+        /// Followers that took the whole segment (or left): once all have, it is let go with its encoder.
+        var finished: [Bool]
+
+        /// Lets go of what every follower still here has taken.
+        mutating func prune(active: [Bool]) {
+            let lowest = zip(taken, active).filter(\.1).map(\.0).min() ?? (base + packets.count)
+            if lowest > base {
+                packets.removeFirst(lowest - base)
+                base = lowest
+            }
+        }
     }
 
     private struct State {
@@ -35,18 +44,26 @@ final class SharedEncoders: Sendable {
         var published = 0
         var flushIndex: Int?
         var ownerEnded = false
-        /// Each follower's next batch: batches every follower has taken are let go.
+        /// Each follower's next batch: batches every follower still here has taken are let go.
         var cursors: [Int]
+        /// Followers that have not left (a follower whose movie finished takes nothing more).
+        var active: [Bool]
         var audio: [Int: SegmentAudio] = [:]
 
         func segmentAudio(_ index: Int) -> SegmentAudio {
-            audio[index] ?? SegmentAudio(taken: Array(repeating: 0, count: cursors.count))
+            audio[index] ?? SegmentAudio(taken: Array(repeating: 0, count: cursors.count),
+                                         finished: active.map { !$0 })
         }
 
         mutating func take(_ follower: Int, upTo end: Int) {
-            let before = cursors.min() ?? 0
             cursors[follower] = end
-            for index in before..<(cursors.min() ?? 0) { batches[index] = nil }
+            pruneBatches()
+        }
+
+        /// Lets go of the video batches every follower still here has taken.
+        mutating func pruneBatches() {
+            let lowest = zip(cursors, active).filter(\.1).map(\.0).min() ?? published
+            batches = batches.filter { $0.key >= lowest }
         }
     }
 
@@ -55,7 +72,7 @@ final class SharedEncoders: Sendable {
 
     init(followers: Int) {
         self.followers = followers
-        state = Locked(State(cursors: Array(repeating: 0, count: followers)))
+        state = Locked(State(cursors: Array(repeating: 0, count: followers), active: Array(repeating: true, count: followers)))
     }
 
     private static let ownerEndedFirst = ReelError.runtime("the movie whose encoders this movie shares ended before it")
@@ -70,7 +87,7 @@ final class SharedEncoders: Sendable {
     /// reference to the payload the owner writes.
     func publish(_ packets: [Packet], isFlush: Bool) {
         state.withLockNotifying { state in
-            if followers > 0 { state.batches[state.published] = packets }
+            if state.active.contains(true) { state.batches[state.published] = packets }
             if isFlush { state.flushIndex = state.published }
             state.published += 1
         }
@@ -92,6 +109,7 @@ final class SharedEncoders: Sendable {
     func publishAudio(segment index: Int, _ packets: [Packet]) {
         guard !packets.isEmpty else { return }
         state.withLockNotifying { state in
+            guard state.active.contains(true) else { return }
             var entry = state.segmentAudio(index)
             entry.packets += packets
             state.audio[index] = entry
@@ -153,6 +171,27 @@ final class SharedEncoders: Sendable {
         }.get()
     }
 
+    /// Packets kept for followers that have not taken them yet (video batches and AAC), for the tests.
+    var heldPackets: Int {
+        state.withLock { state in
+            state.batches.values.reduce(0) { $0 + $1.count } + state.audio.values.reduce(0) { $0 + $1.packets.count }
+        }
+    }
+
+    /// Follower `follower`'s movie finished: it takes nothing more, and nothing is kept for it (a follower
+    /// whose own file failed must not make the owner's packets pile up for the rest of the recording).
+    func leave(follower: Int) {
+        state.withLockNotifying { state in
+            state.active[follower] = false
+            state.pruneBatches()
+            for (index, var entry) in state.audio {
+                entry.finished[follower] = true
+                entry.prune(active: state.active)
+                state.audio[index] = entry.finished.allSatisfy { $0 } ? nil : entry
+            }
+        }
+    }
+
     /// The segment's AAC packets follower `follower` has not taken yet: what is there now, or with
     /// `waitForEnd` all of them once the owner ended the segment's audio. Throws when the owner ended first.
     func takeAudio(segment index: Int, follower: Int, waitForEnd: Bool) throws -> [Packet] {
@@ -163,13 +202,9 @@ final class SharedEncoders: Sendable {
             var entry = state.segmentAudio(index)
             let packets = Array(entry.packets[(entry.taken[follower] - entry.base)...])
             entry.taken[follower] = entry.base + entry.packets.count
-            let everyone = (entry.taken.min() ?? 0) - entry.base
-            if everyone > 0 {
-                entry.packets.removeFirst(everyone)
-                entry.base += everyone
-            }
-            if waitForEnd { entry.finishedFollowers += 1 }
-            state.audio[index] = entry.finishedFollowers == entry.taken.count ? nil : entry
+            entry.prune(active: state.active)
+            if waitForEnd { entry.finished[follower] = true }
+            state.audio[index] = entry.finished.allSatisfy { $0 } ? nil : entry
             return .success(packets)
         }.get()
     }
