@@ -44,7 +44,9 @@ import Testing
                               ("/a/b/", false), ("a/b.mov", false), ("/", false), ("/a/.b.mov", true), ("/a/..b", true), ("/a/b/..", false)] {
             #expect(OutputName.isPlainAbsolute(path) == plain, "\(path)")
         }
-        #expect(OutputName.resolved("/tmp/./x/../y.mov").hasSuffix("/y.mov") && !OutputName.resolved("/tmp/./x/../y.mov").contains(".."))
+        let root = FileManager.default.temporaryDirectory.path
+        let dotted = OutputName.resolved("\(root)/./x/../y.mov")
+        #expect(dotted.hasSuffix("/y.mov") && !dotted.contains(".."), "\(dotted)")
     }
 
     @Test func freeNamesGoBesideATakenOne() {
