@@ -132,7 +132,9 @@ import Testing
                                 limits: RecordingLimits(maxDuration: 2.4), segmentation: segmented)
         try session.addOutput(first)
         try session.start(inputs)
-        try await Task.sleep(for: .milliseconds(300))
+        // Once the first movie has pictures (however long a busy machine takes to deliver them), not after a
+        // fixed time: the second must begin after the first's start.
+        for _ in 0..<400 where (first.progress?.videoFrames ?? 0) < 6 { try await Task.sleep(for: .milliseconds(50)) }
         let second = MovieOutput(outputPath: "\(folder)/second.mov", preset: preset)
         try session.addOutput(second)
         let firstResult = try await first.finished()

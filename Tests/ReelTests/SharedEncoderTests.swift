@@ -73,7 +73,7 @@ import Testing
     @Test func onlyMoviesThatRecordAlikeShare() throws {
         let preset = try PresetLibrary.preset(named: "352x288")
         func setup(_ path: String, preset: Preset = preset, limits: RecordingLimits = RecordingLimits(), rendition: Int = 0) -> MovieRecorder.Setup {
-            MovieRecorder.Setup(temporaryPath: path, fragmentInterval: 10, fragmentMemoryLimit: 1 << 20, outputPath: path, folder: "/tmp",
+            MovieRecorder.Setup(temporaryPath: path, fragmentInterval: 10, fragmentMemoryLimit: 1 << 20, outputPath: path, folder: "movies",
                                 preset: preset, limits: limits, rotation: 0, hasVideo: true, rendition: rendition,
                                 videoColour: .unspecified, hasAudio: true, captureAudio: (48_000, 2), timelineFromInputStart: false,
                                 videoDevice: nil, audioDevice: nil, inputDuration: nil)
@@ -82,8 +82,8 @@ import Testing
         renamed.name = "my-copy"
         var otherRate = preset
         otherRate.video.fps = 25
-        var setups = [setup("/tmp/a.mov"), setup("/tmp/b.mov", preset: renamed), setup("/tmp/c.mov", limits: RecordingLimits(maxFileSize: 1 << 30)),
-                      setup("/tmp/d.mov", preset: otherRate), setup("/tmp/e.mov", rendition: 1), setup("/tmp/f.mov")]
+        var setups = [setup("movies/a.mov"), setup("movies/b.mov", preset: renamed), setup("movies/c.mov", limits: RecordingLimits(maxFileSize: 1 << 30)),
+                      setup("movies/d.mov", preset: otherRate), setup("movies/e.mov", rendition: 1), setup("movies/f.mov")]
         SharedEncoders.assignRoles(&setups, count: 5)
         func role(_ index: Int) -> String {
             switch setups[index].sharedVideo {
@@ -101,47 +101,66 @@ import Testing
     /// and a follower learns (an error, not a hang) when the owner ended first.
     @Test func followersTakeEachBatchOnceAndLearnWhenTheOwnerEndedFirst() throws {
         func packets(_ count: Int) -> [Packet] { (0..<count).map { _ in Packet() } }
-        let shared = SharedEncoders(followers: 2)
-        shared.publish(packets(1), isFlush: false)
-        shared.publish(packets(2), isFlush: false)
+        let shared = SharedEncoders(followers: 2, pauses: PauseRequests(sessionStart: nil))
+        _ = shared.publish(packets(1), isFlush: false)
+        _ = shared.publish(packets(2), isFlush: false)
         #expect(try shared.nextBatch(follower: 0, isFlush: false).count == 1)
         #expect(try shared.nextBatch(follower: 0, isFlush: false).count == 2)
-        shared.publish(packets(3), isFlush: true)
+        _ = shared.publish(packets(3), isFlush: true)
         #expect(try shared.nextBatch(follower: 0, isFlush: false).isEmpty)
         #expect(try shared.nextBatch(follower: 0, isFlush: true).count == 3)
         #expect(try shared.nextBatch(follower: 1, isFlush: false).count == 1)
         #expect(try shared.nextBatch(follower: 1, isFlush: true).count == 5)
 
-        shared.publishAudio(segment: 1, packets(2))
+        _ = shared.publishAudio(segment: 1, packets(2))
         #expect(try shared.takeAudio(segment: 1, follower: 0, waitForEnd: false).count == 2)
-        shared.publishAudio(segment: 1, packets(1))
+        _ = shared.publishAudio(segment: 1, packets(1))
         shared.endedAudio(segment: 1)
         #expect(try shared.takeAudio(segment: 1, follower: 0, waitForEnd: true).count == 1)
         #expect(try shared.takeAudio(segment: 1, follower: 1, waitForEnd: true).count == 3)
 
         // A follower that left (its movie finished early: its own file failed) holds nothing back.
-        let twice = SharedEncoders(followers: 2)
+        let twice = SharedEncoders(followers: 2, pauses: PauseRequests(sessionStart: nil))
         twice.leave(follower: 1)
-        for _ in 0..<50 { twice.publish(packets(2), isFlush: false) }
-        twice.publishAudio(segment: 1, packets(4))
+        for _ in 0..<50 { _ = twice.publish(packets(2), isFlush: false) }
+        _ = twice.publishAudio(segment: 1, packets(4))
         #expect(twice.heldPackets == 104)
         for _ in 0..<50 { _ = try twice.nextBatch(follower: 0, isFlush: false) }
         _ = try twice.takeAudio(segment: 1, follower: 0, waitForEnd: false)
-        #expect(twice.heldPackets == 0, "nothing is kept for the follower that left")
-        let alone = SharedEncoders(followers: 1)
+        #expect(twice.heldPackets == 6, "nothing is kept for the follower that left; follower 0's last handout waits for its next call")
+        twice.leave(follower: 0)
+        #expect(twice.heldPackets == 0)
+        let alone = SharedEncoders(followers: 1, pauses: PauseRequests(sessionStart: nil))
         alone.leave(follower: 0)
-        alone.publish(packets(3), isFlush: false)
-        alone.publishAudio(segment: 1, packets(3))
+        _ = alone.publish(packets(3), isFlush: false)
+        _ = alone.publishAudio(segment: 1, packets(3))
         #expect(alone.heldPackets == 0, "with no follower left, the owner's packets are not kept at all")
 
-        let ended = SharedEncoders(followers: 1)
-        ended.publish(packets(1), isFlush: false)
-        ended.ownerFinished()
+        // Packets the followers are done with come back to the owner for reuse, never one a follower was
+        // handed last: it may still be writing it until its next call.
+        let reuse = SharedEncoders(followers: 1, pauses: PauseRequests(sessionStart: nil))
+        let first = Packet(), second = Packet()
+        #expect(reuse.publish([first], isFlush: false).isEmpty)
+        #expect(try reuse.nextBatch(follower: 0, isFlush: false).first === first)
+        #expect(reuse.publish([second], isFlush: false).isEmpty, "the packet just handed out is still in use")
+        #expect(try reuse.nextBatch(follower: 0, isFlush: false).first === second)
+        #expect(reuse.publish([Packet()], isFlush: false).first === first, "the one before is the owner's again")
+
+        let ended = SharedEncoders(followers: 1, pauses: PauseRequests(sessionStart: nil))
+        _ = ended.publish(packets(1), isFlush: false)
+        ended.ownerFinished(reason: .failed)
         #expect(try ended.nextBatch(follower: 0, isFlush: false).count == 1)
         #expect(throws: ReelError.self) { try ended.nextBatch(follower: 0, isFlush: false) }
         #expect(throws: ReelError.self) { try ended.nextBatch(follower: 0, isFlush: true) }
         #expect(throws: ReelError.self) { try ended.waitForEncoder() }
         #expect(throws: ReelError.self) { try ended.waitForAudioEncoder(segment: 2) }
         #expect(throws: ReelError.self) { try ended.takeAudio(segment: 2, follower: 0, waitForEnd: true) }
+
+        // The owner's file reached the free-space floor first: the follower ends there with the same reason.
+        let floor = SharedEncoders(followers: 1, pauses: PauseRequests(sessionStart: nil))
+        floor.ownerFinished(reason: .diskSpaceLimitReached)
+        #expect {
+            try floor.nextBatch(follower: 0, isFlush: false)
+        } throws: { ($0 as? SharedEncoders.OwnerStopped)?.reason == .diskSpaceLimitReached }
     }
 }

@@ -178,11 +178,11 @@ extension MovieRecorder {
         }
         var published: [Packet] = []
         defer {
-            shared.publishAudio(segment: segment.index, published)
+            spareSharedPackets += shared.publishAudio(segment: segment.index, published)
             if final { shared.endedAudio(segment: segment.index) }
         }
         try encoder.collectPackets { packet in
-            let copy = Packet()
+            let copy = spareSharedPackets.popLast() ?? Packet()
             try copy.reference(packet)
             published.append(copy)
             try write(packet, stream: audioStream, to: segment)

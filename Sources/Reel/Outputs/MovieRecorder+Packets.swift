@@ -7,7 +7,14 @@ extension MovieRecorder {
     func send(_ frame: Frame?, to encoder: Encoder, stream: Int) throws {
         if case .follower(let shared, let index)? = setup.sharedVideo {
             // The owner encoded this frame: its packets, another reference to each, go to this movie's files.
-            for published in try shared.nextBatch(follower: index, isFlush: frame == nil) {
+            let batch: [Packet]
+            do {
+                batch = try shared.nextBatch(follower: index, isFlush: frame == nil)
+            } catch let stopped as SharedEncoders.OwnerStopped {
+                stopReason = stopped.reason  // the owner's file reached a limit first: this one ends there too
+                return
+            }
+            for published in batch {
                 try packet.reference(published)
                 try writeVideo(packet)
             }
@@ -26,8 +33,8 @@ extension MovieRecorder {
         }
         try drainPackets(from: encoder, stream: stream)
         if case .owner(let shared)? = setup.sharedVideo {
-            shared.publish(sharedBatch, isFlush: frame == nil)
-            sharedBatch = []
+            spareSharedPackets += shared.publish(sharedBatch, isFlush: frame == nil)
+            sharedBatch.removeAll(keepingCapacity: true)
         }
     }
 
@@ -35,7 +42,7 @@ extension MovieRecorder {
         while try encoder.receive(into: packet) == .received {
             if packet.duration == 0 && encoder.mediaType == .video { packet.duration = 1 }
             if case .owner? = setup.sharedVideo {
-                let copy = Packet()
+                let copy = spareSharedPackets.popLast() ?? Packet()
                 try copy.reference(packet)
                 sharedBatch.append(copy)
             }

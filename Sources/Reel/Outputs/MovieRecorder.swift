@@ -53,8 +53,10 @@ final class MovieRecorder: @unchecked Sendable {
     /// decodes as cleanly as the middle of a movie instead of starting from silence.
     var preroll: SampleFIFO?
     let packet = Packet()
-    /// The owner of shared encoders: references to the packets of the current video send, for its followers.
+    /// The owner of shared encoders: references to the packets of the current video send, for its followers,
+    /// and packets they are done with, to reference the next ones in (no allocation per packet once warm).
     var sharedBatch: [Packet] = []
+    var spareSharedPackets: [Packet] = []
     /// A follower: where the owner's AAC packets are referenced before they are written.
     let sharedAudioPacket = Packet()
     var audioFIFO: SampleFIFO?
@@ -118,7 +120,7 @@ final class MovieRecorder: @unchecked Sendable {
         self.sizeCut = setup.segmentation?.size.map { SegmentSizeCut(size: $0) }
         self.retention = SegmentRetention(keep: setup.segmentation?.keep)
         // Live movies pause at the instant asked; a file's timeline has no such clock: at the next item.
-        self.pauses = PauseRequests(sessionStart: setup.timelineFromInputStart ? nil : setup.sessionStart)
+        self.pauses = setup.sharedVideo?.shared.pauses ?? PauseRequests(sessionStart: setup.timelineFromInputStart ? nil : setup.sessionStart)
         self.queue = OutputQueue(pictureLimit: paced ? MovieRecorder.livePictureQueue : nil)
         self.readerDrops = readerDrops
         self.progress = progress
@@ -235,7 +237,7 @@ final class MovieRecorder: @unchecked Sendable {
         let result = finalize()
         // Followers of this movie's encoders get no more packets from it; a follower takes no more.
         switch setup.sharedVideo {
-        case .owner(let shared)?: shared.ownerFinished()
+        case .owner(let shared)?: shared.ownerFinished(reason: stopReason)
         case .follower(let shared, let index)?: shared.leave(follower: index)
         case nil: break
         }

@@ -20,20 +20,34 @@ final class SharedEncoders: Sendable {
         var encoder: Encoder?
         var packets: [Packet] = []
         var base = 0
+        /// Per follower: the end of what it was handed, and the start of its last handout (packets it may
+        /// still be writing on its thread until its next call).
         var taken: [Int]
+        var inUse: [Int]
         var ended = false
         /// Followers that took the whole segment (or left): once all have, it is let go with its encoder.
         var finished: [Bool]
 
-        /// Lets go of what every follower still here has taken.
-        mutating func prune(active: [Bool]) {
-            let lowest = zip(taken, active).filter(\.1).map(\.0).min() ?? (base + packets.count)
-            if lowest > base {
-                packets.removeFirst(lowest - base)
-                base = lowest
-            }
+        /// The packets no follower still here can be using any more (they may be reused).
+        mutating func prune(active: [Bool]) -> ArraySlice<Packet> {
+            let lowest = SharedEncoders.lowest(inUse, active: active) ?? (base + packets.count)
+            guard lowest > base else { return [] }
+            let done = packets[..<(lowest - base)]
+            packets.removeFirst(lowest - base)
+            base = lowest
+            return done
         }
     }
+
+    /// The smallest of `values` over the followers still here; nil when none is (no allocation: it runs per frame).
+    fileprivate static func lowest(_ values: [Int], active: [Bool]) -> Int? {
+        var lowest: Int? = nil
+        for index in values.indices where active[index] { lowest = min(lowest ?? values[index], values[index]) }
+        return lowest
+    }
+
+    /// Published packets no follower uses any more, unreferenced, for the owner to reuse (at most this many).
+    private static let sparePackets = 64
 
     private struct State {
         var encoder: Encoder?
@@ -44,38 +58,76 @@ final class SharedEncoders: Sendable {
         var published = 0
         var flushIndex: Int?
         var ownerEnded = false
-        /// Each follower's next batch: batches every follower still here has taken are let go.
+        /// Why the owner's movie ended (a limit of its own file ends its followers' the same way).
+        var ownerReason: StopReason?
+        /// Each follower's next batch, and the first batch of its last handout (which it may still be
+        /// writing); batches below every follower's last handout are let go.
         var cursors: [Int]
+        var inUse: [Int]
+        /// Batches below this are let go.
+        var releasedBelow = 0
+        /// Unreferenced packets for the owner's next references (no allocation per packet once warm).
+        var spare: [Packet] = []
         /// Followers that have not left (a follower whose movie finished takes nothing more).
         var active: [Bool]
         var audio: [Int: SegmentAudio] = [:]
 
         func segmentAudio(_ index: Int) -> SegmentAudio {
             audio[index] ?? SegmentAudio(taken: Array(repeating: 0, count: cursors.count),
-                                         finished: active.map { !$0 })
+                                         inUse: Array(repeating: 0, count: cursors.count), finished: active.map { !$0 })
         }
 
         mutating func take(_ follower: Int, upTo end: Int) {
+            inUse[follower] = cursors[follower]
             cursors[follower] = end
             pruneBatches()
         }
 
-        /// Lets go of the video batches every follower still here has taken.
+        /// Lets go of the video batches no follower still here can be using.
         mutating func pruneBatches() {
-            let lowest = zip(cursors, active).filter(\.1).map(\.0).min() ?? published
-            batches = batches.filter { $0.key >= lowest }
+            let lowest = min(SharedEncoders.lowest(inUse, active: active) ?? published, published)
+            while releasedBelow < lowest {
+                if let batch = batches.removeValue(forKey: releasedBelow) { recycle(batch[...]) }
+                releasedBelow += 1
+            }
+        }
+
+        mutating func recycle(_ packets: ArraySlice<Packet>) {
+            for packet in packets where spare.count < SharedEncoders.sparePackets {
+                packet.unref()
+                spare.append(packet)
+            }
+        }
+
+        /// Up to `count` spare packets for the owner.
+        mutating func spares(_ count: Int) -> [Packet] {
+            let handed = Array(spare.suffix(count))
+            spare.removeLast(handed.count)
+            return handed
         }
     }
 
     private let state: Locked<State>
     let followers: Int
 
-    init(followers: Int) {
+    init(followers: Int, pauses: PauseRequests) {
         self.followers = followers
-        state = Locked(State(cursors: Array(repeating: 0, count: followers), active: Array(repeating: true, count: followers)))
+        self.pauses = pauses
+        state = Locked(State(cursors: Array(repeating: 0, count: followers), inUse: Array(repeating: 0, count: followers),
+                             active: Array(repeating: true, count: followers)))
     }
 
     private static let ownerEndedFirst = ReelError.runtime("the movie whose encoders this movie shares ended before it")
+
+    /// The owner's movie ended at a limit of its own file (its size, the free-space floor) before the
+    /// follower's next frame: the follower's file, which holds the same packets, ends there the same way.
+    struct OwnerStopped: Error {
+        let reason: StopReason
+    }
+
+    /// The pauses every movie of the group shares: one stretch of the session's clock (or of items, for a
+    /// file's timeline), so they all leave out the same items and resume on the same frame.
+    let pauses: PauseRequests
 
     // MARK: the owner
 
@@ -84,41 +136,52 @@ final class SharedEncoders: Sendable {
     func failedToOpen(_ message: String) { state.withLockNotifying { $0.openFailure = message } }
 
     /// The packets the encoder gave back after one video send (`isFlush`: the drain at the end), each a new
-    /// reference to the payload the owner writes.
-    func publish(_ packets: [Packet], isFlush: Bool) {
+    /// reference to the payload the owner writes. Returns packets the followers are done with, unreferenced,
+    /// for the owner's next references (as many as it gave, when there are).
+    func publish(_ packets: [Packet], isFlush: Bool) -> [Packet] {
         state.withLockNotifying { state in
             if state.active.contains(true) { state.batches[state.published] = packets }
             if isFlush { state.flushIndex = state.published }
             state.published += 1
+            return state.spares(packets.count)
         }
     }
 
     /// The owner's movie ended: a follower still waiting gets what was published and no more.
-    func ownerFinished() { state.withLockNotifying { $0.ownerEnded = true } }
+    func ownerFinished(reason: StopReason?) {
+        state.withLockNotifying { state in
+            state.ownerEnded = true
+            state.ownerReason = reason
+        }
+    }
 
     /// The owner opened segment `index`'s AAC encoder.
     func openedAudio(segment index: Int, encoder: Encoder) {
         state.withLockNotifying { state in
+            guard state.active.contains(true) else { return }
             var entry = state.segmentAudio(index)
             entry.encoder = encoder
             state.audio[index] = entry
         }
     }
 
-    /// AAC packets of segment `index`, in order, each a new reference for the followers.
-    func publishAudio(segment index: Int, _ packets: [Packet]) {
-        guard !packets.isEmpty else { return }
-        state.withLockNotifying { state in
-            guard state.active.contains(true) else { return }
+    /// AAC packets of segment `index`, in order, each a new reference for the followers; returns spare
+    /// packets as `publish` does.
+    func publishAudio(segment index: Int, _ packets: [Packet]) -> [Packet] {
+        guard !packets.isEmpty else { return [] }
+        return state.withLockNotifying { state in
+            guard state.active.contains(true) else { return [] }
             var entry = state.segmentAudio(index)
             entry.packets += packets
             state.audio[index] = entry
+            return state.spares(packets.count)
         }
     }
 
     /// The owner drained segment `index`'s AAC encoder: every packet of it is published.
     func endedAudio(segment index: Int) {
         state.withLockNotifying { state in
+            guard state.active.contains(true) else { return }
             var entry = state.segmentAudio(index)
             entry.ended = true
             state.audio[index] = entry
@@ -147,28 +210,35 @@ final class SharedEncoders: Sendable {
     /// Follower `follower`'s next video batch, for its next send (`isFlush`: its drain at the end, which
     /// takes every batch left, up to the owner's drain). Throws when the owner ended without it.
     func nextBatch(follower: Int, isFlush: Bool) throws -> [Packet] {
-        try state.wait { state -> Result<[Packet], ReelError>? in
-            let next = state.cursors[follower]
-            if isFlush {
-                guard state.flushIndex != nil || state.ownerEnded else { return nil }
-                let end = state.flushIndex.map { $0 + 1 } ?? state.published
-                if state.flushIndex == nil && next >= end { return .failure(SharedEncoders.ownerEndedFirst) }
-                let packets = (next..<max(next, end)).flatMap { state.batches[$0] ?? [] }
-                state.take(follower, upTo: max(next, end))
-                return .success(packets)
+        do {
+            return try state.wait { state -> Result<[Packet], ReelError>? in
+                let next = state.cursors[follower]
+                if isFlush {
+                    guard state.flushIndex != nil || state.ownerEnded else { return nil }
+                    let end = state.flushIndex.map { $0 + 1 } ?? state.published
+                    if state.flushIndex == nil && next >= end { return .failure(SharedEncoders.ownerEndedFirst) }
+                    let packets = (next..<max(next, end)).flatMap { state.batches[$0] ?? [] }
+                    state.take(follower, upTo: max(next, end))
+                    return .success(packets)
+                }
+                if next == state.flushIndex {
+                    // The owner drained its encoder already (its last picture came a frame sooner): this frame's
+                    // packets came with that drain, which the follower takes at its own.
+                    return .success([])
+                }
+                if next < state.published {
+                    let packets = state.batches[next] ?? []
+                    state.take(follower, upTo: next + 1)
+                    return .success(packets)
+                }
+                return state.ownerEnded ? .failure(SharedEncoders.ownerEndedFirst) : nil
+            }.get()
+        } catch {
+            if let reason = state.withLock({ $0.ownerReason }), [.maxFileSizeReached, .diskSpaceLimitReached, .diskFull].contains(reason) {
+                throw OwnerStopped(reason: reason)
             }
-            if next == state.flushIndex {
-                // The owner drained its encoder already (its last picture came a frame sooner): this frame's
-                // packets came with that drain, which the follower takes at its own.
-                return .success([])
-            }
-            if next < state.published {
-                let packets = state.batches[next] ?? []
-                state.take(follower, upTo: next + 1)
-                return .success(packets)
-            }
-            return state.ownerEnded ? .failure(SharedEncoders.ownerEndedFirst) : nil
-        }.get()
+            throw error
+        }
     }
 
     /// Packets kept for followers that have not taken them yet (video batches and AAC), for the tests.
@@ -186,7 +256,7 @@ final class SharedEncoders: Sendable {
             state.pruneBatches()
             for (index, var entry) in state.audio {
                 entry.finished[follower] = true
-                entry.prune(active: state.active)
+                state.recycle(entry.prune(active: state.active))
                 state.audio[index] = entry.finished.allSatisfy { $0 } ? nil : entry
             }
         }
@@ -201,9 +271,11 @@ final class SharedEncoders: Sendable {
             }
             var entry = state.segmentAudio(index)
             let packets = Array(entry.packets[(entry.taken[follower] - entry.base)...])
+            entry.inUse[follower] = entry.taken[follower]
             entry.taken[follower] = entry.base + entry.packets.count
-            entry.prune(active: state.active)
+            state.recycle(entry.prune(active: state.active))
             if waitForEnd { entry.finished[follower] = true }
+            // A finished segment's last packets may still be in use: they go with the entry, not to reuse.
             state.audio[index] = entry.finished.allSatisfy { $0 } ? nil : entry
             return .success(packets)
         }.get()
@@ -216,6 +288,12 @@ extension SharedEncoders {
         case owner(SharedEncoders)
         /// `index`: the follower's number among the encoder's followers (0, 1 ...).
         case follower(SharedEncoders, index: Int)
+
+        var shared: SharedEncoders {
+            switch self {
+            case .owner(let shared), .follower(let shared, _): shared
+            }
+        }
     }
 
     /// What must be equal for movies to share an encoder: the pictures (rendition, colour), the codec
@@ -246,13 +324,18 @@ extension SharedEncoders {
     /// roles: each group of equal keys shares the first one's encoder. Movies without video share nothing.
     static func assignRoles(_ setups: inout [MovieRecorder.Setup], count: Int) {
         var groups: [(key: Key, members: [Int])] = []
-        for index in 0..<min(count, setups.count) where setups[index].hasVideo {
+        // Cuts by size (segment sizes, the total size's end) are decided from each file's own bytes, which
+        // the interleaving of audio can make differ by a few: such movies keep encoders of their own.
+        for index in 0..<min(count, setups.count) where setups[index].hasVideo && setups[index].segmentation?.size == nil
+            && setups[index].limits.maxFileSize == nil {
             let key = Key(setups[index])
             if let group = groups.firstIndex(where: { $0.key == key }) { groups[group].members.append(index) }
             else { groups.append((key, [index])) }
         }
         for group in groups where group.members.count > 1 {
-            let shared = SharedEncoders(followers: group.members.count - 1)
+            let first = setups[group.members[0]]
+            let pauses = PauseRequests(sessionStart: first.timelineFromInputStart ? nil : first.sessionStart)
+            let shared = SharedEncoders(followers: group.members.count - 1, pauses: pauses)
             setups[group.members[0]].sharedVideo = .owner(shared)
             for (number, member) in group.members.dropFirst().enumerated() {
                 setups[member].sharedVideo = .follower(shared, index: number)
