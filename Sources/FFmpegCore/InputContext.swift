@@ -1,5 +1,6 @@
 import CFFmpeg
 import Glibc
+import SystemSupport
 
 /// An opened input (a device, a lavfi graph or a file): the one owner of its AVFormatContext.
 public final class InputContext {
@@ -7,8 +8,9 @@ public final class InputContext {
     private let interrupt: InterruptFlag
     public let url: String
     public private(set) var streams: [StreamInfo] = []
-    /// A named pipe's descriptor, read through FFmpeg's pipe: protocol; closed after the format context.
-    private var pipeDescriptor: Int32 = -1
+    /// A named pipe's descriptor, read through FFmpeg's pipe: protocol; closed after the format context (a
+    /// stored property is released after `deinit` runs).
+    private var pipeDescriptor: FileDescriptor?
 
     public enum ReadResult: Equatable {
         case packet
@@ -42,7 +44,7 @@ public final class InputContext {
         var openURL = url
         if formatName == nil, let descriptor = try NamedPipe.openForReading(url, interrupt: interrupt) {
             pipeDescriptor = descriptor
-            openURL = "pipe:\(descriptor)"
+            openURL = "pipe:\(descriptor.raw)"
         }
         // On failure avformat_open_input frees the context and sets it to NULL.
         try FFmpegError.check(avformat_open_input(&context, openURL, inputFormat, &dictionary.pointer),
@@ -60,7 +62,6 @@ public final class InputContext {
 
     deinit {
         avformat_close_input(&context)
-        if pipeDescriptor >= 0 { close(pipeDescriptor) }
     }
 
     var formatContext: UnsafeMutablePointer<AVFormatContext> { context! }

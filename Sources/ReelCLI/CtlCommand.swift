@@ -29,7 +29,7 @@ enum CtlCommand {
 
     static func run(_ arguments: [String]) -> ExitCode {
         let parsed: ParsedArguments
-        let descriptor: Int32
+        let socket: FileDescriptor
         let words: [String]
         do {
             parsed = try ParsedArguments(arguments, command: "ctl", specification: .init(valueOptions: [], flagOptions: ["--json"]))
@@ -38,22 +38,21 @@ enum CtlCommand {
             if words != ["watch"] {
                 do { _ = try ControlCommand(parsing: words) } catch let error as ReelError { throw UsageError("ctl: \(error.message)") }
             }
-            descriptor = try UnixSocket.connect(to: parsed.positionals[0])
+            socket = try UnixSocket.connect(to: parsed.positionals[0])
         } catch let error as ReelError where error.kind == .deviceNotFound {
             Terminal.printError(error.message)
             return .usage
         } catch {
             return .reporting(error)
         }
-        defer { close(descriptor) }
         let json = parsed.has("--json")
         let watching = words == ["watch"]
         let request = ControlMessages.json(["command": watching ? ["subscribe"] : words]) ?? "{}"
-        guard write(all: Array((request.dropLast() + ",\"request_id\":1}\n").utf8), to: descriptor) else {
+        guard write(all: Array((request.dropLast() + ",\"request_id\":1}\n").utf8), to: socket) else {
             Terminal.printError("the recording closed the control socket")
             return .failure
         }
-        var reader = LineReader(descriptor: descriptor)
+        var reader = LineReader(socket: socket)
         while let line = reader.next(timeout: watching ? -1 : replyTimeout) {
             guard let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(line.utf8)) else { continue }
             if let event = envelope.event {
@@ -85,10 +84,10 @@ enum CtlCommand {
         var data: JSONDocument?
     }
 
-    private static func write(all bytes: [UInt8], to descriptor: Int32) -> Bool {
+    private static func write(all bytes: [UInt8], to socket: FileDescriptor) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes { send(socket.raw, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if sent <= 0 { return false }
             offset += sent
         }
@@ -181,10 +180,10 @@ indirect enum JSONDocument: Codable {
 
 /// Lines from a socket, waiting with poll.
 struct LineReader {
-    let descriptor: Int32
+    let socket: FileDescriptor
     private var pending: [UInt8] = []
 
-    init(descriptor: Int32) { self.descriptor = descriptor }
+    init(socket: FileDescriptor) { self.socket = socket }
 
     /// The next line, or nil at the end of the stream or after `timeout` milliseconds (-1: no limit).
     mutating func next(timeout: Int32) -> String? {
@@ -194,10 +193,10 @@ struct LineReader {
                 pending.removeSubrange(...newline)
                 return line
             }
-            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            var entry = pollfd(fd: socket.raw, events: Int16(POLLIN), revents: 0)
             guard let ready = try? SystemCall.retrying("poll", { poll(&entry, 1, timeout) }), ready > 0 else { return nil }
             var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-            let count = read(descriptor, &chunk, chunk.count)
+            let count = read(socket.raw, &chunk, chunk.count)
             guard count > 0 else { return nil }
             pending.append(contentsOf: chunk[..<count])
         }

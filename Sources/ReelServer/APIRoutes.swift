@@ -150,7 +150,7 @@ final class APIRoutes: Sendable {
     }
 
     private func download(_ name: String, range: String?) -> HTTPResponse {
-        let opened: (descriptor: Int32, size: Int64)
+        let opened: (descriptor: FileDescriptor, size: Int64)
         do {
             opened = try camera.folder.open(name)
         } catch .invalidName {
@@ -162,13 +162,12 @@ final class APIRoutes: Sendable {
         var headers = [("Content-Type", type), ("Accept-Ranges", "bytes")]
         switch ByteRange.parse(range, size: opened.size) {
         case .whole:
-            return HTTPResponse(status: 200, headers: headers, body: .file(descriptor: opened.descriptor, offset: 0, length: opened.size))
+            return HTTPResponse(status: 200, headers: headers, body: .file(opened.descriptor, offset: 0, length: opened.size))
         case .range(let range):
             headers.append(("Content-Range", "bytes \(range.start)-\(range.end)/\(opened.size)"))
             return HTTPResponse(status: 206, headers: headers,
-                                body: .file(descriptor: opened.descriptor, offset: range.start, length: range.length))
+                                body: .file(opened.descriptor, offset: range.start, length: range.length))
         case .unsatisfiable:
-            close(opened.descriptor)
             var response = HTTPResponse.error(416, "the range is beyond the file's \(opened.size) bytes")
             response.headers.append(("Content-Range", "bytes */\(opened.size)"))
             return response

@@ -1,5 +1,6 @@
 import Glibc
 import Reel
+import SystemSupport
 
 /// `reel serve` as a library: the camera (CameraService) behind the HTTP API and page (APIRoutes) on a
 /// libmicrohttpd server. Loopback needs no token; any other address does (`token`, or one generated and
@@ -91,10 +92,8 @@ public final class CameraServer: Sendable {
 
     private static func randomToken() -> String {
         var bytes = [UInt8](repeating: 0, count: 24)
-        let descriptor = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
-        if descriptor >= 0 {
-            _ = read(descriptor, &bytes, bytes.count)
-            close(descriptor)
+        if let random = try? FileDescriptor.opening("open", { open("/dev/urandom", O_RDONLY | O_CLOEXEC) }) {
+            _ = read(random.raw, &bytes, bytes.count)
         }
         return bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
     }

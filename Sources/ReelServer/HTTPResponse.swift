@@ -2,14 +2,15 @@ import CMicroHTTPD
 import FoundationEssentials
 import Glibc
 import Reel
+import SystemSupport
 
 /// A response: a status, headers and a body held in memory, a file range (sent by the kernel from the
 /// descriptor, which libmicrohttpd then owns and closes), or a stream produced while it is sent.
 struct HTTPResponse: Sendable {
     enum Body: Sendable {
         case bytes([UInt8])
-        /// `descriptor` is handed to libmicrohttpd, which closes it when the response is done.
-        case file(descriptor: Int32, offset: Int64, length: Int64)
+        /// The descriptor is handed to libmicrohttpd, which closes it when the response is done.
+        case file(FileDescriptor, offset: Int64, length: Int64)
         case stream(ResponseStream)
     }
 
@@ -52,8 +53,9 @@ struct HTTPResponse: Sendable {
         case .bytes(let bytes):
             response = bytes.withUnsafeBytes { reel_mhd_response_copying($0.count, $0.baseAddress) }
         case .file(let descriptor, let offset, let length):
-            response = MHD_create_response_from_fd_at_offset64(UInt64(length), descriptor, UInt64(offset))
-            if response == nil { close(descriptor) }
+            response = MHD_create_response_from_fd_at_offset64(UInt64(length), descriptor.raw, UInt64(offset))
+            // libmicrohttpd closes the descriptor with the response; without one it stays ours (and closes).
+            if response != nil { _ = descriptor.release() }
         case .stream(let stream):
             response = stream.makeResponse()
         }

@@ -17,19 +17,17 @@ final class RecordingsFolder: @unchecked Sendable {
     }
 
     let path: String
-    private let descriptor: Int32
+    private let folder: FileDescriptor
 
     init(path: String) throws {
         try FileSystem.createFolders(path)
-        let descriptor = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw ReelError.invalidInput("--recordings \(path): cannot open the folder (\(String(cString: strerror(errno))))")
+        do {
+            folder = try FileDescriptor.opening("open") { Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        } catch {
+            throw ReelError.invalidInput("--recordings \(path): cannot open the folder (\(String(cString: strerror(error.code))))")
         }
-        self.descriptor = descriptor
         self.path = URL(fileURLWithPath: path).standardized.path
     }
-
-    deinit { close(descriptor) }
 
     /// A name the server could have made: letters, digits, `-`, `_` and `.`, not starting with `.`, ending in
     /// `.mov` or `.jpg`, at most 128 characters.
@@ -49,7 +47,7 @@ final class RecordingsFolder: @unchecked Sendable {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         return names.filter(RecordingsFolder.isValidName).compactMap { name -> Entry? in
             var info = stat()
-            guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+            guard fstatat(folder.raw, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
             let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
             return Entry(name: name, kind: RecordingsFolder.kind(of: name), bytes: Int64(info.st_size), modified: modified)
         }.sorted { ($0.modified, $0.name) > ($1.modified, $1.name) }
@@ -60,24 +58,22 @@ final class RecordingsFolder: @unchecked Sendable {
         case notFound
     }
 
-    /// Opens a recording for reading: its descriptor (the caller owns it) and size.
-    func open(_ name: String) throws(AccessError) -> (descriptor: Int32, size: Int64) {
+    /// Opens a recording for reading: its descriptor and size.
+    func open(_ name: String) throws(AccessError) -> (descriptor: FileDescriptor, size: Int64) {
         guard RecordingsFolder.isValidName(name) else { throw .invalidName }
-        let file = openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard file >= 0 else { throw .notFound }
-        var info = stat()
-        guard fstat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            close(file)
+        guard let file = try? FileDescriptor.opening("openat", { openat(folder.raw, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }) else {
             throw .notFound
         }
+        var info = stat()
+        guard fstat(file.raw, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw .notFound }
         return (file, Int64(info.st_size))
     }
 
     func delete(_ name: String) throws(AccessError) {
         guard RecordingsFolder.isValidName(name) else { throw .invalidName }
         var info = stat()
-        guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG,
-              unlinkat(descriptor, name, 0) == 0 else { throw .notFound }
+        guard fstatat(folder.raw, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+              unlinkat(folder.raw, name, 0) == 0 else { throw .notFound }
     }
 
     /// A new, unused path in the folder: `photo-20261130-142501-123.jpg`. The name is reserved: requests at
@@ -90,7 +86,7 @@ final class RecordingsFolder: @unchecked Sendable {
             while true {
                 let digits = milliseconds < 1000 ? String(String(milliseconds + 1000).dropFirst()) : String(milliseconds)
                 let name = "\(prefix)-\(stamp)-\(digits).\(fileExtension)"
-                if !reserved.contains(name) && faccessat(descriptor, name, F_OK, AT_SYMLINK_NOFOLLOW) != 0 {
+                if !reserved.contains(name) && faccessat(folder.raw, name, F_OK, AT_SYMLINK_NOFOLLOW) != 0 {
                     reserved.append(name)
                     if reserved.count > RecordingsFolder.reservationLimit { reserved.removeFirst() }
                     return "\(path)/\(name)"

@@ -41,8 +41,13 @@ public enum FileSystem {
 
     /// Writes `bytes` to a new or truncated file; nil on success, else what failed (strerror's text).
     static func write(_ bytes: [UInt8], to path: String) -> String? {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.opening("open") { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+        } catch {
+            return String(cString: strerror(error.code))
+        }
+        let descriptor = file.raw
         var problem: String? = nil
         bytes.withUnsafeBytes { buffer in
             var offset = 0
@@ -60,17 +65,15 @@ public enum FileSystem {
                 }
             }
         }
-        if close(descriptor) != 0 && problem == nil { problem = String(cString: strerror(errno)) }
+        if let code = file.close(), problem == nil { problem = String(cString: strerror(code)) }
         return problem
     }
 
     /// Pushes a file's data to the disk (fsync); false when it could not be opened or synced.
     @discardableResult
     static func sync(_ path: String) -> Bool {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        return fsync(descriptor) == 0
+        guard let file = try? FileDescriptor.opening("open", { open(path, O_RDONLY | O_CLOEXEC) }) else { return false }
+        return fsync(file.raw) == 0
     }
 
     /// Pushes the entries of the folder holding `path` to the disk: a new or renamed file's name survives a
@@ -79,10 +82,8 @@ public enum FileSystem {
     @discardableResult
     static func syncFolder(containing path: String) -> Bool {
         let folder = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        return fsync(descriptor) == 0
+        guard let entries = try? FileDescriptor.opening("open", { open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }) else { return false }
+        return fsync(entries.raw) == 0
     }
 
     /// Renames a finished file into place so that a power cut leaves either no file under `destination` or

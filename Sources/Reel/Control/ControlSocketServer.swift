@@ -18,19 +18,20 @@ public final class ControlSocketServer: @unchecked Sendable {
 
     public let path: String
     private let controller: SessionController
-    /// Owned by the server's thread once started (closed there at the end).
-    private let listener: Int32
+    /// Closed by the server's thread at the end.
+    private let listener: FileDescriptor
     /// A pipe that wakes the poll when replies or events were queued from other threads.
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let wake: (read: FileDescriptor, write: FileDescriptor)
     private let state = Locked<State>(State())
     private var thread: WorkerThread?
     /// Commands that wait (a photo waits for the next picture) run here, off the server's thread: two at a
     /// time, eight more waiting; more than that is refused with a reply that says so.
     private let slowCommands = WorkPool(name: "reel.control.command", threads: 2, queueLimit: 8)
 
+    /// Keyed by its descriptor's number; a reply checks it still goes to the same connection (a number is
+    /// reused once a client has gone).
     private struct Client {
-        let descriptor: Int32
+        let descriptor: FileDescriptor
         var incoming: [UInt8] = []
         /// Skipping the rest of a line that was too long.
         var skipping = false
@@ -51,14 +52,12 @@ public final class ControlSocketServer: @unchecked Sendable {
         self.path = path
         self.controller = controller
         listener = try UnixSocket.listen(at: path)
-        var ends = [Int32](repeating: -1, count: 2)
-        guard Glibc.pipe(&ends) == 0 else {
-            close(listener)
+        do {
+            wake = try FileDescriptor.pipe(flags: O_NONBLOCK)
+        } catch {
             unlink(path)
-            throw ReelError.runtime("pipe2: \(String(cString: strerror(errno)))")
+            throw ReelError.runtime("\(error)")
         }
-        (wakeRead, wakeWrite) = (ends[0], ends[1])
-        for end in ends { UnixSocket.makeNonBlockingAndCloseOnExec(end) }
     }
 
     public func start() {
@@ -89,7 +88,7 @@ public final class ControlSocketServer: @unchecked Sendable {
     /// Also when it was never started (the recording could not start).
     public func finish() {
         state.withLock { $0.finishing = true }
-        wake()
+        wakeUp()
         if thread == nil {
             thread = WorkerThread(name: "reel.control") { [self] in serve() }
         }
@@ -103,15 +102,15 @@ public final class ControlSocketServer: @unchecked Sendable {
         state.withLock { state in
             for key in state.clients.keys where state.clients[key]!.subscribed { Self.queue(line, to: &state.clients[key]!) }
         }
-        wake()
+        wakeUp()
     }
 
-    private func send(_ line: String, to descriptor: Int32) {
+    private func send(_ line: String, to descriptor: FileDescriptor) {
         state.withLock { state in
-            guard state.clients[descriptor] != nil else { return }
-            Self.queue(line, to: &state.clients[descriptor]!)
+            guard state.clients[descriptor.raw]?.descriptor === descriptor else { return }
+            Self.queue(line, to: &state.clients[descriptor.raw]!)
         }
-        wake()
+        wakeUp()
     }
 
     private static func queue(_ line: String, to client: inout Client) {
@@ -124,9 +123,9 @@ public final class ControlSocketServer: @unchecked Sendable {
         }
     }
 
-    private func wake() {
+    private func wakeUp() {
         var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
+        _ = write(wake.write.raw, &byte, 1)
     }
 
     // MARK: the server's thread
@@ -144,8 +143,8 @@ public final class ControlSocketServer: @unchecked Sendable {
                 let pending = descriptors.contains { $0.1 && !$0.2 }
                 if !pending || MonotonicClock.nanoseconds() > finishDeadline! { break }
             }
-            var polled = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-            if !finishing { polled.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0)) }
+            var polled = [pollfd(fd: wake.read.raw, events: Int16(POLLIN), revents: 0)]
+            if !finishing { polled.append(pollfd(fd: listener.raw, events: Int16(POLLIN), revents: 0)) }
             for (descriptor, hasOutput, dropped) in descriptors where !dropped {
                 polled.append(pollfd(fd: descriptor, events: Int16(POLLIN) | (hasOutput ? Int16(POLLOUT) : 0), revents: 0))
             }
@@ -153,10 +152,10 @@ public final class ControlSocketServer: @unchecked Sendable {
             let wait = finishing ? 50 : min(timeout, 1000)
             guard (try? SystemCall.retrying("poll", { poll(&polled, nfds_t(polled.count), wait) })) != nil else { break }
             for entry in polled where entry.revents != 0 {
-                if entry.fd == wakeRead {
+                if entry.fd == wake.read.raw {
                     var scratch = [UInt8](repeating: 0, count: 256)
-                    while read(wakeRead, &scratch, scratch.count) > 0 {}
-                } else if entry.fd == listener {
+                    while read(wake.read.raw, &scratch, scratch.count) > 0 {}
+                } else if entry.fd == listener.raw {
                     acceptClients()
                 } else {
                     if entry.revents & Int16(POLLOUT) != 0 { flush(entry.fd) }
@@ -169,33 +168,28 @@ public final class ControlSocketServer: @unchecked Sendable {
             }
         }
         for descriptor in state.withLock({ Array($0.clients.keys) }) { disconnect(descriptor) }
-        close(listener)
+        listener.close()
         unlink(path)
-        close(wakeRead)
-        close(wakeWrite)
     }
 
     private func acceptClients() {
         while true {
-            let descriptor = accept(listener, nil, nil)
-            guard descriptor >= 0 else { return }
-            UnixSocket.makeNonBlockingAndCloseOnExec(descriptor)
+            guard let descriptor = listener.acceptConnection(flags: O_NONBLOCK) else { return }
+            let accepted = descriptor.raw
             let full = state.withLock { state -> Bool in
                 guard state.clients.count < ControlSocketServer.maximumClients else { return true }
-                state.clients[descriptor] = Client(descriptor: descriptor)
+                state.clients[accepted] = Client(descriptor: descriptor)
                 return false
             }
             if full {
                 let line = ControlMessages.reply(requestID: nil, error: "too many clients (at most \(ControlSocketServer.maximumClients))", data: nil)
-                _ = line.withCString { Glibc.send(descriptor, $0, strlen($0), Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
-                close(descriptor)
+                _ = line.withCString { Glibc.send(accepted, $0, strlen($0), Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
             }
         }
     }
 
     private func disconnect(_ descriptor: Int32) {
-        guard state.withLock({ $0.clients.removeValue(forKey: descriptor) }) != nil else { return }
-        close(descriptor)
+        state.withLock({ $0.clients.removeValue(forKey: descriptor) })?.descriptor.close()
     }
 
     private func flush(_ descriptor: Int32) {
@@ -212,6 +206,7 @@ public final class ControlSocketServer: @unchecked Sendable {
     }
 
     private func receive(_ descriptor: Int32) {
+        guard let connection = state.withLock({ $0.clients[descriptor]?.descriptor }) else { return }
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         let count: Int
         do throws(SystemError) {
@@ -245,12 +240,12 @@ public final class ControlSocketServer: @unchecked Sendable {
             state.clients[descriptor] = client
         }
         if tooLong {
-            send(ControlMessages.reply(requestID: nil, error: "request longer than \(ControlMessages.maximumRequestBytes) bytes: skipped", data: nil), to: descriptor)
+            send(ControlMessages.reply(requestID: nil, error: "request longer than \(ControlMessages.maximumRequestBytes) bytes: skipped", data: nil), to: connection)
         }
-        for line in lines where !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { handle(line, from: descriptor) }
+        for line in lines where !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { handle(line, from: connection) }
     }
 
-    private func handle(_ line: [UInt8], from descriptor: Int32) {
+    private func handle(_ line: [UInt8], from descriptor: FileDescriptor) {
         let request: ControlMessages.Request
         let command: ControlCommand
         do {
@@ -263,7 +258,11 @@ public final class ControlSocketServer: @unchecked Sendable {
         } catch {
             return send(ControlMessages.reply(requestID: request.requestID, error: Self.text(of: error), data: nil), to: descriptor)
         }
-        if command == .subscribe { state.withLock { $0.clients[descriptor]?.subscribed = true } }
+        if command == .subscribe {
+            state.withLock { state in
+                if state.clients[descriptor.raw]?.descriptor === descriptor { state.clients[descriptor.raw]!.subscribed = true }
+            }
+        }
         let run: @Sendable () -> Void = { [self] in
             let reply: String
             do {

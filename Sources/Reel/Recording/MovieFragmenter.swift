@@ -28,7 +28,9 @@ final class MovieFragmenter {
     private let output: OutputContext
     private var index: MovieIndexBuilder
     private let scanner: MovieFragmentScanner
-    private let descriptor: Int32
+    /// The movie reopened for reading back and patching its fragments (the muxer has its own descriptor).
+    private let file: FileDescriptor
+    private var descriptor: Int32 { file.raw }
     private let leadStream: Int
     private let leadTimeBase: TimeBase
     private let trackCount: Int
@@ -79,23 +81,20 @@ final class MovieFragmenter {
         placedEnd = Array(repeating: 0, count: tracks.count)
         nextCut = interval
         output.flush()
-        descriptor = open(path, O_RDWR | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw ReelError.runtime("cannot reopen \(path) to index its fragments: \(String(cString: strerror(errno)))")
-        }
-        scanner = MovieFragmentScanner(FileBytes(descriptor: descriptor))
-        completeEnd = output.bytesWritten
         do {
-            guard let moov = try scanner.topLevelBoxes(from: 0, to: completeEnd).first(where: { $0.type == "moov" }) else {
-                throw ReelError.runtime("the muxer wrote no moov at the start of \(path)")
-            }
-            fragmentedMoov = moov
-            template = try MovieBoxTemplate(scanner.bytes(of: moov))
-            index = try MovieIndexBuilder(template: template, tracks: tracks)
+            file = try FileDescriptor.opening("open") { open(path, O_RDWR | O_CLOEXEC) }
         } catch {
-            close(descriptor)  // deinit does not run for an object that failed before it was complete
-            throw error
+            throw ReelError.runtime("cannot reopen \(path) to index its fragments: \(String(cString: strerror(error.code)))")
         }
+        scanner = MovieFragmentScanner(FileBytes(descriptor: file.raw))
+        completeEnd = output.bytesWritten
+        // A throw from here on closes `file` with the half-made object (its deinit does not run).
+        guard let moov = try scanner.topLevelBoxes(from: 0, to: completeEnd).first(where: { $0.type == "moov" }) else {
+            throw ReelError.runtime("the muxer wrote no moov at the start of \(path)")
+        }
+        fragmentedMoov = moov
+        template = try MovieBoxTemplate(scanner.bytes(of: moov))
+        index = try MovieIndexBuilder(template: template, tracks: tracks)
         reserveSpace(estimatorBound: 0)
         // The header and the file's name go to the disk now: a power cut from here on leaves a movie (one with
         // no fragments yet plays nothing but opens), never a lost folder entry or a file a fragment holds
@@ -113,7 +112,6 @@ final class MovieFragmenter {
 
     deinit {
         syncQueue.sync {}
-        close(descriptor)
     }
 
     /// Whether a fragment ends before this packet: a keyframe of the lead (video) stream at or past the
@@ -163,9 +161,10 @@ final class MovieFragmenter {
         MovieFragmenter.setType("free", of: hidden, in: descriptor)
         // The total duration (mehd) counts the fragment from when it is shown.
         let duration = totalDuration()
-        let descriptor = self.descriptor
+        let file = self.file
         let failure = backgroundSyncFailure
         syncQueue.async {
+            let descriptor = file.raw
             guard fdatasync(descriptor) == 0 else {
                 let code = errno
                 failure.withLock { if $0 == 0 { $0 = code } }
