@@ -4,7 +4,9 @@ import PackageDescription
 let package = Package(
     name: "Reel",
     products: [
-        .library(name: "Reel", targets: ["Reel"]),
+        // The capture engine (`import Reel`), driving a running session from outside (`import ReelControl`) and
+        // batch jobs (`import ReelBatch`).
+        .library(name: "Reel", targets: ["Reel", "ReelControl", "ReelBatch"]),
         .executable(name: "reel", targets: ["reel"]),
     ],
     targets: [
@@ -26,14 +28,19 @@ let package = Package(
         .target(name: "CLinuxCapture"),
         .plugin(name: "EmbedPresets", capability: .buildTool()),
         .target(name: "Reel", dependencies: ["SystemSupport", "CSystemSupport", "FFmpegCore", "QuickTime", "CLinuxCapture"], plugins: ["EmbedPresets"]),
+        // Running sessions driven from outside: the one SessionController (commands to the session's API), the
+        // control socket, `reel ctl`'s wire format.
+        .target(name: "ReelControl", dependencies: ["Reel", "FFmpegCore", "SystemSupport"]),
+        // Batch jobs: job files, the schedule, the runner (a control socket per running job).
+        .target(name: "ReelBatch", dependencies: ["Reel", "ReelControl", "FFmpegCore", "SystemSupport"]),
         // libmicrohttpd, the HTTP server under `reel serve` (a shim passes its variadic start options).
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .plugin(name: "EmbedPage", capability: .buildTool()),
         // `reel serve`: the camera page and its JSON API over HTTP.
-        .target(name: "ReelServer", dependencies: ["Reel", "SystemSupport", "CMicroHTTPD"], plugins: ["EmbedPage"]),
+        .target(name: "ReelServer", dependencies: ["Reel", "ReelControl", "SystemSupport", "CMicroHTTPD"], plugins: ["EmbedPage"]),
         // The CLI's stop-signal handler: a C handler that only writes to a pipe (async-signal-safe).
         .target(name: "CStopSignals"),
-        .target(name: "ReelCLI", dependencies: ["Reel", "ReelServer", "SystemSupport", "CStopSignals"]),
+        .target(name: "ReelCLI", dependencies: ["Reel", "ReelControl", "ReelBatch", "ReelServer", "SystemSupport", "CStopSignals"]),
         .executableTarget(name: "reel", dependencies: ["ReelCLI"]),
         // The benchmark harness's photo-latency probe (benchmarks/bench.py), not a product.
         .executableTarget(name: "reel-photo-latency", dependencies: ["Reel"], path: "benchmarks/PhotoLatency"),
@@ -44,6 +51,8 @@ let package = Package(
         .testTarget(name: "FFmpegCoreTests", dependencies: ["FFmpegCore", "ReelTestSupport"]),
         .testTarget(name: "QuickTimeTests", dependencies: ["QuickTime"], exclude: ["Fixtures"]),
         .testTarget(name: "ReelTests", dependencies: ["Reel", "FFmpegCore", "SystemSupport", "ReelTestSupport"]),
+        .testTarget(name: "ReelControlTests", dependencies: ["ReelControl", "Reel"]),
+        .testTarget(name: "ReelBatchTests", dependencies: ["ReelBatch", "Reel", "ReelTestSupport"]),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "Reel", "ReelTestSupport"]),
         .testTarget(name: "ReelServerTests", dependencies: ["ReelServer", "Reel", "SystemSupport", "ReelTestSupport"]),
     ],

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Reel
+import ReelBatch
 
 /// `reel batch JOBS.json [--parallel N] [--report REPORT.json] [--shard I/N] [--force] [--json] [--quiet]`.
 enum BatchCommand {

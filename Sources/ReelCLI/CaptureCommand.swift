@@ -2,6 +2,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import Reel
+import ReelControl
 import Synchronization
 
 /// `reel capture BASENAME [--hold-threshold SECONDS] [record options]`: tap → BASENAME.jpg, hold → BASENAME.mov.

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import SystemSupport
 @_spi(ReelTools) import Reel
+import ReelControl
 
 /// `reel ctl SOCKET COMMAND [ARGS] [--json]`: drives a running `reel record --control SOCKET`.
 enum CtlCommand {

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 @_spi(ReelTools) import Reel
+import ReelControl
 import Synchronization
 
 /// `reel record [OUTPUT.mov] [options]`: records until a limit, the input's end, or SIGINT/SIGTERM.

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 @_spi(ReelTools) import Reel
+import ReelBatch
 
 /// The one-line live status on a terminal (stderr), redrawn in place: `● REC 00:22  1.2 MB  30.0 fps  dropped 0`
 /// (with `segment 3` after the time when the recording is segmented).

@@ -2,6 +2,7 @@ import CMicroHTTPD
 import FoundationEssentials
 import Glibc
 @_spi(ReelTools) import Reel
+import ReelControl
 import SystemSupport
 
 /// The camera behind `reel serve`: a capture session that runs without a movie of its own (preview and
@@ -36,8 +37,9 @@ final class CameraService: @unchecked Sendable {
     let shutter: ShutterPolicy
     private let lock = Condition()
     private var inputs: Inputs
-    private var session: CaptureSession?
-    private var photos: PhotoOutput?
+    /// The running session's controller (the control socket's): switches, controls and photos go through it.
+    private var controller: SessionController?
+    private var session: CaptureSession? { controller?.session }
     private var take: Take?
     /// Movies of taps: deleted once stopped, so their end is not announced.
     /// Movies whose end a shutter release reports (as a photo or a movie), not the watcher.
@@ -66,8 +68,7 @@ final class CameraService: @unchecked Sendable {
             let capture = CaptureInputs(video: try chosen.video.map(DeviceSpec.init(parsing:)),
                                        audio: try chosen.audio.map(DeviceSpec.init(parsing:)), preset: preset)
             let session = CaptureSession()
-            let photos = PhotoOutput()
-            session.addOutput(photos)
+            let controller = SessionController(session: session, folder: folder.path)
             let previewOutput = try PreviewOutput(width: min(CameraService.previewWidth, preset.video.width),
                                                   framesPerSecond: CameraService.previewRate)
             session.addOutput(previewOutput)
@@ -79,8 +80,7 @@ final class CameraService: @unchecked Sendable {
                 }
             }
             inputs = chosen
-            self.session = session
-            self.photos = photos
+            self.controller = controller
         }
         publishState()
     }
@@ -108,40 +108,30 @@ final class CameraService: @unchecked Sendable {
 
     /// Switches the camera or microphone while running (nil records black or silence).
     func switchInput(video: String??, audio: String??) throws {
-        guard let session = lock.withLock({ self.session }), session.currentState == .recording else {
-            throw ReelError.invalidInput("the camera is not running: start it first")
-        }
+        let controller = try running()
         if let video {
-            try session.switchVideo(to: try video.map(DeviceSpec.init(parsing:)))
+            try controller.switchVideo(to: try video.map(DeviceSpec.init(parsing:)))
             lock.withLock { inputs.video = video }
         }
         if let audio {
-            try session.switchAudio(to: try audio.map(DeviceSpec.init(parsing:)))
+            try controller.switchAudio(to: try audio.map(DeviceSpec.init(parsing:)))
             lock.withLock { inputs.audio = audio }
         }
         publishState()
     }
 
+    /// `NAME=VALUE` settings, read as the control socket's `camera-control` reads them.
     func setCameraControls(_ settings: [String]) throws {
-        guard let session = lock.withLock({ self.session }), session.currentState == .recording else {
-            throw ReelError.invalidInput("the camera is not running: start it first")
-        }
-        let parsed = try settings.map { text -> CameraControlSetting in
-            guard let setting = CameraControlSetting(parsing: text) else {
-                throw ReelError.invalidInput("camera control '\(text)' is not NAME=VALUE")
-            }
-            return setting
-        }
-        try session.setCameraControls(parsed)
+        let controller = try running()
+        guard case .cameraControl(let parsed) = try ControlCommand(parsing: ["camera-control"] + settings) else { return }
+        try controller.setCameraControls(parsed)
     }
 
     // MARK: photos and movies
 
     /// Takes the next picture as a photo in the recordings folder; returns its name.
     func photo() throws -> String {
-        let photos = try running().photos
-        let path = folder.newPath("photo", extension: "jpg")
-        let written = try photos.captureAndWait(to: StillRequest(path: path))
+        let written = try running().takePhoto(to: folder.newPath("photo", extension: "jpg"))
         let name = URL(fileURLWithPath: written).lastPathComponent
         events.publish("photo", json: CameraService.json(["name": name]))
         return name
@@ -161,7 +151,8 @@ final class CameraService: @unchecked Sendable {
 
     /// Starts a movie; returns its file name. `press`: the shutter (a photo of its first picture is kept aside).
     func startMovie(_ request: MovieRequest, press: Bool = false) throws -> String {
-        let (session, photos) = try running()
+        let controller = try running()
+        let (session, photos) = (controller.session, controller.photos)
         let preset = try PresetLibrary.preset(named: request.preset ?? lock.withLock { inputs.preset })
         var limits = RecordingLimits(maxDuration: request.maxDuration)
         func bytes(_ text: String?, _ field: String) throws -> Int64? {
@@ -317,12 +308,12 @@ final class CameraService: @unchecked Sendable {
         }
     }
 
-    private func running() throws -> (session: CaptureSession, photos: PhotoOutput) {
+    private func running() throws -> SessionController {
         try lock.withLock {
-            guard let session, let photos, session.currentState == .recording else {
+            guard let controller, controller.session.currentState == .recording else {
                 throw ReelError.invalidInput("the camera is not running: start it first")
             }
-            return (session, photos)
+            return controller
         }
     }
 

@@ -1,5 +1,4 @@
 import Dispatch
-@testable import Reel
 import SystemSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(ReelTools) import Reel
+import ReelBatch
 
 /// libFuzzer's entry point. REEL_FUZZ_TARGET picks what the bytes are fed to; every target must turn any input
 /// into a value or a thrown error: a crash, a sanitizer report or a hang (libFuzzer's -timeout) is a finding.

@@ -2,9 +2,9 @@
 /// request `{"command": ["status"], "command": ["stop"]}` ran a command its sender may not have meant, and a
 /// job file's second `"output"` was ignored. Scans the bytes of a document JSONDecoder has accepted (or will
 /// judge): strings with their escapes, nesting of objects and arrays. Pure.
-enum DuplicateJSONKeys {
+package enum DuplicateJSONKeys {
     /// The first key repeated within one object, decoded (escapes taken as written), or nil.
-    static func first(in bytes: some Collection<UInt8>) -> String? {
+    package static func first(in bytes: some Collection<UInt8>) -> String? {
         // One entry per open container: for an object, the keys seen so far and whether a key comes next.
         var stack: [(isObject: Bool, keys: Set<[UInt8]>, expectsKey: Bool)] = []
         var iterator = bytes.makeIterator()

@@ -1,23 +1,23 @@
 /// Finds two outputs that would write the same file, or an output that would write an input, among the
 /// outputs of one command or of every job of a batch (10,000 jobs validate in well under a second): plain
 /// names meet in a dictionary; a segment pattern is matched only against the names in its own folder.
-struct OutputCollisions {
-    struct Owner {
-        var plan: Int
+package struct OutputCollisions {
+    package struct Owner {
+        package var plan: Int
         /// Its place in the plan's names.
-        var slot: Int
-        var name: OutputName
-        func isSame(as other: Owner) -> Bool { plan == other.plan && slot == other.slot }
+        package var slot: Int
+        package var name: OutputName
+        package func isSame(as other: Owner) -> Bool { plan == other.plan && slot == other.slot }
     }
 
-    enum Collision {
+    package enum Collision {
         /// Two outputs (of plans `first.plan` and `second.plan`, maybe one plan) would write the same file.
         case sameFile(first: Owner, second: Owner)
         /// An output would write the input of plan `inputOf`.
         case input(output: Owner, input: String, inputOf: Int)
     }
 
-    static func first(among plans: [OutputPlan]) -> Collision? {
+    package static func first(among plans: [OutputPlan]) -> Collision? {
         var literals: [String: Owner] = [:]
         var literalsByFolder: [String: [String]] = [:]
         var patterns: [(owner: Owner, pattern: NamePattern, folder: String)] = []

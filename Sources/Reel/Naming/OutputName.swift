@@ -5,15 +5,15 @@ import Glibc
 /// every file it may name (`lecture-{index}.mov`: lecture-001.mov, lecture-002.mov ...). Its folder is
 /// resolved (symbolic links, `..`), so two spellings of one place compare equal. What it is for is said in
 /// `role` ("output", "tier 352x288", "first-frame still"), for error lines.
-struct OutputName: Sendable, CustomStringConvertible {
+package struct OutputName: Sendable, CustomStringConvertible {
     /// The resolved path, or the resolved template of a pattern.
-    let path: String
-    let isPattern: Bool
-    let role: String
+    package let path: String
+    package let isPattern: Bool
+    package let role: String
     /// Written under a hidden temporary name until finalized (CaptureSession.partialPath), which must be free too.
     let writesHidden: Bool
     /// It may replace a file already there (a still's own overwrite flag), whatever the command's is.
-    let replaces: Bool
+    package let replaces: Bool
 
     /// The longest a segment field makes a name: {date} 10 bytes, {time} 8, {index} 3 up to 999 (and a
     /// recording of more than 999 segments takes a fourth digit the check allows for).
@@ -35,7 +35,7 @@ struct OutputName: Sendable, CustomStringConvertible {
         replaces = false
     }
 
-    var description: String { path }
+    package var description: String { path }
 
     var pattern: NamePattern { isPattern ? NamePattern(template: path) : NamePattern(literal: path) }
 

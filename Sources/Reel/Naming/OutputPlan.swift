@@ -7,15 +7,15 @@ import Glibc
 /// usage error (exit 2) with nothing written, never a file overwritten or a run that fails half-way. One set
 /// of rules for record, transcode and capture (RecordingPreparation), a session's added movies, and batch
 /// job files (JobFile, across all jobs).
-struct OutputPlan: Sendable {
-    var names: [OutputName] = []
+package struct OutputPlan: Sendable {
+    package var names: [OutputName] = []
     /// Paths of file inputs (transcodes, grabs, `file:` sources).
-    var inputs: [String] = []
+    package var inputs: [String] = []
 
-    init() {}
+    package init() {}
 
     /// The movie of `path` (its segments with `segmentation`) and its hidden name.
-    mutating func addMovie(_ path: String, segmentation: Segmentation?, writesHidden: Bool, role: String) {
+    package mutating func addMovie(_ path: String, segmentation: Segmentation?, writesHidden: Bool, role: String) {
         if segmentation != nil {
             names.append(OutputName(segments: SegmentNaming(template: path), role: role, writesHidden: writesHidden))
         } else {
@@ -24,12 +24,12 @@ struct OutputPlan: Sendable {
     }
 
     /// A still (written under a hidden name, renamed when complete); `replaces`: it may replace a file there.
-    mutating func addStill(_ path: String, role: String, replaces: Bool) {
+    package mutating func addStill(_ path: String, role: String, replaces: Bool) {
         names.append(OutputName(file: path, role: role, writesHidden: true, replaces: replaces))
     }
 
     /// A recording's outputs: the main movie (its segments), each tier, the stills; its file inputs.
-    init(_ configuration: RecordingConfiguration) {
+    package init(_ configuration: RecordingConfiguration) {
         let hidden = configuration.writingPath != configuration.outputPath
         if configuration.recordsMovie {
             addMovie(configuration.outputPath, segmentation: configuration.segmentation, writesHidden: hidden, role: "output")
@@ -46,7 +46,7 @@ struct OutputPlan: Sendable {
     /// What every command's outputs must satisfy, existing files aside: each a writable file name of a
     /// length the folder takes, no two writing the same file, none writing an input.
     /// `foldersExist`: the folders are there already (a batch creates its output folders when a job runs).
-    func checkNames(foldersExist: Bool = true) throws {
+    package func checkNames(foldersExist: Bool = true) throws {
         for name in names {
             try OutputPlan.checkPlace(name, foldersExist: foldersExist)
         }
@@ -67,12 +67,12 @@ struct OutputPlan: Sendable {
     }
 
     /// Files already there under the names the outputs would write (their hidden names aside).
-    func existingFiles() -> [(name: OutputName, file: String)] {
+    package func existingFiles() -> [(name: OutputName, file: String)] {
         names.flatMap { name in name.existingFiles().map { (name, $0) } }
     }
 
     /// `checkNames`, then, unless `overwrite`, no output may replace a file that is there.
-    func check(overwrite: Bool) throws {
+    package func check(overwrite: Bool) throws {
         try checkNames()
         guard let (name, file) = existingFiles().first(where: { !overwrite && !$0.name.replaces }) else { return }
         let what = name.isPattern ? "\(ErrorText.path(file)) (a segment of \(ErrorText.path(name.path))) already exists"
@@ -82,7 +82,7 @@ struct OutputPlan: Sendable {
 
     /// One output's place: its folder exists and is writable, it is not a folder or a device, and its file
     /// name (with the longest its fields can make it) fits the folder's file system.
-    static func checkPlace(_ name: OutputName, foldersExist: Bool, folders: FolderFacts = FolderFacts()) throws {
+    package static func checkPlace(_ name: OutputName, foldersExist: Bool, folders: FolderFacts = FolderFacts()) throws {
         let folder = name.folder
         if SegmentNaming.hasFields(folder) { return }  // a folder named by the date: seen when a segment opens
         let facts = folders.facts(of: folder)
@@ -113,18 +113,18 @@ struct OutputPlan: Sendable {
 
 /// What `checkPlace` learns of each output folder (whether it is one, writable, its longest file name),
 /// asked once per folder: a 10,000-job file into one folder checks it once, not 10,000 times.
-final class FolderFacts {
-    struct Facts {
-        var isFolder: Bool
-        var isWritable: Bool
-        var longestFileName: Int
+package final class FolderFacts {
+    package struct Facts {
+        package var isFolder: Bool
+        package var isWritable: Bool
+        package var longestFileName: Int
     }
 
     private var known: [String: Facts] = [:]
 
-    init() {}
+    package init() {}
 
-    func facts(of folder: String) -> Facts {
+    package func facts(of folder: String) -> Facts {
         if let facts = known[folder] { return facts }
         let isFolder = FileSystem.isFolder(folder)
         let facts = Facts(isFolder: isFolder, isWritable: isFolder && access(folder, W_OK) == 0,

@@ -3,12 +3,12 @@ import Glibc
 
 /// Strict reading of a JSON object for user-written files (presets, job files): every key must be known,
 /// every value of the right type and range, and each complaint names the file and the field path.
-struct JSONFields {
-    let object: [String: JSONValue]
-    let path: String
-    let source: String
+package struct JSONFields {
+    package let object: [String: JSONValue]
+    package let path: String
+    package let source: String
 
-    init(_ value: JSONValue, path: String, source: String) throws {
+    package init(_ value: JSONValue, path: String, source: String) throws {
         guard case .object(let object) = value else {
             throw ReelError.invalidInput("\(source): \(path.isEmpty ? "the top level" : path) must be a JSON object")
         }
@@ -17,7 +17,7 @@ struct JSONFields {
         self.source = source
     }
 
-    static func parse(_ data: Data, source: String) throws -> JSONFields {
+    package static func parse(_ data: Data, source: String) throws -> JSONFields {
         let value: JSONValue
         do {
             value = try JSONDecoder().decode(JSONValue.self, from: data)
@@ -30,30 +30,30 @@ struct JSONFields {
         return try JSONFields(value, path: "", source: source)
     }
 
-    func name(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+    package func name(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
-    func fail(_ key: String, _ problem: String) -> ReelError {
+    package func fail(_ key: String, _ problem: String) -> ReelError {
         .invalidInput("\(source): \(name(key)): \(problem)")
     }
 
-    func rejectUnknownKeys(allowed: Set<String>) throws {
+    package func rejectUnknownKeys(allowed: Set<String>) throws {
         if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw fail(unknown, "unknown field (known: \(allowed.sorted().joined(separator: ", ")))")
         }
     }
 
-    func has(_ key: String) -> Bool { object[key] != nil && object[key] != .null }
+    package func has(_ key: String) -> Bool { object[key] != nil && object[key] != .null }
 
-    func string(_ key: String) throws -> String {
+    package func string(_ key: String) throws -> String {
         guard let value = object[key] else { throw fail(key, "missing") }
         guard let text = value.stringValue, !text.isEmpty else { throw fail(key, "expected a non-empty string") }
         return text
     }
 
-    func optionalString(_ key: String) throws -> String? { has(key) ? try string(key) : nil }
+    package func optionalString(_ key: String) throws -> String? { has(key) ? try string(key) : nil }
 
     /// A list of non-empty strings.
-    func strings(_ key: String) throws -> [String] {
+    package func strings(_ key: String) throws -> [String] {
         guard let value = object[key] else { throw fail(key, "missing") }
         guard case .array(let items) = value else { throw fail(key, "expected a list of strings, got \(value.described)") }
         return try items.map { item in
@@ -62,7 +62,7 @@ struct JSONFields {
         }
     }
 
-    func number(_ key: String, in range: ClosedRange<Double>) throws -> Double {
+    package func number(_ key: String, in range: ClosedRange<Double>) throws -> Double {
         guard let value = object[key] else { throw fail(key, "missing") }
         guard case .number(let number) = value, number.isFinite else {
             throw fail(key, "expected a number, got \(value.described)")
@@ -73,18 +73,18 @@ struct JSONFields {
         return number
     }
 
-    func integer(_ key: String, in range: ClosedRange<Int>) throws -> Int {
+    package func integer(_ key: String, in range: ClosedRange<Int>) throws -> Int {
         let value = try number(key, in: Double(range.lowerBound)...Double(range.upperBound))
         guard value == value.rounded() else { throw fail(key, "expected a whole number, got \(value)") }
         return Int(value)
     }
 
-    func optionalInteger(_ key: String, in range: ClosedRange<Int>) throws -> Int? {
+    package func optionalInteger(_ key: String, in range: ClosedRange<Int>) throws -> Int? {
         has(key) ? try integer(key, in: range) : nil
     }
 
     /// A byte count or bit rate: a number, or a string with FFmpeg's suffixes ("4M", "512Ki").
-    func byteCount(_ key: String, in range: ClosedRange<Int64>) throws -> Int64 {
+    package func byteCount(_ key: String, in range: ClosedRange<Int64>) throws -> Int64 {
         guard let value = object[key] else { throw fail(key, "missing") }
         let parsed: Int64?
         if case .number(let number) = value {
@@ -101,11 +101,11 @@ struct JSONFields {
         return parsed
     }
 
-    func optionalByteCount(_ key: String, in range: ClosedRange<Int64>) throws -> Int64? {
+    package func optionalByteCount(_ key: String, in range: ClosedRange<Int64>) throws -> Int64? {
         has(key) ? try byteCount(key, in: range) : nil
     }
 
-    func choice<T: RawRepresentable & CaseIterable>(_ key: String, default defaultValue: T) throws -> T
+    package func choice<T: RawRepresentable & CaseIterable>(_ key: String, default defaultValue: T) throws -> T
     where T.RawValue == String {
         guard has(key) else { return defaultValue }
         let text = try string(key)
@@ -116,19 +116,19 @@ struct JSONFields {
     }
 
     /// A list of objects, each read strictly on its own (`key[0]`, `key[1]` ... in complaints).
-    func objects(_ key: String) throws -> [JSONFields] {
+    package func objects(_ key: String) throws -> [JSONFields] {
         guard let value = object[key] else { throw fail(key, "missing") }
         guard case .array(let items) = value else { throw fail(key, "expected a list of objects, got \(value.described)") }
         return try items.enumerated().map { index, item in try JSONFields(item, path: "\(name(key))[\(index)]", source: source) }
     }
 
-    func nested(_ key: String) throws -> JSONFields {
+    package func nested(_ key: String) throws -> JSONFields {
         guard let value = object[key] else { throw fail(key, "missing") }
         return try JSONFields(value, path: name(key), source: source)
     }
 
     /// What a JSONDecoder error says about where the document is broken.
-    static func detail(of error: any Error) -> String {
+    package static func detail(of error: any Error) -> String {
         guard case DecodingError.dataCorrupted(let context) = error else { return "\(error)" }
         let underlying = context.underlyingError.map { " \($0)" } ?? ""
         return context.debugDescription + underlying

@@ -47,7 +47,7 @@ public struct RecordingConfiguration: Sendable {
     public var recordsMovie = true
     /// A stop before the end leaves no movie: a batch transcode that is interrupted (Ctrl-C, SIGTERM from a
     /// cluster's scheduler) is incomplete, and keeping it under its final name would let a re-run skip it.
-    var discardsStoppedMovie = false
+    package var discardsStoppedMovie = false
     /// A transcode: `video` and `audio` name the same file, each track is recorded where the file has one
     /// (a missing one is left out, not an error), and the orientation follows the file's rotation. The file
     /// is opened once, so a named pipe or a shell's `<(...)` works.

@@ -38,7 +38,7 @@ public struct Segmentation: Sendable, Equatable {
     }
 
     /// Rejects settings that cannot work before anything is written.
-    func validate(pictureSize: (width: Int, height: Int)?) throws {
+    package func validate(pictureSize: (width: Int, height: Int)?) throws {
         guard duration != nil || size != nil else {
             throw ReelError.invalidInput("segments need a duration or a size (--segment-duration S or --segment-size BYTES)")
         }

@@ -1,3 +1,5 @@
+import Reel
+import ReelControl
 import FFmpegCore
 import FoundationEssentials
 import Glibc

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Reel
+@testable import ReelBatch
 import Testing
 
 /// Issue 15: when scheduled record jobs start (`startAt`).
@@ -46,5 +47,16 @@ import Testing
         for text in ["", "14", "25:00", "14:60", "2026-13-01T10:00", "2026-11-30 10:00", "2026-11-30T10:00+1", "tomorrow", "1:05"] {
             #expect(throws: ReelError.self, "\(text)") { try JobSchedule.parse(text, now: now, duration: 1) }
         }
+    }
+
+    /// Issue 24, item 17: values are read as written, or refused.
+    @Test func startTimesMustBeRealDates() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        for text in ["2026-02-30T10:00", "2026-04-31T10:00", "2027-02-29T10:00", "2026-13-01T10:00", "2026-00-10T10:00"] {
+            #expect(throws: ReelError.self, "\(text)") { try JobSchedule.parse(text, now: now, duration: 1) }
+        }
+        _ = try JobSchedule.parse("2028-02-29T10:00", now: now, duration: 1)
+        _ = try JobSchedule.parse("2026-12-31T23:59:59", now: now, duration: 1)
+        #expect(JobSchedule.daysIn(month: 2, year: 1900) == 28 && JobSchedule.daysIn(month: 2, year: 2000) == 29)
     }
 }

@@ -1,3 +1,5 @@
+import Reel
+
 /// A command for a running session, as the control socket, `reel ctl` and the HTTP service take it:
 /// `["switch-video", "v4l2:/dev/video1"]`. Pure parsing, unit-tested in ControlProtocolTests.
 public enum ControlCommand: Sendable, Equatable {

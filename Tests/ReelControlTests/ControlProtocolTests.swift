@@ -1,5 +1,6 @@
 import Foundation
 @testable import Reel
+@testable import ReelControl
 import Testing
 
 /// Issue 16: the control socket's commands and JSON lines, apart from any socket.
@@ -40,5 +41,13 @@ import Testing
                                                                           bytes: 10, videoFrames: 60, audioSamples: 96000, recordedSuccessfully: true))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(event.utf8)) as? [String: Any])
         #expect(object["event"] as? String == "segmentFinished" && object["videoFrames"] as? Int == 60 && event.hasSuffix("}\n"))
+    }
+
+    /// Issue 24, item 17: a repeated key is refused, not read as its last value.
+    @Test func aRequestWithARepeatedCommandIsRefused() {
+        #expect(throws: ReelError.self) {
+            try ControlMessages.request(Array(#"{"command": ["status"], "command": ["stop"]}"#.utf8))
+        }
+        #expect((try? ControlMessages.request(Array(#"{"command": ["status"], "request_id": 1}"#.utf8))) != nil)
     }
 }

@@ -1,3 +1,4 @@
+import Reel
 import FoundationEssentials
 
 /// The control socket's JSON lines (mpv's JSON IPC shape): a request `{"command": ["switch-video",

@@ -1,3 +1,4 @@
+import Reel
 import FFmpegCore
 import FoundationEssentials
 import Glibc

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Reel
+@testable import ReelBatch
 import ReelTestSupport
 import Testing
 

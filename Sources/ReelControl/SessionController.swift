@@ -1,10 +1,13 @@
+import Reel
 import FoundationEssentials
 
-/// Carries out control commands on a running capture session (for the control socket and the HTTP
-/// service): one place that turns a `ControlCommand` into the session's API calls and a JSON reply.
+/// The one place that turns a command for a running session into the session's API calls: the control
+/// socket (`reel record --control`, `reel capture`, batch jobs) runs `execute(_:)`, and `reel serve`'s HTTP
+/// API calls the typed operations it is made of, so both refuse, switch and take photos the same way.
 public final class SessionController: Sendable {
     public let session: CaptureSession
-    private let photos: PhotoOutput
+    /// The session's photo output (added by `init`): photos by command, and the shutter's first pictures.
+    public let photos: PhotoOutput
     /// Where relative photo paths are put (the folder the recording was started from).
     private let folder: String
 
@@ -44,20 +47,42 @@ public final class SessionController: Sendable {
             session.resumeRecording()
             return ControlMessages.json(session.status)
         case .photo(let path):
-            try requireRecording()
-            let absolute = path.hasPrefix("/") ? path : "\(folder)/\(path)"
-            let written = try photos.captureAndWait(to: StillRequest(path: absolute))
-            return ControlMessages.json(["path": written])
+            return ControlMessages.json(["path": try takePhoto(to: path)])
         case .switchVideo(let spec):
-            try session.switchVideo(to: spec)
+            try switchVideo(to: spec)
             return ControlMessages.json(session.status)
         case .switchAudio(let spec):
-            try session.switchAudio(to: spec)
+            try switchAudio(to: spec)
             return ControlMessages.json(session.status)
         case .cameraControl(let settings):
-            try session.setCameraControls(settings)
+            try setCameraControls(settings)
             return nil
         }
+    }
+
+    /// The next picture to `path` (relative: beside the recording); returns the path written.
+    @available(*, noasync, message: "waits for the next picture; call from a thread of your own")
+    public func takePhoto(to path: String) throws -> String {
+        try requireRecording()
+        let absolute = path.hasPrefix("/") ? path : "\(folder)/\(path)"
+        return try photos.captureAndWait(to: StillRequest(path: absolute))
+    }
+
+    /// Switches the camera (nil: black pictures); waits for the new device's first frame.
+    @available(*, noasync, message: "waits for the device; call from a thread of your own")
+    public func switchVideo(to spec: DeviceSpec?) throws {
+        try session.switchVideo(to: spec)
+    }
+
+    /// Switches the microphone (nil: silence); waits for the new device's first samples.
+    @available(*, noasync, message: "waits for the device; call from a thread of your own")
+    public func switchAudio(to spec: DeviceSpec?) throws {
+        try session.switchAudio(to: spec)
+    }
+
+    /// Sets V4L2 controls of the camera being recorded.
+    public func setCameraControls(_ settings: [CameraControlSetting]) throws {
+        try session.setCameraControls(settings)
     }
 
     private func requireRecording() throws {

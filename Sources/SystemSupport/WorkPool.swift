@@ -1,13 +1,12 @@
 import Dispatch
-import SystemSupport
 
 /// A few threads for blocking work that must not hold up its caller (a control command that waits for the
 /// next picture), with a bounded queue: no thread per request, and a flood of requests is refused at once
 /// rather than queued without end. Threads start as work arrives, up to `threads`, and end with `close()`.
-final class WorkPool: Sendable {
-    let name: String
-    let threadLimit: Int
-    let queueLimit: Int
+package final class WorkPool: Sendable {
+    package let name: String
+    package let threadLimit: Int
+    package let queueLimit: Int
     private struct State {
         var jobs: [@Sendable () -> Void] = []
         var threads: [WorkerThread] = []
@@ -19,7 +18,7 @@ final class WorkPool: Sendable {
     /// One signal per job queued, and one per thread at the end.
     private let work = DispatchSemaphore(value: 0)
 
-    init(name: String, threads: Int, queueLimit: Int) {
+    package init(name: String, threads: Int, queueLimit: Int) {
         self.name = name
         self.threadLimit = max(1, threads)
         self.queueLimit = max(0, queueLimit)
@@ -27,7 +26,7 @@ final class WorkPool: Sendable {
 
     /// Queues `job`; false (and `job` is not run) when every thread is busy and `queueLimit` jobs already
     /// wait, or the pool is closed.
-    func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
+    package func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
         let accepted = state.withLock { state in
             guard !state.closed, state.running + state.jobs.count < threadLimit + queueLimit else { return false }
             state.jobs.append(job)
@@ -41,7 +40,7 @@ final class WorkPool: Sendable {
     }
 
     /// Runs what is queued, then ends the threads and waits for them.
-    func close() {
+    package func close() {
         let threads = state.withLock { state in
             state.closed = true
             return state.threads

@@ -1,3 +1,5 @@
+import Reel
+
 /// What happened to every job of a batch, as `reel batch --report` writes it.
 public struct BatchReport: Sendable, Codable, Equatable {
     public enum Status: String, Sendable, Codable {

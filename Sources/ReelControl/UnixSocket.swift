@@ -1,3 +1,4 @@
+import Reel
 import FoundationEssentials
 import Glibc
 import SystemSupport
