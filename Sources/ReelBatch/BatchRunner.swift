@@ -47,9 +47,8 @@ public final class BatchRunner: Sendable {
     private let parallel: Int
     private let shard: Shard?
     private let force: Bool
+    /// The run's state; a stop wakes the scheduler waiting in it for a start time.
     private let state = Locked<RunState>(RunState())
-    /// Wakes the scheduler when the batch is stopped.
-    private let schedulerWake = Condition()
 
     private struct RunState {
         var next = 0
@@ -71,11 +70,11 @@ public final class BatchRunner: Sendable {
 
     /// Stops gracefully: running recordings and transcodes finalize; jobs not started become notRun.
     public func stop() {
-        let sessions = state.withLock { state -> [CaptureSession] in
+        // Wakes the scheduler, which waits for a start time.
+        let sessions = state.withLockNotifying { state -> [CaptureSession] in
             state.stopping = true
             return Array(state.sessions.values)
         }
-        schedulerWake.withLock { schedulerWake.broadcast() }
         for session in sessions { session.stop() }
     }
 
@@ -128,12 +127,11 @@ public final class BatchRunner: Sendable {
         for job in jobs {
             guard let start = job.startAt, let duration = job.limits.maxDuration else { continue }
             // Waits in steps of at most a second, so a change of the wall clock is noticed.
-            schedulerWake.lock()
-            while !state.withLock({ $0.stopping }) && Date() < start {
+            while Date() < start {
                 let wait = min(1, start.timeIntervalSinceNow)
-                _ = schedulerWake.wait(untilNanoseconds: MonotonicClock.nanoseconds() + Int64(max(0.001, wait) * 1e9))
+                let deadline = MonotonicClock.nanoseconds() + Int64(max(0.001, wait) * 1e9)
+                if state.wait(until: { $0.stopping ? true : nil }, deadline: deadline) == true { break }
             }
-            schedulerWake.unlock()
             if state.withLock({ $0.stopping }) { break }
             switch JobSchedule.start(start, duration: duration, now: Date()) {
             case .missed(let reason):

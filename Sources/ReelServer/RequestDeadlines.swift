@@ -26,13 +26,13 @@ final class RequestDeadlines: Sendable {
         var connections: [UInt: Connection] = [:]
         var perAddress: [String: Int] = [:]
         var stopping = false
+        /// Checks the deadlines twice a second until `stop()`, which wakes it.
+        var watchdog: WorkerThread?
     }
 
     let headSeconds: Double
     let perAddress: Int
     private let state = Locked(State())
-    private let wake = Condition()
-    private let watchdog = Locked<WorkerThread?>(nil)
 
     init(headSeconds: Double, perAddress: Int) {
         self.headSeconds = headSeconds
@@ -40,15 +40,13 @@ final class RequestDeadlines: Sendable {
     }
 
     func start() {
-        watchdog.withLock { $0 = WorkerThread(name: "reel.http.deadlines") { [self] in watch() } }
+        let thread = WorkerThread(name: "reel.http.deadlines") { [self] in watch() }
+        state.withLock { $0.watchdog = thread }
     }
 
     func stop() {
-        wake.withLock {
-            state.withLock { $0.stopping = true }
-            wake.broadcast()
-        }
-        watchdog.withLock { $0 }?.join()
+        state.withLockNotifying { $0.stopping = true }
+        state.withLock { $0.watchdog }?.join()
     }
 
     /// Whether a new connection from `address` may be accepted.
@@ -103,12 +101,8 @@ final class RequestDeadlines: Sendable {
             }
             // The socket stays open (libmicrohttpd closes it): no descriptor can be reused under its thread.
             for socket in late where socket >= 0 { shutdown(socket, Int32(SHUT_RDWR)) }
-            let stopping = wake.withLock { () -> Bool in
-                if state.withLock({ $0.stopping }) { return true }
-                _ = wake.wait(untilNanoseconds: MonotonicClock.nanoseconds() + 500_000_000)
-                return state.withLock { $0.stopping }
-            }
-            if stopping { return }
+            let stopping = state.wait(until: { $0.stopping ? true : nil }, deadline: MonotonicClock.nanoseconds() + 500_000_000)
+            if stopping == true { return }
         }
     }
 

@@ -23,6 +23,16 @@ extension Locked {
         }
     }
 
+    /// As `wait(until:)`, but gives up at `deadline` (monotonic nanoseconds, MonotonicClock): nil then.
+    package func wait<Result>(until ready: (inout Value) -> Result?, deadline: Int64) -> Result? {
+        lock.lock()
+        defer { lock.unlock() }
+        while true {
+            if let result = ready(&value) { return result }
+            if !lock.wait(untilNanoseconds: deadline), MonotonicClock.nanoseconds() >= deadline { return ready(&value) }
+        }
+    }
+
     /// Changes the value as `withLock` does, then wakes every thread waiting in `wait(until:)`.
     package func withLockNotifying<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()

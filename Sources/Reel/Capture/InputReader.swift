@@ -32,7 +32,6 @@ final class InputReader: @unchecked Sendable {
     private let interrupt: InterruptFlag
     private let buffer: CaptureBuffer
     private let sessionStart: Int64
-    private let endingState = Locked<Ending?>(nil)
     private var origin: (first: Timestamp, arrival: Timestamp)? = nil
     private var lastTimes: [Int: Timestamp] = [:]
     private var untimedLead = UntimedLeadingFrames()
@@ -41,9 +40,18 @@ final class InputReader: @unchecked Sendable {
     /// Frames reach the sinks (false while a switch's new reader waits to take over, and once retired).
     private let publishing: Atomic<Bool>
     private let retired = Atomic<Bool>(false)
-    /// Signalled when the first frame has been read (published or not), when the first has been handed on,
-    /// and when the reader has finished.
-    private let firstFrame = Condition()
+    /// How far the reader has come, for other threads (waiters are woken at each step), under one lock.
+    private struct Progress {
+        /// The first frame was read (handed on or not).
+        var readFirstFrame = false
+        /// A frame was handed on (after `release`, for a held reader).
+        var published = false
+        var finished = false
+        /// How it ended, published before its streams end.
+        var ending: Ending?
+    }
+    private let progress = Locked(Progress())
+    /// The reader thread's own copies of the two steps, so that a frame takes no lock once they are passed.
     private var hasFirstFrame = false
     private var hasPublished = false
 
@@ -63,7 +71,7 @@ final class InputReader: @unchecked Sendable {
     /// The tracks this reader feeds.
     var mediaTypes: Set<MediaType> { Set(routes.map(\.sink.mediaType)) }
 
-    var ending: Ending? { endingState.withLock { $0 } }
+    var ending: Ending? { progress.withLock { $0.ending } }
 
     func start() {
         thread = WorkerThread(name: "reel.reader.\(spec.kind.rawValue)") { [self] in run() }
@@ -87,26 +95,20 @@ final class InputReader: @unchecked Sendable {
     /// Waits until the first frame has been read, the reader has ended, or `seconds` passed; true once a
     /// frame was read.
     func waitForFirstFrame(seconds: Double) -> Bool {
-        waitFor(seconds: seconds) { $0.hasFirstFrame }
+        waitFor(seconds: seconds) { $0.readFirstFrame }
     }
 
     /// Waits until the first frame has been handed on (after `release`), the reader has ended, or `seconds`
     /// passed; true once one was.
     func waitForFirstPublished(seconds: Double) -> Bool {
-        waitFor(seconds: seconds) { $0.hasPublished }
+        waitFor(seconds: seconds) { $0.published }
     }
 
-    private func waitFor(seconds: Double, _ reached: (InputReader) -> Bool) -> Bool {
+    private func waitFor(seconds: Double, _ reached: (Progress) -> Bool) -> Bool {
         let deadline = MonotonicClock.nanoseconds() + Int64(seconds * 1e9)
-        firstFrame.lock()
-        defer { firstFrame.unlock() }
-        while !reached(self) && !hasFinished {
-            if !firstFrame.wait(untilNanoseconds: deadline), MonotonicClock.nanoseconds() >= deadline { break }
-        }
-        return reached(self)
+        let outcome = progress.wait(until: { state in reached(state) || state.finished ? reached(state) : nil }, deadline: deadline)
+        return outcome ?? false
     }
-
-    private var hasFinished = false
 
     func join() { thread?.join() }
 
@@ -175,7 +177,7 @@ final class InputReader: @unchecked Sendable {
                 ending = Ending(reason: spec.kind == .file ? .inputEnded : .deviceLost, message: message)
             }
         }
-        defer { firstFrame.withLock { hasFinished = true; firstFrame.broadcast() } }
+        defer { progress.withLockNotifying { $0.finished = true } }
         // A retired reader's end is not the session's: the reader that replaced it carries the streams on.
         // Its sinks still pass on what they hold (the last part of an audio block), which the replacement's
         // first samples overlap rather than leave a gap.
@@ -188,7 +190,7 @@ final class InputReader: @unchecked Sendable {
         }
         // Publish how it ended before announcing the end: the encoder reads it as soon as streams end.
         let finalEnding = ending
-        endingState.withLock { $0 = finalEnding }
+        progress.withLockNotifying { $0.ending = finalEnding }
         // A held reader (a switch that never took over) has no streams to end either.
         guard publishing.load(ordering: .acquiring) else { return }
         for route in routes { buffer.endStream(route.sink.mediaType) }
@@ -199,12 +201,18 @@ final class InputReader: @unchecked Sendable {
     /// that origin, so a file's audio and video keep their offset.
     /// Hands a frame to its sink, unless it is not publishing (a switch's new reader waiting to take over).
     private func deliver(_ frame: Frame, at time: Timestamp, to route: Route) throws {
-        if !hasFirstFrame { firstFrame.withLock { hasFirstFrame = true; firstFrame.broadcast() } }
+        if !hasFirstFrame {
+            hasFirstFrame = true
+            progress.withLockNotifying { $0.readFirstFrame = true }
+        }
         guard publishing.load(ordering: .acquiring) else { return }
         let start = CPUClock.threadNanoseconds()
         try route.sink.consume(frame, at: time)
         convertNanoseconds += CPUClock.threadNanoseconds() - start
-        if !hasPublished { firstFrame.withLock { hasPublished = true; firstFrame.broadcast() } }
+        if !hasPublished {
+            hasPublished = true
+            progress.withLockNotifying { $0.published = true }
+        }
     }
 
     /// A frame's own time: decoders set the best-effort time, filter graphs pts only.

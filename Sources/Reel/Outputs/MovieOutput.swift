@@ -39,7 +39,7 @@ public final class MovieOutput: Sendable {
     public var isPaused: Bool { recorder.withLock { $0 }?.isPaused ?? false }
 
     /// The latest progress (about twice a second while recording), nil before the first or when never added.
-    public var progress: RecordingProgress? { recorder.withLock { $0 }?.latestProgress.withLock { $0 } }
+    public var progress: RecordingProgress? { recorder.withLock { $0 }?.latestProgress }
 
     /// The result once the movie is finalized, else nil.
     public var result: RecordingResult? { recorder.withLock { $0 }?.result }

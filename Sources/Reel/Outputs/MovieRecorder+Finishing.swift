@@ -166,7 +166,7 @@ extension MovieRecorder {
             elapsed: Double(now - startedAt) / 1e9, mediaDuration: media, bytes: bytesSoFar,
             videoFrames: video.framesSent, droppedFrames: droppedFrames, framesPerSecond: fps, inputDuration: setup.inputDuration,
             segment: naming == nil ? nil : segments.current?.index)
-        latestProgress.withLock { $0 = report }
+        published.withLock { $0.progress = report }
         progress(report)
     }
 

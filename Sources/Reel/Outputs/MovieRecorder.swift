@@ -27,10 +27,8 @@ final class MovieRecorder: @unchecked Sendable {
     let startedAt: Int64
     /// Set once the movie wants nothing more (a limit, a failure, the end): the session stops handing it items.
     let doneFlag = Atomic<Bool>(false)
-    /// The result once finalized, and who waits for it (called once it is, on the movie's thread).
-    let finalResult = Locked<(result: RecordingResult?, waiters: [@Sendable (RecordingResult) -> Void])>((nil, []))
-    /// The last progress report (twice a second while recording), for whoever asks.
-    let latestProgress = Locked<RecordingProgress?>(nil)
+    /// What other threads read of the movie (its progress, its result and who waits for it), under one lock.
+    let published = Locked(Published())
     var thread: WorkerThread?
 
     // Encoding state, owned by the recorder's thread.
@@ -146,25 +144,6 @@ final class MovieRecorder: @unchecked Sendable {
         thread = WorkerThread(name: "reel.output.movie") { [self] in run() }
     }
 
-    /// Waits for the movie to be finalized and returns its result.
-    func waitForMovieResult() -> RecordingResult {
-        thread?.join()
-        return finalResult.withLock { $0.result! }
-    }
-
-    /// The result once finalized, else nil.
-    var result: RecordingResult? { finalResult.withLock { $0.result } }
-
-    /// Calls `body` with the result once the movie is finalized: at once if it is, else on the movie's thread
-    /// (no thread per waiter; keep `body` short).
-    func whenFinished(_ body: @escaping @Sendable (RecordingResult) -> Void) {
-        let ready: RecordingResult? = finalResult.withLock { state in
-            if state.result == nil { state.waiters.append(body) }
-            return state.result
-        }
-        if let ready { body(ready) }
-    }
-
     func run() {
         threadStart = CPUClock.threadNanoseconds()
         do {
@@ -241,12 +220,7 @@ final class MovieRecorder: @unchecked Sendable {
         case .follower(let shared, let index)?: shared.leave(follower: index)
         case nil: break
         }
-        let waiters = finalResult.withLock { state in
-            state.result = result
-            defer { state.waiters.removeAll() }
-            return state.waiters
-        }
-        for waiter in waiters { waiter(result) }
+        publish(result)
     }
 
     func openOutput() throws {

@@ -34,16 +34,7 @@ public final class PhotoOutput: Sendable {
             throw ReelError.runtime("the photo output is not part of a running session: add it with addOutput and start the session")
         }
         let outcome = Locked<Result<String, ReelError>?>(nil)
-        let done = Condition()
-        sessionRequests.add(PhotoRequests.Pending(still: still) { result in
-            done.withLock {
-                outcome.withLock { $0 = result }
-                done.broadcast()
-            }
-        })
-        return try done.withLock {
-            while outcome.withLock({ $0 }) == nil { done.wait() }
-            return try outcome.withLock { $0! }.get()
-        }
+        sessionRequests.add(PhotoRequests.Pending(still: still) { result in outcome.withLockNotifying { $0 = result } })
+        return try outcome.wait { $0 }.get()
     }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import FFmpegCore
 import Synchronization
 import SystemSupport
@@ -13,18 +12,26 @@ final class PhotoRequests: SessionOutput, Sendable {
         let completion: @Sendable (Result<String, ReelError>) -> Void
     }
 
-    private let pending = Locked<(requests: [Pending], closed: String?)>(([], nil))
-    private let waiting = Atomic<Bool>(false)
-
     /// A picture and the requests it serves, with the pool it is held in.
     private struct Batch: Sendable {
         let item: CapturedItem
         let requests: [Pending]
         let buffer: CaptureBuffer
     }
-    /// Pictures waiting for the photo thread (one signal of `ready` each, and one more at the end).
-    private let work = Locked<(batches: [Batch], thread: WorkerThread?)>(([], nil))
-    private let ready = DispatchSemaphore(value: 0)
+    private struct State {
+        /// Requests waiting for the next picture.
+        var requests: [Pending] = []
+        /// Why requests are refused from now on (the session has ended).
+        var closed: String?
+        /// Pictures waiting for the photo thread, which starts with the first.
+        var batches: [Batch] = []
+        var thread: WorkerThread?
+        /// The session has ended: the photo thread ends once it has encoded the batches it was handed.
+        var ended = false
+    }
+    private let state = Locked(State())
+    /// Whether requests wait (read for every picture: one atomic load, no lock).
+    private let waiting = Atomic<Bool>(false)
     /// The picture rendition photos are taken at, and the turn that makes them upright.
     let rendition: Int
     let rotation: DisplayTurn
@@ -38,7 +45,7 @@ final class PhotoRequests: SessionOutput, Sendable {
     var arePending: Bool { waiting.load(ordering: .acquiring) }
 
     func add(_ request: Pending) {
-        let refusal: String? = pending.withLock { state in
+        let refusal: String? = state.withLock { state in
             if let closed = state.closed { return closed }
             state.requests.append(request)
             waiting.store(true, ordering: .releasing)
@@ -56,31 +63,33 @@ final class PhotoRequests: SessionOutput, Sendable {
     func end(_ ending: SessionEngine.Ending) {
         cancelAll(ending.message ?? "the session ended (\(ending.reason.rawValue)) before the next picture")
         // The photo thread finishes what it was handed, then ends.
-        if work.withLock({ $0.thread != nil }) { ready.signal() }
+        state.withLockNotifying { $0.ended = true }
     }
 
     /// Hands the picture to every waiting request.
     func serve(_ item: CapturedItem, buffer: CaptureBuffer) {
         guard arePending else { return }
-        let requests = pending.withLock { state in
+        // Held before it is queued: the photo thread releases it once encoded.
+        buffer.hold(item)
+        let served = state.withLockNotifying { state -> Bool in
             defer { state.requests.removeAll() }
             waiting.store(false, ordering: .releasing)
-            return state.requests
-        }
-        guard !requests.isEmpty else { return }
-        buffer.hold(item)
-        work.withLock { state in
-            state.batches.append(Batch(item: item, requests: requests, buffer: buffer))
+            guard !state.requests.isEmpty else { return false }
+            state.batches.append(Batch(item: item, requests: state.requests, buffer: buffer))
             if state.thread == nil { state.thread = WorkerThread(name: "reel.output.photo") { [self] in encodeBatches() } }
+            return true
         }
-        ready.signal()
+        if !served { buffer.release(.video, item.slot) }
     }
 
-    /// The photo thread: encodes each batch in turn; a signal with nothing queued is the session's end.
+    /// The photo thread: encodes each batch in turn, until the session's end finds none left.
     private func encodeBatches() {
         while true {
-            ready.wait()
-            guard let batch = work.withLock({ $0.batches.isEmpty ? nil : $0.batches.removeFirst() }) else { return }
+            let next = state.wait { state -> Batch?? in
+                if !state.batches.isEmpty { return .some(state.batches.removeFirst()) }
+                return state.ended ? .some(nil) : nil
+            }
+            guard let batch = next else { return }
             defer { batch.buffer.release(.video, batch.item.slot) }
             for request in batch.requests {
                 do {
@@ -97,7 +106,7 @@ final class PhotoRequests: SessionOutput, Sendable {
 
     /// The session ended: waiting requests fail with `message`, and later ones at once.
     func cancelAll(_ message: String) {
-        let requests = pending.withLock { state in
+        let requests = state.withLock { state in
             defer { state.requests.removeAll() }
             state.closed = message
             waiting.store(false, ordering: .releasing)

@@ -36,18 +36,48 @@ final class SessionEngine: @unchecked Sendable {
 
     private let setup: Setup
     private let buffer: CaptureBuffer
-    /// The readers handing frames on, and what the ones replaced while running left behind: their CPU
-    /// stages and dropped pictures (the reader objects, and with them their devices, are let go).
-    private let inputs: Locked<(readers: [InputReader], ended: Bool, retiredDrops: Int,
-                                retiredClock: (readDecode: Int64, convert: Int64, thread: Int64))>
-    private var readers: [InputReader] { inputs.withLock { $0.readers } }
-    /// The outputs in the order they were added, whether the session has ended (then it takes no more), and
-    /// the pool slots added for outputs that give them back when they finish.
-    private let outputs: Locked<(list: [any SessionOutput], ended: Bool, addedSlots: [ObjectIdentifier: Int])>
+
+    /// How far the session's end has come; each step refuses more, in this order.
+    enum Phase: Int, Comparable {
+        case running
+        /// No switch takes over any more: the readers as they are are the last (a stop, or the end).
+        case inputsClosed
+        /// No output is added any more; the outputs are being ended.
+        case outputsClosed
+        /// The camera's controls were given back: no more changes.
+        case ended
+
+        static func < (a: Phase, b: Phase) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    /// Everything the engine shares between threads, under one lock.
+    private struct State {
+        var phase = Phase.running
+        /// The readers handing frames on.
+        var readers: [InputReader]
+        /// What readers replaced while running left behind: their dropped pictures and CPU stages (the reader
+        /// objects, and with them their devices, are let go).
+        var retiredDrops = 0
+        var retiredClock: (readDecode: Int64, convert: Int64, thread: Int64) = (0, 0, 0)
+        /// The outputs in the order they were added.
+        var outputs: [any SessionOutput]
+        /// The pool slots added for outputs that give them back when they finish.
+        var addedSlots: [ObjectIdentifier: Int] = [:]
+        /// The camera's control values to give back at the end (with `restoresCameraControls`), grown by
+        /// changes made while recording.
+        var controlsPath: String
+        var controlsToRestore: [CameraControlSetting.PreviousValue]
+        /// Control changes being applied (off the lock: a device's ioctl must not hold up the session thread);
+        /// the end waits for them before it gives the values back.
+        var controlChanges = 0
+
+        var readerDrops: Int {
+            retiredDrops + readers.filter { $0.spec.isPaced && $0.carriesVideo }.reduce(0) { $0 + $1.statistics.droppedCount }
+        }
+    }
+    private let state: Locked<State>
+    private var readers: [InputReader] { state.withLock { $0.readers } }
     private let stopRequest = Atomic<Bool>(false)
-    /// The camera's control values to give back at the end (with `restoresCameraControls`), grown by changes
-    /// made while recording; nil once given back (the session has ended: no more changes).
-    private let controlsToRestore: Locked<(path: String, values: [CameraControlSetting.PreviousValue], ended: Bool)>
     private let startedAt: Int64
     private var picturesSeen = 0
     /// The first picture's session time (microseconds), once it came: the live movies' time zero.
@@ -55,26 +85,35 @@ final class SessionEngine: @unchecked Sendable {
     init(setup: Setup, buffer: CaptureBuffer, readers: [InputReader], photos: PhotoRequests) {
         self.setup = setup
         self.buffer = buffer
-        self.inputs = Locked((readers, false, 0, (0, 0, 0)))
         let stills: [any SessionOutput] = setup.stills.isEmpty ? [] : [FirstFrameStills(setup.stills, rotation: setup.stillRotation)]
-        self.outputs = Locked((stills + [photos], false, [:]))
+        state = Locked(State(readers: readers, outputs: stills + [photos], controlsPath: setup.controlsToRestore?.path ?? "",
+                             controlsToRestore: setup.controlsToRestore?.values ?? []))
         self.startedAt = MonotonicClock.nanoseconds()
-        self.controlsToRestore = Locked((setup.controlsToRestore?.path ?? "", setup.controlsToRestore?.values ?? [], false))
     }
 
     /// Gives a V4L2 camera's controls new values while the session runs (V4L2 takes them from any open file
     /// while streaming). With `restores`, the values they had before the session changed them first are
     /// given back at the end.
     func changeCameraControls(_ settings: [CameraControlSetting], camera spec: DeviceSpec, restores: Bool) throws {
-        try controlsToRestore.withLock { state in
-            // Under the lock: the end's restoration cannot run between the change and its bookkeeping.
-            guard !state.ended else { throw ReelError.runtime("the session has ended: start it before changing \(spec)'s controls") }
-            let previous = try CameraControlSetting.apply(settings, to: spec.target, spec: spec)
+        try state.withLock { state in
+            guard state.phase < .ended else { throw ReelError.runtime("the session has ended: start it before changing \(spec)'s controls") }
+            state.controlChanges += 1
+        }
+        // Counted as under way: the end's restoration waits until the change and its bookkeeping are done.
+        let previous: [CameraControlSetting.PreviousValue]
+        do {
+            previous = try CameraControlSetting.apply(settings, to: spec.target, spec: spec)
+        } catch {
+            state.withLockNotifying { $0.controlChanges -= 1 }
+            throw error
+        }
+        state.withLockNotifying { state in
+            state.controlChanges -= 1
             guard restores else { return }
-            let known = Set(state.values.map(\.id))
+            let known = Set(state.controlsToRestore.map(\.id))
             // Changed later, given back first; a control changed before keeps its first value.
-            state.path = spec.target
-            state.values = previous.filter { !known.contains($0.id) } + state.values
+            state.controlsPath = spec.target
+            state.controlsToRestore = previous.filter { !known.contains($0.id) } + state.controlsToRestore
         }
     }
 
@@ -87,9 +126,9 @@ final class SessionEngine: @unchecked Sendable {
     /// and go for as long as the session runs).
     @discardableResult
     func add(_ output: any SessionOutput, slots: Int = 0) -> Bool {
-        let added = outputs.withLock { state in
-            if state.ended { return false }
-            state.list.append(output)
+        let added = state.withLock { state in
+            if state.phase >= .outputsClosed { return false }
+            state.outputs.append(output)
             if slots > 0 { state.addedSlots[ObjectIdentifier(output)] = slots }
             return true
         }
@@ -100,24 +139,17 @@ final class SessionEngine: @unchecked Sendable {
     /// Pauses or resumes every output of the session (see MovieRecorder.setPaused).
     func setPaused(_ paused: Bool) {
         setup.readerFactory.pausedTime.set(paused)
-        for output in outputs.withLock({ $0.list }) { output.setPaused(paused) }
+        for output in state.withLock({ $0.outputs }) { output.setPaused(paused) }
     }
 
     /// Pictures the readers dropped because the pools were full (every output lacks them).
-    var readerDrops: Int { SessionEngine.drops(in: inputs) }
+    var readerDrops: Int { state.withLock { $0.readerDrops } }
 
     /// The same count for a movie to read at its end, without a reference to the engine (a weak one would
     /// give the engine a side table that outlives a movie freed before it).
     var readerDropCount: @Sendable () -> Int {
-        let inputs = self.inputs
-        return { SessionEngine.drops(in: inputs) }
-    }
-
-    private static func drops(in inputs: Locked<(readers: [InputReader], ended: Bool, retiredDrops: Int,
-                                                 retiredClock: (readDecode: Int64, convert: Int64, thread: Int64))>) -> Int {
-        inputs.withLock { state in
-            state.retiredDrops + state.readers.filter { $0.spec.isPaced && $0.carriesVideo }.reduce(0) { $0 + $1.statistics.droppedCount }
-        }
+        let state = self.state
+        return { state.withLock { $0.readerDrops } }
     }
 
     /// Seconds on a live session's timeline now (its movies' time zero is the first picture; pauses not
@@ -142,8 +174,8 @@ final class SessionEngine: @unchecked Sendable {
     /// is out: a frame of both at the switch is better than a hole between them). False (nothing changed)
     /// when the session has ended or `old` is no longer one of its readers.
     func replace(_ old: InputReader, with new: InputReader) -> Bool {
-        inputs.withLock { state in
-            guard !state.ended, let position = state.readers.firstIndex(where: { $0 === old }) else { return false }
+        state.withLock { state in
+            guard state.phase == .running, let position = state.readers.firstIndex(where: { $0 === old }) else { return false }
             new.release()
             state.readers[position] = new
             return true
@@ -153,7 +185,7 @@ final class SessionEngine: @unchecked Sendable {
     /// A replaced reader whose thread has ended: keep its counts, let it (and its device) go.
     func forget(_ retired: InputReader) {
         let clock = retired.stageClock.snapshot
-        inputs.withLock { state in
+        state.withLock { state in
             state.retiredDrops += retired.carriesVideo ? retired.statistics.droppedCount : 0
             state.retiredClock.readDecode += clock.readDecode
             state.retiredClock.convert += clock.convert
@@ -171,9 +203,9 @@ final class SessionEngine: @unchecked Sendable {
         let finalReaders = closeInputs()
         for reader in finalReaders { reader.stop() }
         buffer.close()
-        let all = outputs.withLock { state in
-            state.ended = true
-            return state.list
+        let all = state.withLock { state in
+            state.phase = .outputsClosed
+            return state.outputs
         }
         for output in all { output.end(ending) }
         var results = all.compactMap { $0.waitForResult() }
@@ -181,14 +213,15 @@ final class SessionEngine: @unchecked Sendable {
         for reader in finalReaders where !reader.join(timeout: 1) {
             leftBehind = "\(reader.spec) did not return from a blocking read; its thread was left behind"
         }
-        let restore = controlsToRestore.withLock { state in
-            state.ended = true
-            return (state.path, state.values)
+        let restore = state.wait { state -> (String, [CameraControlSetting.PreviousValue])? in
+            guard state.controlChanges == 0 else { return nil }
+            state.phase = .ended
+            return (state.controlsPath, state.controlsToRestore)
         }
         if !restore.1.isEmpty { CameraControlSetting.restore(restore.1, to: restore.0) }
         // The readers' stages and the process's total, shared by every output.
         let seconds = { (nanoseconds: Int64) in Double(nanoseconds) / 1e9 }
-        let retiredClock = inputs.withLock { $0.retiredClock }
+        let retiredClock = state.withLock { $0.retiredClock }
         let readerClocks = finalReaders.map(\.stageClock.snapshot) + [retiredClock]
         let process = CPUClock.processNanoseconds() - processStart
         let ownThreads = (CPUClock.threadNanoseconds() - threadStart) + readerClocks.reduce(0) { $0 + $1.thread }
@@ -206,8 +239,8 @@ final class SessionEngine: @unchecked Sendable {
 
     /// No switch takes over from here on: the readers as they are now are the last.
     private func closeInputs() -> [InputReader] {
-        inputs.withLock { state in
-            state.ended = true
+        state.withLock { state in
+            state.phase = max(state.phase, .inputsClosed)
             return state.readers
         }
     }
@@ -224,7 +257,7 @@ final class SessionEngine: @unchecked Sendable {
                 stopping = true
                 for reader in closeInputs() { reader.stop() }
             }
-            var current = outputs.withLock { $0.list }
+            var current = state.withLock { $0.outputs }
             // An atomic load or two per output on the way; the lock and the filter only once a movie is done.
             var movies = 0, moviesDone = 0, waiting = false
             for output in current {
@@ -236,7 +269,7 @@ final class SessionEngine: @unchecked Sendable {
             }
             if setup.runsWithoutMovie && moviesDone > 0 {
                 retireFinishedMovies()
-                current = outputs.withLock { $0.list }
+                current = state.withLock { $0.outputs }
             }
             if !setup.runsWithoutMovie && movies > 0 && moviesDone == movies && !waiting {
                 // Every movie stopped by itself (its limits): nothing more to capture.
@@ -271,11 +304,11 @@ final class SessionEngine: @unchecked Sendable {
     /// A session without a movie of its own lets go of the movies that have finished, and of the pictures
     /// their pool slots held (they have their results; the session's own result names none of them).
     private func retireFinishedMovies() {
-        let finished = outputs.withLock { state -> [(any SessionOutput, Int)] in
-            let done = state.list.filter { $0.role == .finite && $0.finishedResult != nil }
+        let finished = state.withLock { state -> [(any SessionOutput, Int)] in
+            let done = state.outputs.filter { $0.role == .finite && $0.finishedResult != nil }
             guard !done.isEmpty else { return [] }
             let gone = Set(done.map { ObjectIdentifier($0) })
-            state.list.removeAll { gone.contains(ObjectIdentifier($0)) }
+            state.outputs.removeAll { gone.contains(ObjectIdentifier($0)) }
             return done.map { ($0, state.addedSlots.removeValue(forKey: ObjectIdentifier($0)) ?? 0) }
         }
         for (movie, slots) in finished {
