@@ -168,6 +168,41 @@ import Testing
         #expect(Scratch.files(in: folder) == ["first-001.mov", "first-002.mov", "first-003.mov", "retake.mov", "second.mov"])
     }
 
+    /// What is asked of a movie before its session starts is carried out when it does: one paused then starts
+    /// paused (its first picture is the one after `resume()`), one stopped then is left out (no file).
+    @Test func aMoviePausedOrStoppedBeforeTheStartStartsSo() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var preset = try PresetLibrary.preset(named: "352x288")
+        (preset.video.width, preset.video.height) = (128, 128)
+        let inputs = CaptureInputs(video: try DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: "30"))"),
+                                   audio: nil, preset: preset)
+        let session = CaptureSession()
+        let whole = MovieOutput(outputPath: "\(folder)/whole.mov", preset: preset)
+        let paused = MovieOutput(outputPath: "\(folder)/paused.mov", preset: preset)
+        let dropped = MovieOutput(outputPath: "\(folder)/dropped.mov", preset: preset)
+        for movie in [whole, paused, dropped] { try session.addOutput(movie) }
+        paused.pause()
+        dropped.stop()
+        #expect(paused.isPaused)
+        try session.start(inputs)
+        for _ in 0..<400 where (whole.progress?.videoFrames ?? 0) < 15 { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(paused.isPaused && (paused.progress?.videoFrames ?? 0) == 0)
+        paused.resume()
+        let resumedAt = whole.progress?.videoFrames ?? 0
+        for _ in 0..<400 where (whole.progress?.videoFrames ?? 0) < resumedAt + 20 { try await Task.sleep(for: .milliseconds(50)) }
+        session.stop()
+        _ = await session.finished()
+        await #expect(throws: ReelError.self) { _ = try await dropped.finished() }
+        let wholeNumbers = try TestInputs.frameNumbers("\(folder)/whole.mov")
+        let pausedNumbers = try TestInputs.frameNumbers("\(folder)/paused.mov")
+        func contiguous(_ numbers: [Int]) -> Bool { zip(numbers, numbers.dropFirst()).allSatisfy { ($1 - $0 + 256) % 256 <= 1 } }
+        #expect(contiguous(pausedNumbers) && pausedNumbers.count >= 10, "\(pausedNumbers)")
+        // Nothing from before the resume: its first picture is at least 15 past the session's first.
+        #expect(pausedNumbers.first.map { ($0 - wholeNumbers[0] + 256) % 256 >= 15 } == true, "\(wholeNumbers) \(pausedNumbers)")
+        #expect(Scratch.files(in: folder) == ["paused.mov", "whole.mov"])
+    }
+
     /// A movie added before the start whose file cannot be written makes the start fail, recording nothing,
     /// and stays added for the next start.
     @Test func aMovieAddedBeforeTheStartIsCheckedByIt() async throws {

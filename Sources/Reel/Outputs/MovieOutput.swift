@@ -15,7 +15,14 @@ public final class MovieOutput: Sendable {
     public let limits: RecordingLimits
     /// Consecutive files instead of one (outputPath is then their name pattern, see Segmentation).
     public let segmentation: Segmentation?
-    private let recorder = Locked<MovieRecorder?>(nil)
+    /// The movie once its session runs it; before that, what was asked of it (applied when it starts).
+    private struct State {
+        var recorder: MovieRecorder?
+        var pausedBeforeStart = false
+        var stoppedBeforeStart = false
+    }
+    private let state = Locked(State())
+    private var recorder: MovieRecorder? { state.withLock { $0.recorder } }
 
     public init(outputPath: String, preset: Preset, limits: RecordingLimits = RecordingLimits(), segmentation: Segmentation? = nil) {
         self.outputPath = outputPath
@@ -24,42 +31,73 @@ public final class MovieOutput: Sendable {
         self.segmentation = segmentation
     }
 
-    func attach(_ running: MovieRecorder) { recorder.withLock { $0 = running } }
+    /// The session runs it: a pause asked before takes effect from its first picture on.
+    func attach(_ running: MovieRecorder) {
+        let paused = state.withLock { state in
+            state.recorder = running
+            return state.pausedBeforeStart
+        }
+        if paused { running.setPaused(true) }
+    }
 
-    /// Stops this movie (it is finalized with `stopped`); the session goes on. Nothing happens if it was
-    /// never added or has already finished.
-    public func stop() { recorder.withLock { $0 }?.requestStop() }
+    /// Stopped before its session ran it: the session leaves it out, and nothing is written.
+    var wasStoppedBeforeStart: Bool { state.withLock { $0.recorder == nil && $0.stoppedBeforeStart } }
+
+    /// Stops this movie (it is finalized with `stopped`); the session goes on. Before its session starts it
+    /// takes the movie out: nothing is recorded. Nothing happens once it has finished.
+    public func stop() {
+        let running = state.withLock { state in
+            if state.recorder == nil { state.stoppedBeforeStart = true }
+            return state.recorder
+        }
+        running?.requestStop()
+    }
 
     /// Pauses this movie (AVCaptureMovieFileOutput's pauseRecording): nothing is written until `resume()`,
     /// and the movie's timeline then goes on without a hole, with a keyframe. The session keeps running.
-    public func pause() { recorder.withLock { $0 }?.setPaused(true) }
-    public func resume() { recorder.withLock { $0 }?.setPaused(false) }
+    /// Before the session starts, the movie starts paused.
+    public func pause() { setPaused(true) }
+    public func resume() { setPaused(false) }
 
-    /// Whether the movie is paused now.
-    public var isPaused: Bool { recorder.withLock { $0 }?.isPaused ?? false }
+    private func setPaused(_ paused: Bool) {
+        let running = state.withLock { state in
+            if state.recorder == nil { state.pausedBeforeStart = paused }
+            return state.recorder
+        }
+        running?.setPaused(paused)
+    }
+
+    /// Whether the movie is paused now (or will start paused).
+    public var isPaused: Bool {
+        let (running, paused) = state.withLock { ($0.recorder, $0.pausedBeforeStart) }
+        return running?.isPaused ?? paused
+    }
 
     /// The latest progress (about twice a second while recording), nil before the first or when never added.
-    public var progress: RecordingProgress? { recorder.withLock { $0 }?.latestProgress }
+    public var progress: RecordingProgress? { recorder?.latestProgress }
 
     /// The result once the movie is finalized, else nil.
-    public var result: RecordingResult? { recorder.withLock { $0 }?.result }
+    public var result: RecordingResult? { recorder?.result }
 
     /// Blocks the calling thread until the movie is finalized (not for use on Swift's cooperative pool).
     @available(*, noasync, message: "use finished() from async code")
     public func waitUntilFinished() throws -> RecordingResult {
-        guard let running = recorder.withLock({ $0 }) else {
-            throw ReelError.runtime("the movie output \(outputPath) has not started: add it to a session and start the session")
-        }
+        let running = try startedRecorder()
         return running.waitForMovieResult()
     }
 
     /// Suspends until the movie is finalized (by `stop()`, a limit, or the session's end).
     public func finished() async throws -> RecordingResult {
-        guard let running = recorder.withLock({ $0 }) else {
-            throw ReelError.runtime("the movie output \(outputPath) has not started: add it to a session and start the session")
-        }
+        let running = try startedRecorder()
         return await withCheckedContinuation { continuation in
             running.whenFinished { continuation.resume(returning: $0) }
         }
+    }
+
+    private func startedRecorder() throws -> MovieRecorder {
+        let (running, stopped) = state.withLock { ($0.recorder, $0.stoppedBeforeStart) }
+        if let running { return running }
+        throw ReelError.runtime(stopped ? "the movie output \(outputPath) was stopped before its session started: nothing was recorded"
+                                        : "the movie output \(outputPath) has not started: add it to a session and start the session")
     }
 }

@@ -102,7 +102,8 @@ public final class CaptureSession: Sendable {
             }
             shared.phase = .starting(interrupt)
             defer { shared.pendingMovies = [] }
-            return shared.pendingMovies
+            // A movie stopped before the start is left out (it records nothing).
+            return shared.pendingMovies.filter { !$0.wasStoppedBeforeStart }
         }
         do {
             let preparation = try RecordingPreparation(configuration, movieOutputs: pending, interrupt: interrupt)
@@ -274,7 +275,7 @@ public final class CaptureSession: Sendable {
                 return nil
             }
         }
-        guard let shared = runningNow else { return }
+        guard let shared = runningNow, !movie.wasStoppedBeforeStart else { return }
         let engine = shared.engine
         let path = URL(fileURLWithPath: movie.outputPath).path
         // The new movie's files against each other's, the session's inputs and what is there.
@@ -293,10 +294,11 @@ public final class CaptureSession: Sendable {
         shared.buffer.addSlots(.video, count: slots)
         let recorder = MovieRecorder(setup: setup, buffer: shared.buffer, paced: shared.paced,
                                      readerDrops: engine.readerDropCount, progress: { _ in })
+        // Attached first: a pause asked of the movie before applies from its first picture.
+        movie.attach(recorder)
         guard engine.add(recorder, slots: slots) else {
             throw ReelError.invalidInput("the session has ended: start it again before adding a movie")
         }
-        movie.attach(recorder)
         self.shared.withLock { shared in
             guard case .recording(var running) = shared.phase, running.engine === engine else { return }
             running.outputs.append(path)
