@@ -2,6 +2,7 @@ import Foundation
 import FFmpegCore
 @testable import Reel
 import ReelTestSupport
+import SystemSupport
 import Testing
 
 /// Movies of one preset from one capture encode once: a tier at the main movie's preset takes the main
@@ -99,6 +100,44 @@ import Testing
     /// The hand-over itself, without encoders: each follower takes each batch once and in order, a frame past
     /// the owner's last finds its packets in the drain, a lagging follower gets the rest at its own drain,
     /// and a follower learns (an error, not a hang) when the owner ended first.
+    /// A follower that stops taking (its disk stalls) is let go once it is `maximumLag` sends behind: nothing
+    /// more is kept for it, its next take ends its movie, and the other follower goes on.
+    @Test func aFollowerThatFallsTooFarBehindIsLetGo() throws {
+        let shared = SharedEncoders(followers: 2, pauses: PauseRequests(sessionStart: nil))
+        for _ in 0..<SharedEncoders.maximumLag {
+            _ = shared.publish([Packet()], isFlush: false)
+            _ = try shared.nextBatch(follower: 1, isFlush: false)
+        }
+        #expect(shared.heldPackets == SharedEncoders.maximumLag, "all kept for the stalled follower so far")
+        #expect(try shared.nextBatch(follower: 0, isFlush: false).count == 1)
+        for _ in 0...SharedEncoders.maximumLag {
+            _ = shared.publish([Packet()], isFlush: false)
+            _ = try shared.nextBatch(follower: 1, isFlush: false)
+        }
+        #expect(shared.heldPackets <= 1, "nothing kept for the follower let go")
+        #expect(throws: ReelError.self) { try shared.nextBatch(follower: 0, isFlush: false) }
+        #expect(throws: ReelError.self) { try shared.takeAudio(segment: 1, follower: 0, waitForEnd: false) }
+        _ = shared.publish([Packet()], isFlush: false)
+        #expect(try shared.nextBatch(follower: 1, isFlush: false).count == 1)
+    }
+
+    /// Of unpaced inputs the owner waits for a follower `maximumLag` behind (nothing is lost by waiting).
+    @Test func anOwnerOfUnpacedInputsWaitsForItsFollower() throws {
+        let shared = SharedEncoders(followers: 1, pauses: PauseRequests(sessionStart: nil), ownerWaits: true)
+        for _ in 0..<SharedEncoders.maximumLag { _ = shared.publish([Packet()], isFlush: false) }
+        let published = Locked(0)
+        let owner = WorkerThread(name: "reel.test.owner") {
+            _ = shared.publish([Packet()], isFlush: false)
+            published.withLock { $0 += 1 }
+        }
+        usleep(100_000)
+        #expect(published.withLock { $0 } == 0, "the owner waits while its follower is maximumLag behind")
+        #expect(try shared.nextBatch(follower: 0, isFlush: false).count == 1)
+        owner.join()
+        #expect(published.withLock { $0 } == 1)
+        for _ in 0..<SharedEncoders.maximumLag { #expect(try shared.nextBatch(follower: 0, isFlush: false).count == 1) }
+    }
+
     @Test func followersTakeEachBatchOnceAndLearnWhenTheOwnerEndedFirst() throws {
         func packets(_ count: Int) -> [Packet] { (0..<count).map { _ in Packet() } }
         let shared = SharedEncoders(followers: 2, pauses: PauseRequests(sessionStart: nil))

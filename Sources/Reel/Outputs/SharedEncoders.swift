@@ -12,7 +12,9 @@ import SystemSupport
 /// paused or stopped on their own, MovieOutputs, keep encoders of their own.)
 ///
 /// The owner never waits for a follower; a follower waits for the owner's next video batch, or the end of a
-/// segment's audio, which the owner's thread makes as it goes.
+/// segment's audio, which the owner's thread makes as it goes. What is kept for a follower is bounded: of a
+/// live capture, one that falls `maximumLag` video sends behind (its disk stalls) is let go, and its movie
+/// ends there; of unpaced inputs (files), where nothing is lost by waiting, the owner waits for it instead.
 final class SharedEncoders: Sendable {
     /// One segment's AAC: the owner's encoder (for the stream's description), its packets in order (from
     /// `base` on: those every follower took are let go) and whether the owner ended the segment's audio.
@@ -49,6 +51,10 @@ final class SharedEncoders: Sendable {
     /// Published packets no follower uses any more, unreferenced, for the owner to reuse (at most this many).
     private static let sparePackets = 64
 
+    /// Video sends a follower may be behind the owner (10 s at 30 fps; a 720p movie's packets there are a few
+    /// MB) before it is let go: the owner never waits, and memory must not grow with a stalled disk.
+    static let maximumLag = 300
+
     private struct State {
         var encoder: Encoder?
         var openFailure: String?
@@ -70,6 +76,8 @@ final class SharedEncoders: Sendable {
         var spare: [Packet] = []
         /// Followers that have not left (a follower whose movie finished takes nothing more).
         var active: [Bool]
+        /// Followers let go for falling `maximumLag` sends behind: their next take ends their movie.
+        var fellBehind: [Bool]
         var audio: [Int: SegmentAudio] = [:]
 
         func segmentAudio(_ index: Int) -> SegmentAudio {
@@ -92,6 +100,17 @@ final class SharedEncoders: Sendable {
             }
         }
 
+        /// Follower `follower` takes nothing more: nothing is kept for it.
+        mutating func drop(_ follower: Int) {
+            active[follower] = false
+            pruneBatches()
+            for (index, var entry) in audio {
+                entry.finished[follower] = true
+                recycle(entry.prune(active: active))
+                audio[index] = entry.finished.allSatisfy { $0 } ? nil : entry
+            }
+        }
+
         mutating func recycle(_ packets: ArraySlice<Packet>) {
             for packet in packets where spare.count < SharedEncoders.sparePackets {
                 packet.unref()
@@ -109,15 +128,20 @@ final class SharedEncoders: Sendable {
 
     private let state: Locked<State>
     let followers: Int
+    /// The inputs are unpaced: the owner waits for a follower `maximumLag` behind rather than let it go.
+    let ownerWaits: Bool
 
-    init(followers: Int, pauses: PauseRequests) {
+    init(followers: Int, pauses: PauseRequests, ownerWaits: Bool = false) {
         self.followers = followers
         self.pauses = pauses
+        self.ownerWaits = ownerWaits
         state = Locked(State(cursors: Array(repeating: 0, count: followers), inUse: Array(repeating: 0, count: followers),
-                             active: Array(repeating: true, count: followers)))
+                             active: Array(repeating: true, count: followers), fellBehind: Array(repeating: false, count: followers)))
     }
 
     private static let ownerEndedFirst = ReelError.runtime("the movie whose encoders this movie shares ended before it")
+    private static let fellBehind = ReelError.runtime(
+        "this movie's file fell \(maximumLag) pictures behind the movie whose encoders it shares (a slow or stalled disk): it ends here")
 
     /// The owner's movie ended at a limit of its own file (its size, the free-space floor) before the
     /// follower's next frame: the follower's file, which holds the same packets, ends there the same way.
@@ -139,10 +163,19 @@ final class SharedEncoders: Sendable {
     /// reference to the payload the owner writes. Returns packets the followers are done with, unreferenced,
     /// for the owner's next references (as many as it gave, when there are).
     func publish(_ packets: [Packet], isFlush: Bool) -> [Packet] {
-        state.withLockNotifying { state in
+        if ownerWaits {
+            state.wait { state in
+                state.active.indices.allSatisfy { !state.active[$0] || state.published - state.cursors[$0] < SharedEncoders.maximumLag } ? () : nil
+            }
+        }
+        return state.withLockNotifying { state in
             if state.active.contains(true) { state.batches[state.published] = packets }
             if isFlush { state.flushIndex = state.published }
             state.published += 1
+            for follower in state.active.indices where state.active[follower] && state.published - state.cursors[follower] > SharedEncoders.maximumLag {
+                state.fellBehind[follower] = true
+                state.drop(follower)
+            }
             return state.spares(packets.count)
         }
     }
@@ -211,7 +244,10 @@ final class SharedEncoders: Sendable {
     /// takes every batch left, up to the owner's drain). Throws when the owner ended without it.
     func nextBatch(follower: Int, isFlush: Bool) throws -> [Packet] {
         do {
+            // An owner that waits for its followers is woken once this one has taken.
+            defer { if ownerWaits { state.withLockNotifying { _ in } } }
             return try state.wait { state -> Result<[Packet], ReelError>? in
+                if state.fellBehind[follower] { return .failure(SharedEncoders.fellBehind) }
                 let next = state.cursors[follower]
                 if isFlush {
                     guard state.flushIndex != nil || state.ownerEnded else { return nil }
@@ -251,21 +287,14 @@ final class SharedEncoders: Sendable {
     /// Follower `follower`'s movie finished: it takes nothing more, and nothing is kept for it (a follower
     /// whose own file failed must not make the owner's packets pile up for the rest of the recording).
     func leave(follower: Int) {
-        state.withLockNotifying { state in
-            state.active[follower] = false
-            state.pruneBatches()
-            for (index, var entry) in state.audio {
-                entry.finished[follower] = true
-                state.recycle(entry.prune(active: state.active))
-                state.audio[index] = entry.finished.allSatisfy { $0 } ? nil : entry
-            }
-        }
+        state.withLockNotifying { $0.drop(follower) }
     }
 
     /// The segment's AAC packets follower `follower` has not taken yet: what is there now, or with
     /// `waitForEnd` all of them once the owner ended the segment's audio. Throws when the owner ended first.
     func takeAudio(segment index: Int, follower: Int, waitForEnd: Bool) throws -> [Packet] {
         try state.wait { state -> Result<[Packet], ReelError>? in
+            if state.fellBehind[follower] { return .failure(SharedEncoders.fellBehind) }
             if waitForEnd && !(state.audio[index]?.ended ?? false) {
                 return state.ownerEnded ? .failure(SharedEncoders.ownerEndedFirst) : nil
             }
@@ -335,7 +364,7 @@ extension SharedEncoders {
         for group in groups where group.members.count > 1 {
             let first = setups[group.members[0]]
             let pauses = PauseRequests(sessionStart: first.timelineFromInputStart ? nil : first.sessionStart)
-            let shared = SharedEncoders(followers: group.members.count - 1, pauses: pauses)
+            let shared = SharedEncoders(followers: group.members.count - 1, pauses: pauses, ownerWaits: first.timelineFromInputStart)
             setups[group.members[0]].sharedVideo = .owner(shared)
             for (number, member) in group.members.dropFirst().enumerated() {
                 setups[member].sharedVideo = .follower(shared, index: number)
