@@ -203,6 +203,36 @@ import Testing
         #expect(Scratch.files(in: folder) == ["paused.mov", "whole.mov"])
     }
 
+    /// A finished session lets go of its movies (encoders, frames, files): nothing the engine hands a movie
+    /// may hold the engine's state, which holds the movie (a batch of 20 transcodes once kept 570 MB so).
+    @Test func aFinishedSessionLetsGoOfItsMovies() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var preset = try PresetLibrary.preset(named: "352x288")
+        (preset.video.width, preset.video.height) = (128, 128)
+        weak var recorder: MovieRecorder?
+        do {
+            // A session with a movie of its own keeps its movies to the end (one from its inputs alone lets
+            // each go as it finishes).
+            let configuration = RecordingConfiguration(
+                outputPath: "\(folder)/main.mov", video: try DeviceSpec(parsing: "lavfi:testsrc2=size=128x128:rate=30?realtime=0"),
+                audio: try DeviceSpec(parsing: "lavfi:sine?realtime=0"), preset: preset, limits: RecordingLimits(maxDuration: 0.5))
+            let session = CaptureSession()
+            let movie = MovieOutput(outputPath: "\(folder)/movie.mov", preset: preset, limits: RecordingLimits(maxDuration: 0.5))
+            try session.addOutput(movie)
+            try session.start(configuration)
+            let result = try await movie.finished()
+            #expect(result.recordedSuccessfully && result.videoFrames == 15, "\(result)")
+            session.stop()
+            _ = await session.finished()
+            recorder = movie.recorder
+            #expect(recorder != nil)
+        }
+        // The session's thread lets go of its engine as it ends, just after the result is out.
+        for _ in 0..<100 where recorder != nil { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(recorder == nil, "the movie outlived its session and every reference to it")
+    }
+
     /// A movie added before the start whose file cannot be written makes the start fail, recording nothing,
     /// and stays added for the next start.
     @Test func aMovieAddedBeforeTheStartIsCheckedByIt() async throws {

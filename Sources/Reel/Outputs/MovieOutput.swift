@@ -22,7 +22,7 @@ public final class MovieOutput: Sendable {
         var stoppedBeforeStart = false
     }
     private let state = Locked(State())
-    private var recorder: MovieRecorder? { state.withLock { $0.recorder } }
+    var recorder: MovieRecorder? { state.withLock { $0.recorder } }
 
     public init(outputPath: String, preset: Preset, limits: RecordingLimits = RecordingLimits(), segmentation: Segmentation? = nil) {
         self.outputPath = outputPath

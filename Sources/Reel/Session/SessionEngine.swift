@@ -145,11 +145,10 @@ final class SessionEngine: @unchecked Sendable {
     /// Pictures the readers dropped because the pools were full (every output lacks them).
     var readerDrops: Int { state.withLock { $0.readerDrops } }
 
-    /// The same count for a movie to read at its end, without a reference to the engine (a weak one would
-    /// give the engine a side table that outlives a movie freed before it).
+    /// The same count for a movie to read at its end. The state holds the movie (its outputs), so the count
+    /// holds the state weakly: a strong reference would keep every movie, and the state, alive for ever.
     var readerDropCount: @Sendable () -> Int {
-        let state = self.state
-        return { state.withLock { $0.readerDrops } }
+        { [weak state] in state?.withLock { $0.readerDrops } ?? 0 }
     }
 
     /// Seconds on a live session's timeline now (its movies' time zero is the first picture; pauses not
