@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "Reel", dependencies: ["SystemSupport", "CSystemSupport", "FFmpegCore", "QuickTime", "CLinuxCapture"], plugins: ["EmbedPresets"]),
         // Running sessions driven from outside: the one SessionController (commands to the session's API), the
         // control socket, `reel ctl`'s wire format.
-        .target(name: "ReelControl", dependencies: ["Reel", "FFmpegCore", "SystemSupport"]),
+        .target(name: "ReelControl", dependencies: ["Reel", "FFmpegCore", "SystemSupport", "CSystemSupport"]),
         // Batch jobs: job files, the schedule, the runner (a control socket per running job).
         .target(name: "ReelBatch", dependencies: ["Reel", "ReelControl", "FFmpegCore", "SystemSupport"]),
         // libmicrohttpd, the HTTP server under `reel serve` (a shim passes its variadic start options).

@@ -1,4 +1,5 @@
 import Reel
+import CSystemSupport
 import FFmpegCore
 import FoundationEssentials
 import Glibc
@@ -16,6 +17,8 @@ import SystemSupport
 public final class ControlSocketServer: @unchecked Sendable {
     public static let maximumClients = 32
     public static let maximumPendingBytes = 1 << 20
+    /// The control thread's nice level, when the process may raise it (root, CAP_SYS_NICE, RLIMIT_NICE).
+    static let threadNiceLevel: Int32 = -11
 
     public let path: String
     private let controller: SessionController
@@ -132,6 +135,10 @@ public final class ControlSocketServer: @unchecked Sendable {
     // MARK: the server's thread
 
     private func serve() {
+        // Answers must not wait behind the encoders' threads: the control thread mostly sleeps in poll, so
+        // running it ahead of them (as the sound readers run, DeviceThreadPriority's level) costs them nothing.
+        // Without the right to raise a priority it stays at the process's level.
+        _ = reel_raise_current_thread_priority(ControlSocketServer.threadNiceLevel)
         var nextProgress = MonotonicClock.nanoseconds() + 1_000_000_000
         var finishDeadline: Int64? = nil
         while true {
