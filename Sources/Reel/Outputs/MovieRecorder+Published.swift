@@ -1,20 +1,13 @@
 import SystemSupport
 
 extension MovieRecorder {
-    /// What other threads read of the movie, under its one lock.
+    /// What other threads read of the movie, under its one lock: its progress, then its result; until the
+    /// result is there, who waits for it (called once it is, on the movie's thread). (Not an enum of the two
+    /// phases: valgrind reads the copy of such a two-payload enum as a jump on uninitialised bytes.)
     struct Published {
-        enum Phase {
-            /// Who waits for the result (called once it is there, on the movie's thread).
-            case recording(waiters: [@Sendable (RecordingResult) -> Void])
-            case finished(RecordingResult)
-        }
-        var phase = Phase.recording(waiters: [])
-        /// The last progress report (twice a second while recording), for whoever asks.
         var progress: RecordingProgress?
-
-        var result: RecordingResult? {
-            if case .finished(let result) = phase { result } else { nil }
-        }
+        var result: RecordingResult?
+        var waiters: [@Sendable (RecordingResult) -> Void] = []
     }
 
     /// Waits for the movie to be finalized and returns its result.
@@ -33,23 +26,18 @@ extension MovieRecorder {
     /// (no thread per waiter; keep `body` short).
     func whenFinished(_ body: @escaping @Sendable (RecordingResult) -> Void) {
         let ready: RecordingResult? = published.withLock { state in
-            switch state.phase {
-            case .recording(let waiters):
-                state.phase = .recording(waiters: waiters + [body])
-                return nil
-            case .finished(let result):
-                return result
-            }
+            if state.result == nil { state.waiters.append(body) }
+            return state.result
         }
         if let ready { body(ready) }
     }
 
     /// The movie is finalized: its result is there for every reader, and each waiter is called with it.
     func publish(_ result: RecordingResult) {
-        let waiters = published.withLock { state -> [@Sendable (RecordingResult) -> Void] in
-            defer { state.phase = .finished(result) }
-            if case .recording(let waiters) = state.phase { return waiters }
-            return []
+        let waiters = published.withLock { state in
+            state.result = result
+            defer { state.waiters.removeAll() }
+            return state.waiters
         }
         for waiter in waiters { waiter(result) }
     }
