@@ -44,9 +44,17 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let running = try Processes.start(
             Processes.reelExecutable,
-            ["record", "live.mov", "--video", "lavfi:testsrc2", "--audio", "lavfi:sine", "--preset", "352x288", "--json"],
+            ["record", "live.mov", "--video", "lavfi:testsrc2", "--audio", "lavfi:sine", "--preset", "352x288", "--json",
+             "--fragment-interval", "1"],
             currentDirectory: folder)
-        usleep(1_800_000)
+        // Once the file holds a complete fragment (a second of media, however long a slow or sanitized build
+        // takes to get there), not after a fixed time.
+        let fragment = Data("moof".utf8)
+        for _ in 0..<400 {
+            if let bytes = FileManager.default.contents(atPath: "\(folder)/live.mov"), bytes.range(of: fragment) != nil { break }
+            usleep(50_000)
+        }
+        usleep(300_000)
         kill(running.process.processIdentifier, signal)
         let result = Processes.finish(running, timeout: 20)
         #expect(result.status == 0, "exit \(result.status): \(result.standardError)")
