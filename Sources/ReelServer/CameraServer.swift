@@ -91,10 +91,10 @@ public final class CameraServer: Sendable {
     }
 
     private static func randomToken() -> String {
-        var bytes = [UInt8](repeating: 0, count: 24)
-        if let random = try? FileDescriptor.opening("open", { open("/dev/urandom", O_RDONLY | O_CLOEXEC) }) {
-            _ = read(random.raw, &bytes, bytes.count)
-        }
+        // The system's generator (getrandom(2) on Linux): a failed or short read of /dev/urandom used to leave
+        // zeros in the token.
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<24).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         return bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
     }
 }

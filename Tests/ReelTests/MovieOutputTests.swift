@@ -229,7 +229,7 @@ import Testing
             #expect(recorder != nil)
         }
         // The session's thread lets go of its engine as it ends, just after the result is out.
-        for _ in 0..<100 where recorder != nil { try await Task.sleep(for: .milliseconds(20)) }
+        for _ in 0..<500 where recorder != nil { try await Task.sleep(for: .milliseconds(20)) }
         #expect(recorder == nil, "the movie outlived its session and every reference to it")
     }
 
