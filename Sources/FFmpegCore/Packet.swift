@@ -74,6 +74,11 @@ public final class Packet: @unchecked Sendable {
         return Array(UnsafeBufferPointer(start: bytes, count: size))
     }
 
+    /// The payload, read in place (no copy); valid only inside `body`.
+    public func withPayload<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        try body(UnsafeBufferPointer(start: pointer.pointee.data, count: pointer.pointee.data == nil ? 0 : size))
+    }
+
     public func rescaleTimestamps(from source: Rational, to destination: Rational) {
         av_packet_rescale_ts(pointer, source.av, destination.av)
     }

@@ -70,7 +70,8 @@ public enum CodecConfigurationRecord {
     /// The NAL units of an Annex B stream, as FFmpeg splits it (ff_avc_parse_nal_units): each runs from
     /// after a 00 00 01 start code to the next one, less the zero byte a 4-byte start code begins with. Nil
     /// when the bytes do not start with a start code.
-    public static func nalUnits(inAnnexB bytes: [UInt8]) -> [Range<Int>]? {
+    public static func nalUnits<Bytes: RandomAccessCollection>(inAnnexB bytes: Bytes) -> [Range<Int>]?
+    where Bytes.Element == UInt8, Bytes.Index == Int {
         func startCode(from index: Int) -> Int? {
             var at = index
             while at + 2 < bytes.count {
@@ -80,6 +81,7 @@ public enum CodecConfigurationRecord {
             return nil
         }
         guard let first = startCode(from: 0), bytes[..<first].allSatisfy({ $0 == 0 }) else { return nil }
+        precondition(bytes.startIndex == 0, "NAL units are found in bytes indexed from 0")
         var units: [Range<Int>] = []
         var start = first + 3
         while start < bytes.count {

@@ -16,6 +16,7 @@ enum RecordCommand {
         options:
         \(RecordingOptions.help)
         \(RecordingOptions.segmentHelp)
+        \(RecordingOptions.liveHelp)
         live control:
           --control PATH         listen on a Unix socket (mode 0600, removed at the end) for commands from
                                  reel ctl PATH ... or any program speaking its JSON lines: status, stop, pause,
@@ -32,7 +33,8 @@ enum RecordCommand {
         """
 
     static func run(_ arguments: [String]) -> ExitCode {
-        let specification = ParsedArguments.Specification(valueOptions: RecordingOptions.valueOptions.union(RecordingOptions.segmentOptions).union(["--control"]),
+        let specification = ParsedArguments.Specification(valueOptions: RecordingOptions.valueOptions.union(RecordingOptions.segmentOptions)
+                                                              .union(RecordingOptions.liveOptions).union(["--control"]),
                                                           flagOptions: RecordingOptions.flagOptions)
         let options: RecordingOptions
         let control: String?

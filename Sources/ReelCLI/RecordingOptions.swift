@@ -12,6 +12,19 @@ struct RecordingOptions {
     /// Segmenting, for record and transcode (a tap-or-hold capture is one movie).
     static let segmentOptions: Set<String> = ["--segment-duration", "--segment-size", "--keep-segments", "--keep-free"]
 
+    /// Live streams of the movie, for record.
+    static let liveOptions: Set<String> = ["--live", "--live-segment", "--live-keep"]
+
+    static let liveHelp = """
+        live streams (from the movie's encoders: no second encode):
+          --live DIR             also write HLS (fMP4) to DIR for any web server: DIR/index.m3u8, init.mp4,
+                                 segmentN.m4s; segments exact to the frame, each starting with a keyframe
+                                 (repeatable; DIR is created when missing)
+          --live-segment S       seconds per segment (default \(NumberText.plain(LiveStream.defaultSegmentDuration)); \(NumberText.plain(LiveStream.segmentDurationRange.lowerBound)) to \(NumberText.plain(LiveStream.segmentDurationRange.upperBound)))
+          --live-keep N|all      segments the playlist lists, older ones deleted (default \(LiveStream.defaultWindow), at
+                                 least \(LiveStream.windowRange.lowerBound)); all keeps the whole event
+        """
+
     static let segmentHelp = """
         segments (continuous recording):
           --segment-duration S   roll over into a new movie every S seconds of media, exact to the frame (each
@@ -100,6 +113,7 @@ struct RecordingOptions {
             fragmentInterval: fragmentInterval)
         configuration.tiers = try RecordingOptions.tiers(arguments)
         configuration.segmentation = try RecordingOptions.segmentation(arguments, limits: &configuration.limits)
+        configuration.live = try RecordingOptions.live(arguments)
         configuration.cameraControls = try arguments.cameraControls()
         configuration.restoresCameraControls = arguments.has("--restore-controls")
         if let seconds = try arguments.number("--device-timeout", in: RecordingConfiguration.deviceTimeoutRange) {
@@ -157,6 +171,29 @@ struct RecordingOptions {
             return nil
         }
         return segmentation
+    }
+
+    /// `--live DIR` (repeatable), with `--live-segment S` and `--live-keep N|all` for every stream.
+    static func live(_ arguments: ParsedArguments) throws -> [LiveStream] {
+        let folders = try arguments.allValues("--live").map { text in
+            do { return try LiveStream.destination(text) } catch let error as ReelError { throw UsageError(error.message) }
+        }
+        guard !folders.isEmpty else {
+            if let option = ["--live-segment", "--live-keep"].first(where: { arguments.value($0) != nil }) {
+                throw UsageError("\(option) sets up a live stream: add --live DIR")
+            }
+            return []
+        }
+        let duration = try arguments.number("--live-segment", in: LiveStream.segmentDurationRange) ?? LiveStream.defaultSegmentDuration
+        var window: Int? = LiveStream.defaultWindow
+        if let keep = arguments.value("--live-keep") {
+            if keep == "all" {
+                window = nil
+            } else {
+                window = try arguments.integer("--live-keep", in: LiveStream.windowRange)
+            }
+        }
+        return folders.map { LiveStream(folder: $0, segmentDuration: duration, window: window) }
     }
 
     static func checkMovieOutput(_ output: String, command: String) throws {

@@ -168,13 +168,17 @@ extension MovieRecorder {
         if let (shared, index) = segment.audioFollower {
             for published in try shared.takeAudio(segment: segment.index, follower: index, waitForEnd: final) {
                 try sharedAudioPacket.reference(published)
+                sendLive(audio: sharedAudioPacket, of: segment)
                 try write(sharedAudioPacket, stream: audioStream, to: segment)
             }
             return
         }
         guard let encoder = segment.audioEncoder else { return }
         guard case .owner(let shared)? = setup.sharedVideo else {
-            return try encoder.collectPackets { try write($0, stream: audioStream, to: segment) }
+            return try encoder.collectPackets { packet in
+                sendLive(audio: packet, of: segment)
+                try write(packet, stream: audioStream, to: segment)
+            }
         }
         var published: [Packet] = []
         defer {
@@ -185,6 +189,7 @@ extension MovieRecorder {
             let copy = spareSharedPackets.popLast() ?? Packet()
             try copy.reference(packet)
             published.append(copy)
+            sendLive(audio: packet, of: segment)
             try write(packet, stream: audioStream, to: segment)
         }
     }

@@ -59,6 +59,7 @@ extension MovieRecorder {
             return
         }
         for earlier in ended { _ = try earlier.writer.endStream(videoStream) }
+        sendLive(video: packet)
         packet.pts -= segment.start.slot
         packet.dts -= segment.start.slot
         let size = packet.size, isKeyframe = packet.isKeyframe

@@ -38,5 +38,9 @@ extension MovieRecorder {
         var discardsStoppedMovie = false
         /// The video encoder this movie shares with movies that record the same way (SharedEncoders).
         var sharedVideo: SharedEncoders.Role? = nil
+        /// Live streams of this movie's packets (`--live`): they get a reference to each packet it writes.
+        var live: [LiveOutput] = []
+        /// The live streams' segment duration: a keyframe is forced at each multiple of it (0: none).
+        var liveSegmentDuration: Double { live.map(\.stream.segmentDuration).min() ?? 0 }
     }
 }

@@ -71,6 +71,8 @@ final class MovieRecorder: @unchecked Sendable {
     var audio: AudioTrack
     /// The latest picture, shown once the next one says for how long (see VideoCadence).
     var heldPicture: CapturedItem? = nil
+    /// The live streams were told the wall-clock time of the movie's zero.
+    var liveStreamsDated = false
     /// The picture as this movie's encoder gets it: a reference to the shared pixels (no copy) with this
     /// movie's own timestamp and keyframe flag (the shared frame is read-only: other outputs read it).
     let videoInput = Frame()
@@ -123,7 +125,8 @@ final class MovieRecorder: @unchecked Sendable {
         self.readerDrops = readerDrops
         self.progress = progress
         self.startedAt = MonotonicClock.nanoseconds()
-        self.video = VideoTrack(frameRate: setup.preset.videoFrameRate, fragmentInterval: setup.fragmentInterval)
+        self.video = VideoTrack(frameRate: setup.preset.videoFrameRate, fragmentInterval: setup.fragmentInterval,
+                                liveSegmentDuration: setup.liveSegmentDuration)
         self.audio = AudioTrack(sampleRate: setup.preset.audio.sampleRate)
         if setup.timelineFromInputStart { origin = .zero(in: sessionTimeBase) }
     }
@@ -213,7 +216,8 @@ final class MovieRecorder: @unchecked Sendable {
     /// Finalizes the movie and publishes the result; the session stops handing it items.
     func finish() {
         doneFlag.store(true, ordering: .releasing)
-        let result = finalize()
+        var result = finalize()
+        if !setup.live.isEmpty { result.live = setup.live.map { $0.finish() } }
         // Followers of this movie's encoders get no more packets from it; a follower takes no more.
         switch setup.sharedVideo {
         case .owner(let shared)?: shared.ownerFinished(reason: stopReason)
@@ -253,5 +257,6 @@ final class MovieRecorder: @unchecked Sendable {
             }
         }
         try openSegment(at: SegmentBoundaries.Boundary(slot: 0, sample: 0))
+        openLiveStreams()
     }
 }

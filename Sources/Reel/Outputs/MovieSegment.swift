@@ -24,6 +24,8 @@ final class MovieSegment: SegmentFile {
     private var audioEncoderRunning = false
     /// A follower of shared encoders: the owner's AAC packets of this segment, and its samples per frame.
     let audioFollower: (shared: SharedEncoders, index: Int)?
+    /// The AAC encoder that describes this file's sound (its own, or the owner's), for live streams.
+    private(set) var audioStreamEncoder: Encoder?
     private(set) var audioFrameSize = 0
     /// No more video (or audio) packets will come to this file.
     var videoEnded: Bool
@@ -62,11 +64,13 @@ final class MovieSegment: SegmentFile {
             // The owner's encoder describes the stream; this movie never encodes with it.
             let encoder = try shared.waitForAudioEncoder(segment: index)
             encoders.append(encoder)
+            audioStreamEncoder = encoder
             audioFrameSize = encoder.frameSize
         } else if setup.hasAudio {
             audioFollower = nil
             let encoder = try Encoder(audio: setup.preset.audioEncoderSettings(), globalHeader: MovieWriter.needsGlobalHeader)
             encoders.append(encoder)
+            audioStreamEncoder = encoder
             audioFrameSize = encoder.frameSize
             if case .owner(let shared)? = setup.sharedVideo { shared.openedAudio(segment: index, encoder: encoder) }
             let frames = try (0..<EncoderThread.audioFramePool).map { _ in

@@ -11,6 +11,8 @@ struct VideoTrack {
     let fragmentInterval: Double
     private(set) var cadence = VideoCadence()
     private var keyframes: KeyframeSchedule
+    /// A live stream's segments start on the movie's own timeline, segments or not (0: no live stream).
+    private var liveSegments: KeyframeSchedule
     /// The first picture after a resume starts a new group of pictures.
     private var keyframeAtResume = false
     /// Frames sent to the encoder (repeats included), and how many of them were repeats of a picture.
@@ -21,10 +23,11 @@ struct VideoTrack {
     /// The slot after the last one sent.
     private(set) var nextSlotToSend: Int64 = 0
 
-    init(frameRate: Rational, fragmentInterval: Double) {
+    init(frameRate: Rational, fragmentInterval: Double, liveSegmentDuration: Double = 0) {
         self.frameRate = frameRate
         self.fragmentInterval = fragmentInterval
         self.keyframes = KeyframeSchedule(interval: fragmentInterval)
+        self.liveSegments = KeyframeSchedule(interval: liveSegmentDuration)
     }
 
     var timeBase: Rational { frameRate.inverted }
@@ -47,12 +50,13 @@ struct VideoTrack {
 
     /// The frame for `slot` is sent (slots in increasing order; `isRepeat` when it shows the same picture as
     /// the slot before). Returns whether it must be a keyframe: the first of the movie and of each segment
-    /// (`segmentStart`), the first of each fragment, the first after a resume.
+    /// (`segmentStart`), the first of each fragment and of each live segment, the first after a resume.
     mutating func send(slot: Int64, segmentStart: Int64, isRepeat: Bool) -> Bool {
         let startsSegment = slot == segmentStart && framesSent > 0
         let fragment = keyframes.forcesKeyframe(at: Double(slot - segmentStart) * timeBase.doubleValue,
                                                 isFirst: framesSent == 0 || startsSegment)
-        let keyframe = fragment || startsSegment || (keyframeAtResume && framesSent > 0)
+        let live = liveSegments.forcesKeyframe(at: Double(slot) * timeBase.doubleValue, isFirst: framesSent == 0)
+        let keyframe = fragment || live || startsSegment || (keyframeAtResume && framesSent > 0)
         keyframeAtResume = false
         nextSlotToSend = slot + 1
         framesSent += 1

@@ -62,6 +62,8 @@ public struct RecordingConfiguration: Sendable {
     /// Roll over into consecutive files (see Segmentation): every movie (tiers too) is then written as
     /// segments named from its output path (see `Segmentation` and the `{index}`, `{date}`, `{time}` fields).
     public var segmentation: Segmentation? = nil
+    /// Live streams of the main movie (`--live DIR`: HLS beside the movie, from its encoders).
+    public var live: [LiveStream] = []
     /// Further pictures of the first frame, kept aside by PressCapture to decide photo or movie afterwards.
     var hiddenFirstFrameStills: [StillRequest] = []
 

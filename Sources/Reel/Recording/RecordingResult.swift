@@ -35,6 +35,8 @@ public struct RecordingResult: Sendable, Codable, Equatable {
     /// A segmented recording's files in order (see Segmentation); `output` is then the name pattern and
     /// the figures above are the totals.
     public var segments: [SegmentResult]? = nil
+    /// The live streams of the main movie (`--live`), each with what it wrote.
+    public var live: [LiveResult]? = nil
 }
 
 extension RecordingResult {

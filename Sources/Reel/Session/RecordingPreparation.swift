@@ -60,6 +60,12 @@ struct RecordingPreparation {
                           writesHidden: configuration.writingPath != configuration.outputPath, role: "movie output")
         }
         try plan.check(overwrite: configuration.overwrite)
+        if !configuration.live.isEmpty {
+            guard configuration.recordsMovie else {
+                throw ReelError.invalidInput("a live stream comes from the session's movie: this session records none")
+            }
+            try LiveFolder.check(configuration.live, overwrite: configuration.overwrite)
+        }
         self.plan = plan
         let interval = configuration.fragmentInterval
         guard interval == 0 || RecordingConfiguration.fragmentIntervalRange.contains(interval) else {
@@ -140,6 +146,7 @@ struct RecordingPreparation {
         }
         // The session's own movies that record alike (a tier of the main movie's preset) encode once.
         SharedEncoders.assignRoles(&setups, count: ownMovies.count)
+        if !configuration.live.isEmpty { setups[0].live = configuration.live.map(LiveOutput.init) }
         movies = setups
         self.context = context
 
@@ -166,6 +173,8 @@ struct RecordingPreparation {
             controlsToRestore: controlsToRestore, readerFactory: factory, runsWithoutMovie: !configuration.recordsMovie)
         photos = PhotoRequests(rendition: 0, rotation: rotation)
         paced = allPaced
+        // The last step before the start: a live stream's folder is made (or an earlier stream's files go).
+        for stream in configuration.live { try LiveFolder.prepare(stream) }
         prepared = true
         self.buffer = buffer
         self.readers = readers

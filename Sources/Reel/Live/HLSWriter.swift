@@ -1,0 +1,176 @@
+import FFmpegCore
+import Glibc
+import QuickTime
+import SystemSupport
+
+/// The files of one HLS stream in a folder: the init segment (`init.mp4`: ftyp + moov, from FFmpeg's mp4
+/// muxer), media segments (`segmentN.m4s`: MediaFragment's boxes and the packets' payloads) and the media
+/// playlist (`index.m3u8`). Every file is written under a hidden name and renamed into place, so a reader
+/// never sees half of one; a segment is in place before the playlist names it, and deleted only once it has
+/// been out of the playlist for as long as the playlist lasts (RFC 8216bis 6.2.2).
+///
+/// Times: each track's ticks (the movie's frame slots, audio samples) become its timescale in the init
+/// segment, and the stream starts `timelineOffset` seconds in, so the first decode times (B-frames decode
+/// ahead of the first picture, AAC's priming frame plays before it) are not negative and no edit list is
+/// needed: the first picture and the first sound sample both present at exactly 10 s.
+final class HLSWriter {
+    static let playlistName = "index.m3u8"
+    static let initName = "init.mp4"
+    static let timelineOffset: Int64 = 10
+
+    struct Track {
+        var trackID: Int
+        /// The packets' time base and the init segment's timescale for the track.
+        var source: TimeBase
+        var timescale: TimeBase
+        var codec: Codec
+        var offset: Int64 { Int64(timescale.denominator) * HLSWriter.timelineOffset / Int64(timescale.numerator) }
+
+        func sample(_ sample: Sample) -> Sample {
+            var converted = sample.converted(from: source, to: timescale)
+            converted.decodeTime += offset
+            return converted
+        }
+    }
+
+    let folder: String
+    private(set) var playlist: HLSPlaylist
+    let video: Track?
+    let audio: Track?
+    private var fragmentSequence: UInt32 = 1
+    private var nextNumber = 0
+    /// Segments out of the playlist, kept for readers that loaded it before (deleted after `window` more).
+    private var retired: [HLSPlaylist.Segment] = []
+    private(set) var segmentsWritten = 0
+    private(set) var bytesWritten: Int64 = 0
+    private var buffer: [UInt8] = []
+    private var payload: [UInt8] = []
+
+    /// Writes the init segment for the encoders' streams and an empty playlist is not written yet (a player
+    /// that finds no playlist retries; one that finds an empty live playlist may give up).
+    init(folder: String, video: Encoder?, audio: Encoder?, segmentDuration: Double, frameDuration: Double,
+         window: Int?) throws {
+        self.folder = folder
+        let bytes = try HLSWriter.initSegment(folder: folder, video: video, audio: audio)
+        let scales = HLSWriter.timescales(inInit: bytes)
+        guard scales.count == [video, audio].compactMap({ $0 }).count else {
+            throw ReelError.runtime("the live stream's init segment in \(folder) has \(scales.count) tracks, not \([video, audio].compactMap { $0 }.count)")
+        }
+        var index = 0
+        self.video = video.map { encoder in
+            defer { index += 1 }
+            return Track(trackID: index + 1, source: TimeBase(encoder.timeBase), timescale: TimeBase(timescale: scales[index]),
+                         codec: Codec(encoder.codecIdentifier))
+        }
+        self.audio = audio.map { encoder in
+            Track(trackID: index + 1, source: TimeBase(encoder.timeBase), timescale: TimeBase(timescale: scales[index]),
+                  codec: Codec(encoder.codecIdentifier))
+        }
+        playlist = HLSPlaylist(mapURI: HLSWriter.initName,
+                               targetDuration: HLSWriter.targetDuration(segmentDuration: segmentDuration, frameDuration: frameDuration),
+                               window: window)
+        try place(bytes, as: HLSWriter.initName)
+    }
+
+    /// EXT-X-TARGETDURATION: the longest segment (the duration, and up to a picture more where the duration
+    /// falls between pictures), rounded to the nearest second as the spec rounds EXTINFs against it.
+    static func targetDuration(segmentDuration: Double, frameDuration: Double) -> Int {
+        max(1, Int((segmentDuration + frameDuration).rounded()))
+    }
+
+    /// Writes a segment and lists it; `wallClock` is its first picture's time (ms since 1970).
+    func write(_ segment: LiveSegmenter<Packet>.Segment, wallClock: Int64) throws {
+        // The payloads as stored (pictures length-prefixed), whose sizes the moof gives.
+        payload.removeAll(keepingCapacity: true)
+        var tracks: [MediaFragment.Track] = []
+        for (track, entries) in [(video, segment.video), (audio, segment.audio)] {
+            guard let track, !entries.isEmpty else { continue }
+            let samples = entries.map { entry in
+                var sample = track.sample(entry.sample)
+                sample.size = entry.payload.withPayload { SamplePayload.append($0, codec: track.codec, to: &payload) }
+                return sample
+            }
+            tracks.append(MediaFragment.Track(trackID: track.trackID, samples: samples, isVideo: track.trackID == video?.trackID))
+        }
+        guard !tracks.isEmpty else { return }
+        buffer.removeAll(keepingCapacity: true)
+        buffer += try MediaFragment.header(sequence: fragmentSequence, tracks: tracks)
+        buffer += payload
+        let number = nextNumber
+        let name = "segment\(number).m4s"
+        try place(buffer, as: name)
+        fragmentSequence += 1
+        nextNumber += 1
+        segmentsWritten += 1
+        bytesWritten += Int64(buffer.count)
+        let left = playlist.append(HLSPlaylist.Segment(number: number, uri: name, duration: segment.duration,
+                                                       programDateTime: wallClock, followsGap: segment.followsGap))
+        try writePlaylist()
+        retired += left
+        if let window = playlist.window, retired.count > window {
+            for old in retired.prefix(retired.count - window) { unlink(folder + "/" + old.uri) }
+            retired.removeFirst(retired.count - window)
+        }
+    }
+
+    /// The stream is over: the playlist says so (EXT-X-ENDLIST).
+    func finish() throws {
+        playlist.ended = true
+        try writePlaylist()
+    }
+
+    private func writePlaylist() throws {
+        try place(Array(playlist.text.utf8), as: HLSWriter.playlistName)
+    }
+
+    /// Writes `bytes` under a hidden name in the folder and renames it to `name` (no sync: a live stream's
+    /// files are for readers now, and a sync per segment would stall on a busy disk).
+    private func place(_ bytes: [UInt8], as name: String) throws {
+        let hidden = folder + "/." + name + ".partial"
+        if let problem = FileSystem.write(bytes, to: hidden) {
+            unlink(hidden)
+            throw ReelError.runtime("cannot write the live stream's \(name) in \(folder): \(problem)")
+        }
+        guard rename(hidden, folder + "/" + name) == 0 else {
+            let problem = String(cString: strerror(errno))
+            unlink(hidden)
+            throw ReelError.runtime("cannot put the live stream's \(name) in place in \(folder): \(problem)")
+        }
+    }
+
+    /// ftyp + moov (with mvex) for the encoders' streams, as FFmpeg's mp4 muxer writes them for fragments.
+    private static func initSegment(folder: String, video: Encoder?, audio: Encoder?) throws -> [UInt8] {
+        let path = folder + "/." + initName + ".muxer"
+        defer { unlink(path) }
+        let output = try OutputContext(path: path, formatName: "mp4")
+        for encoder in [video, audio].compactMap({ $0 }) {
+            try output.addStream(for: encoder, codecTag: CodecConfigurationRecord.sampleEntryTag(forCodec: Codec(encoder.codecIdentifier))?.description)
+        }
+        try output.writeHeader(options: [("movflags", "frag_custom+empty_moov+default_base_moof")])
+        output.flush()
+        output.abandon()
+        guard let file = try? FileDescriptor.opening("open", { open(path, O_RDONLY | O_CLOEXEC) }) else {
+            throw ReelError.runtime("cannot read back the live stream's init segment in \(folder)")
+        }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = read(file.raw, &chunk, chunk.count)
+            guard count > 0 else { break }
+            bytes += chunk[..<count]
+        }
+        return bytes
+    }
+
+    /// Each track's mdhd timescale, in track order.
+    static func timescales(inInit bytes: [UInt8]) -> [Int32] {
+        guard let moov = BoxReader.child("moov", of: bytes, in: 0..<bytes.count) else { return [] }
+        return BoxReader.children(of: bytes, inside: moov).filter { $0.type == "trak" }.compactMap { trak in
+            guard let mdhd = BoxReader.descendant(["mdia", "mdhd"], of: bytes, in: trak.contentRange) else { return nil }
+            let body = mdhd.contentRange.lowerBound
+            let version = bytes[body]
+            let at = body + 4 + (version == 1 ? 16 : 8)
+            return Int32(bitPattern: BigEndian.uint32(bytes, at: at))
+        }
+    }
+}

@@ -1,0 +1,211 @@
+import FFmpegCore
+import FoundationEssentials
+import QuickTime
+import SystemSupport
+
+/// One live stream of a movie's encoders (a LiveStream: HLS in a folder), on a thread of its own. The movie's
+/// thread hands it a reference to each packet it writes (no copy, no second encode); here they are cut into
+/// segments (LiveSegmenter) and written (HLSWriter). The movie never waits for it: what waits here is
+/// bounded (`queueLimit` bytes), and a stream that falls further behind (its folder's disk stalls) drops
+/// packets up to the next keyframe, counted, and goes on after a gap (EXT-X-DISCONTINUITY). A stream whose
+/// folder fails stops with an error in its result; the movie records on untouched.
+final class LiveOutput: Sendable {
+    let stream: LiveStream
+
+    private enum Item {
+        case video(Packet)
+        case audio(Packet)
+        case gap
+    }
+
+    private struct State {
+        var items: [Item] = []
+        var bytes = 0
+        var ended = false
+        /// Dropping until the next keyframe (the queue was full).
+        var dropping = false
+        var droppedPackets = 0
+        /// Packets written, unreferenced, for the next references (no allocation per packet once warm).
+        var spare: [Packet] = []
+        var result: LiveResult?
+        var hasVideo = true
+        /// Milliseconds since 1970 at the movie's time zero, which dates the segments.
+        var wallClockAtZero: Int64?
+    }
+    private let state = Locked(State())
+    private let thread = Locked<WorkerThread?>(nil)
+
+    /// Bytes of packets that may wait for the stream's thread (seconds of a 720p stream).
+    static let queueLimit = 24 * 1024 * 1024
+    private static let sparePackets = 128
+
+    init(stream: LiveStream) {
+        self.stream = stream
+    }
+
+    /// Opens the stream (its init segment) for the movie's encoders, and starts its thread.
+    func open(video: Encoder?, audio: Encoder?, frameDuration: Double) {
+        let writer: HLSWriter
+        do {
+            writer = try HLSWriter(folder: stream.folder, video: video, audio: audio, segmentDuration: stream.segmentDuration,
+                                   frameDuration: frameDuration, window: stream.window)
+        } catch {
+            state.withLockNotifying { $0.result = result(of: nil, error: "\(error)") }
+            return
+        }
+        let segmenter = LiveSegmenter<Packet>(segmentDuration: stream.segmentDuration,
+                                              videoTimeBase: video.map { TimeBase($0.timeBase) },
+                                              audioTimeBase: audio.map { TimeBase($0.timeBase) })
+        state.withLock { $0.hasVideo = video != nil }
+        let worker = LiveWorker(writer: writer, segmenter: segmenter) { [self] in
+            state.withLock { $0.wallClockAtZero } ?? Int64((Date().timeIntervalSince1970 * 1000).rounded())
+        }
+        thread.withLock { $0 = WorkerThread(name: "reel.output.live") { [self] in run(worker) } }
+    }
+
+    /// The wall-clock time of the movie's time zero (ms since 1970), once it is known.
+    func setWallClock(atZero milliseconds: Int64) { state.withLock { $0.wallClockAtZero = milliseconds } }
+
+    /// A video packet the movie wrote (its timestamps in frame slots from the movie's start).
+    func video(_ packet: Packet) { enqueue(packet, isVideo: true, offset: 0) }
+    /// An audio packet the movie wrote, whose timestamps `offset` samples on are from the movie's start.
+    func audio(_ packet: Packet, offset: Int64) { enqueue(packet, isVideo: false, offset: offset) }
+
+    private func enqueue(_ packet: Packet, isVideo: Bool, offset: Int64) {
+        state.withLockNotifying { state in
+            guard !state.ended, state.result == nil else { return }
+            let size = packet.size
+            if state.dropping {
+                // Back once there is room again, at a keyframe (audio alone: at any packet).
+                let resumes = (isVideo && packet.isKeyframe || !isVideo && !state.hasVideo) && state.bytes + size <= LiveOutput.queueLimit / 2
+                guard resumes else {
+                    state.droppedPackets += 1
+                    return
+                }
+                state.dropping = false
+                state.items.append(.gap)
+            } else if state.bytes + size > LiveOutput.queueLimit {
+                state.dropping = true
+                state.droppedPackets += 1
+                return
+            }
+            let copy = state.spare.popLast() ?? Packet()
+            guard (try? copy.reference(packet)) != nil else {
+                state.droppedPackets += 1
+                return
+            }
+            copy.pts += offset
+            copy.dts += offset
+            state.bytes += size
+            state.items.append(isVideo ? .video(copy) : .audio(copy))
+        }
+    }
+
+    /// The movie is over: the stream writes what it holds and its end, and its result is ready.
+    func finish() -> LiveResult {
+        state.withLockNotifying { $0.ended = true }
+        let running = thread.withLock { current -> WorkerThread? in
+            defer { current = nil }
+            return current
+        }
+        running?.join()
+        return state.withLock { $0.result ?? LiveResult(kind: "hls", playlist: playlistPath, segments: 0, listedSegments: 0, bytes: 0,
+                                                        duration: 0, droppedPackets: $0.droppedPackets, gaps: 0, error: nil) }
+    }
+
+    private var playlistPath: String { stream.folder + "/" + HLSWriter.playlistName }
+
+    private func run(_ worker: LiveWorker) {
+        while true {
+            let (items, ended) = state.wait { state -> ([Item], Bool)? in
+                guard !state.items.isEmpty || state.ended else { return nil }
+                defer {
+                    state.items.removeAll(keepingCapacity: true)
+                    state.bytes = 0
+                }
+                return (state.items, state.ended)
+            }
+            for item in items {
+                let done: [LiveSegmenter<Packet>.Segment]
+                switch item {
+                case .video(let packet): done = worker.segmenter.addVideo(LiveOutput.sample(packet), packet)
+                case .audio(let packet): done = worker.segmenter.addAudio(LiveOutput.sample(packet), packet)
+                case .gap: done = worker.segmenter.markGap()
+                }
+                worker.write(done)
+                recycle(done)
+            }
+            if ended { break }
+        }
+        let last = worker.segmenter.finish()
+        worker.write(last)
+        recycle(last)
+        worker.end()
+        let dropped = state.withLock { $0.droppedPackets }
+        let result = LiveResult(kind: "hls", playlist: playlistPath, segments: worker.writer.segmentsWritten,
+                                listedSegments: worker.writer.playlist.segments.count, bytes: worker.writer.bytesWritten,
+                                duration: worker.duration, droppedPackets: dropped, gaps: worker.gaps, error: worker.failure)
+        state.withLockNotifying { $0.result = result }
+    }
+
+    private func recycle(_ segments: [LiveSegmenter<Packet>.Segment]) {
+        guard !segments.isEmpty else { return }
+        state.withLock { state in
+            for segment in segments {
+                for entry in segment.video + segment.audio {
+                    entry.payload.unref()
+                    if state.spare.count < LiveOutput.sparePackets { state.spare.append(entry.payload) }
+                }
+            }
+        }
+    }
+
+    private func result(of writer: HLSWriter?, error: String?) -> LiveResult {
+        LiveResult(kind: "hls", playlist: playlistPath, segments: writer?.segmentsWritten ?? 0,
+                   listedSegments: writer?.playlist.segments.count ?? 0, bytes: writer?.bytesWritten ?? 0, duration: 0,
+                   droppedPackets: 0, gaps: 0, error: error)
+    }
+
+    static func sample(_ packet: Packet) -> Sample {
+        Sample(decodeTime: packet.dts, presentationOffset: packet.pts - packet.dts, duration: packet.duration,
+               size: packet.size, isKeyframe: packet.isKeyframe)
+    }
+}
+
+/// What the live thread owns from its start: the files, the segmenter, and what it has written.
+private final class LiveWorker: @unchecked Sendable {
+    let writer: HLSWriter
+    var segmenter: LiveSegmenter<Packet>
+    let wallClockAtZero: @Sendable () -> Int64
+    var zero: Int64?
+    var duration = 0.0
+    var gaps = 0
+    var failure: String?
+
+    init(writer: HLSWriter, segmenter: LiveSegmenter<Packet>, wallClockAtZero: @escaping @Sendable () -> Int64) {
+        self.writer = writer
+        self.segmenter = segmenter
+        self.wallClockAtZero = wallClockAtZero
+    }
+
+    func write(_ segments: [LiveSegmenter<Packet>.Segment]) {
+        let clock = segmenter.videoTimeBase ?? segmenter.audioTimeBase!
+        for segment in segments where failure == nil {
+            if segment.followsGap { gaps += 1 }
+            if zero == nil { zero = wallClockAtZero() }
+            let start = Int64((Double(segment.start) * clock.secondsPerTick * 1000).rounded())
+            do {
+                try writer.write(segment, wallClock: zero! + start)
+                duration += segment.duration
+            } catch {
+                failure = "\(error)"
+            }
+        }
+    }
+
+    /// The playlist's end (EXT-X-ENDLIST), unless the stream failed.
+    func end() {
+        guard failure == nil else { return }
+        do { try writer.finish() } catch { failure = "\(error)" }
+    }
+}
