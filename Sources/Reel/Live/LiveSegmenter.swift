@@ -44,6 +44,8 @@ struct LiveSegmenter<Payload> {
     private var gapPending = false
     /// Audio that came before the first picture (the encoders' delays differ): it opens the first segment.
     private var early: [Entry] = []
+    /// Audio past the current segment's next boundary, waiting for the keyframe that cuts there.
+    private var ahead: [Entry] = []
     /// Early audio kept at most (10 s at 48 kHz): a stream whose pictures never come costs no more.
     static var earlyAudioLimit: Int { 470 }
 
@@ -76,15 +78,17 @@ struct LiveSegmenter<Payload> {
         while let first = closed.first, let end = first.end, !startsBefore(audio: sample, videoTime: end) {
             done.append(complete(closed.removeFirst(), nextAudio: sample.decodeTime))
         }
-        if closed.isEmpty {
-            guard current != nil else {
-                early.append(entry)
-                if early.count > LiveSegmenter.earlyAudioLimit { early.removeFirst() }
-                return done
-            }
+        if !closed.isEmpty {
+            closed[0].audio.append(entry)
+        } else if current == nil {
+            early.append(entry)
+            if early.count > LiveSegmenter.earlyAudioLimit { early.removeFirst() }
+        } else if ahead.isEmpty && startsBefore(audio: sample, videoTime: boundary(nextBoundaryIndex)) {
             current!.audio.append(entry)
         } else {
-            closed[0].audio.append(entry)
+            // Past the next boundary: it belongs to whichever segment the keyframe there begins (audio may
+            // run ahead of pictures still inside the video encoder).
+            ahead.append(entry)
         }
         return done
     }
@@ -109,11 +113,21 @@ struct LiveSegmenter<Payload> {
             }
             while boundary(nextBoundaryIndex) <= time { nextBoundaryIndex += 1 }
             current = Segment(start: time)
-            if isVideo && audioTimeBase != nil {
+            // Audio that came ahead: before the cut it is the ending segment's; from it, the new one's (up to
+            // its own next boundary).
+            let split = ahead.firstIndex { !startsBefore(audio: $0.sample, videoTime: time) } ?? ahead.endIndex
+            ending.audio += ahead[..<split]
+            var rest = Array(ahead[split...])
+            let within = rest.firstIndex { !startsBefore(audio: $0.sample, videoTime: boundary(nextBoundaryIndex)) } ?? rest.endIndex
+            current!.audio = Array(rest[..<within])
+            rest.removeFirst(within)
+            ahead = rest
+            let nextAudio = isVideo ? (current!.audio.first ?? ahead.first)?.sample.decodeTime : entry.sample.decodeTime
+            if isVideo && audioTimeBase != nil && nextAudio == nil {
                 closed.append(ending)
                 if closed.count > LiveSegmenter.closedSegmentLimit { done.append(complete(closed.removeFirst(), nextAudio: nil)) }
             } else {
-                done.append(complete(ending, nextAudio: nil))
+                done.append(complete(ending, nextAudio: nextAudio))
             }
         }
         if isVideo { current!.video.append(entry) } else { current!.audio.append(entry) }
@@ -132,6 +146,8 @@ struct LiveSegmenter<Payload> {
     mutating func finish() -> [Segment] {
         var done = closed.map { complete($0, nextAudio: nil) }
         closed.removeAll()
+        current?.audio += ahead
+        ahead.removeAll()
         if var last = current {
             let track = videoTimeBase != nil ? last.video : last.audio
             last.end = track.map { $0.sample.presentationTime + $0.sample.duration }.max() ?? last.start

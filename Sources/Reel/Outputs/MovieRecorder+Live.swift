@@ -5,10 +5,40 @@ import SystemSupport
 /// A movie's live streams (`--live`): each gets a reference to every packet the movie writes, on the movie's
 /// own timeline (a segmented movie's files restart their times; the streams' do not).
 extension MovieRecorder {
-    func openLiveStreams() {
+    func openLiveStreams() throws {
         guard !setup.live.isEmpty else { return }
-        let audio = segments.current?.audioStreamEncoder
+        if setup.segmentation != nil && setup.hasAudio { liveAudio = try LiveAudio(setup.preset) }
+        let audio = liveAudio?.encoder ?? segments.current?.audioStreamEncoder
         for live in setup.live { live.open(video: videoEncoder, audio: audio, frameDuration: videoTimeBase.doubleValue) }
+    }
+
+    /// The streams' last packets and their ends, with what each wrote.
+    func finishLiveStreams() -> [LiveResult] {
+        if let liveAudio {
+            do {
+                try liveAudio.finish()
+                try sendLiveAudio()
+            } catch {
+                errorMessage = errorMessage ?? "the live streams' sound failed: \(error)"
+            }
+            audioEncodeNanoseconds += liveAudio.encodedNanoseconds
+        }
+        return setup.live.map { $0.finish() }
+    }
+
+    /// Samples the movie encodes (from its sample `position` on), for a segmented movie's streams.
+    func sendLive(samples frame: Frame, at position: Int64) throws {
+        guard let liveAudio else { return }
+        try liveAudio.append(frame, start: position)
+        try sendLiveAudio()
+    }
+
+    private func sendLiveAudio() throws {
+        guard let liveAudio else { return }
+        dateLiveStreams()
+        try liveAudio.collect { packet in
+            for live in setup.live { live.audio(packet, offset: 0) }
+        }
     }
 
     /// A video packet with the movie's slot times, before its file's own.
@@ -18,10 +48,9 @@ extension MovieRecorder {
         for live in setup.live { live.video(packet) }
     }
 
-    /// An audio packet of `segment`, on that file's timeline. A later file's AAC starts with a priming frame
-    /// of the samples before it (MovieRecorder.preroll), which the stream already has from the file before.
+    /// An audio packet of the movie's one file (a segmented movie's streams have LiveAudio).
     func sendLive(audio packet: Packet, of segment: MovieSegment) {
-        guard !setup.live.isEmpty, segment.index == 1 || packet.pts >= 0 else { return }
+        guard !setup.live.isEmpty, liveAudio == nil, segment.index == 1 || packet.pts >= 0 else { return }
         dateLiveStreams()
         for live in setup.live { live.audio(packet, offset: segment.start.sample) }
     }

@@ -73,6 +73,8 @@ final class MovieRecorder: @unchecked Sendable {
     var heldPicture: CapturedItem? = nil
     /// The live streams were told the wall-clock time of the movie's zero.
     var liveStreamsDated = false
+    /// A segmented movie's sound for its live streams, encoded without the files' joins.
+    var liveAudio: LiveAudio?
     /// The picture as this movie's encoder gets it: a reference to the shared pixels (no copy) with this
     /// movie's own timestamp and keyframe flag (the shared frame is read-only: other outputs read it).
     let videoInput = Frame()
@@ -217,7 +219,7 @@ final class MovieRecorder: @unchecked Sendable {
     func finish() {
         doneFlag.store(true, ordering: .releasing)
         var result = finalize()
-        if !setup.live.isEmpty { result.live = setup.live.map { $0.finish() } }
+        if !setup.live.isEmpty { result.live = finishLiveStreams() }
         // Followers of this movie's encoders get no more packets from it; a follower takes no more.
         switch setup.sharedVideo {
         case .owner(let shared)?: shared.ownerFinished(reason: stopReason)
@@ -257,6 +259,6 @@ final class MovieRecorder: @unchecked Sendable {
             }
         }
         try openSegment(at: SegmentBoundaries.Boundary(slot: 0, sample: 0))
-        openLiveStreams()
+        try openLiveStreams()
     }
 }

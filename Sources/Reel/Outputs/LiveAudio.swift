@@ -1,0 +1,65 @@
+import FFmpegCore
+import SystemSupport
+
+/// A segmented movie's sound, encoded once more for its live streams. Each of the movie's files has an AAC
+/// encoder of its own (a file ends on its boundary's sample, its last frame short and padded), so their
+/// packets do not run on into each other: decoded one after the other they would repeat half a frame at
+/// every join. The stream gets the same samples, from the movie's queue, in one continuous encode (its
+/// frames 1024 samples each, the last one short). A movie of one file hands the streams its own packets.
+/// Owned by the movie's thread; AAC runs on an EncoderThread.
+final class LiveAudio {
+    private let thread: EncoderThread
+    private let fifo: SampleFIFO
+    /// The movie's sample at the start of what `fifo` holds.
+    private var position: Int64?
+    private(set) var encodedNanoseconds: Int64 = 0
+    private var finished = false
+
+    init(_ preset: Preset) throws {
+        let audio = preset.audio
+        let encoder = try Encoder(audio: preset.audioEncoderSettings(), globalHeader: MovieWriter.needsGlobalHeader)
+        let frames = try (0..<EncoderThread.audioFramePool).map { _ in
+            let frame = Frame()
+            try frame.allocateAudio(sampleCount: encoder.frameSize, format: .floatPlanar, channels: audio.channels,
+                                    sampleRate: audio.sampleRate)
+            return frame
+        }
+        thread = EncoderThread(encoder: encoder, frames: frames, name: "reel.encoder.live")
+        fifo = SampleFIFO(format: .floatPlanar, channels: audio.channels)
+    }
+
+    /// The encoder that describes the streams' sound.
+    var encoder: Encoder { thread.encoder }
+
+    /// The samples of `frame`, the movie's from sample `start` on (contiguous with the ones before).
+    func append(_ frame: Frame, start: Int64) throws {
+        if position == nil { position = start }
+        try fifo.append(frame)
+        try encode(final: false)
+    }
+
+    /// Encodes whole frames (and with `final` the short rest) from the queue.
+    private func encode(final: Bool) throws {
+        let size = thread.encoder.frameSize
+        while fifo.count >= size || (final && fifo.count > 0) {
+            let start = position!
+            var count = 0
+            try thread.encode { frame in
+                count = try fifo.read(into: frame, sampleCount: size)
+                frame.pts = start
+            }
+            position = start + Int64(count)
+        }
+    }
+
+    /// Hands the packets encoded so far to `handle` (pts in the movie's samples).
+    func collect(_ handle: (Packet) throws -> Void) throws { try thread.collectPackets(handle) }
+
+    /// The rest of the samples and the encoder's delayed frames; then the last packets to `collect`.
+    func finish() throws {
+        guard !finished else { return }
+        finished = true
+        defer { encodedNanoseconds = thread.finish(flush: true) }
+        if position != nil { try encode(final: true) }
+    }
+}

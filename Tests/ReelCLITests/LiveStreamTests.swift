@@ -1,0 +1,136 @@
+import Foundation
+@testable import Reel
+import ReelTestSupport
+import Testing
+
+/// Issue 26: `reel record --live DIR` writes HLS beside the movie from the movie's own packets. The pictures
+/// carry their number and the sound is a pure tone, so the stream read back shows whether any picture or
+/// sample was lost, repeated or moved; ffmpeg, GStreamer's hlsdemux2 and Chromium's native HLS play it.
+@Suite struct LiveStreamTests {
+    static let sources = ["--video", "lavfi:\(TestInputs.numberedPictures(rate: "30"))?realtime=0",
+                          "--audio", "lavfi:sine=frequency=440?realtime=0", "--preset", "352x288", "--size", "64x64",
+                          "--quiet", "--json"]
+
+    /// The playlist as Apple's rules want it, each segment alone (init + segment) a keyframe first and as
+    /// many pictures as its EXTINF says; returns the check.
+    static func checkStream(_ folder: String, segmentPictures: [Int], ended: Bool = true) throws -> HLSPlaylistCheck {
+        let text = try String(contentsOfFile: "\(folder)/index.m3u8", encoding: .utf8)
+        let check = HLSPlaylistCheck(text)
+        #expect(check.problems.isEmpty, "\(check.problems)")
+        #expect(check.isEnded == ended)
+        #expect(check.entries.map { Int(($0.duration * 30).rounded()) } == segmentPictures)
+        #expect(check.entries.allSatisfy { abs($0.duration * 30 - ($0.duration * 30).rounded()) < 1e-4 }, "EXTINFs are exact to the picture")
+        #expect(check.entries.allSatisfy { $0.programDateTime != nil })
+        let initSegment = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/init.mp4"))
+        for (index, entry) in check.entries.enumerated() {
+            let alone = "\(folder)/../alone-\(index).mp4"
+            defer { try? FileManager.default.removeItem(atPath: alone) }
+            try (initSegment + Data(contentsOf: URL(fileURLWithPath: "\(folder)/\(entry.uri)"))).write(to: URL(fileURLWithPath: alone))
+            #expect(try SegmentInspection.startsWithKeyframe(alone), "\(entry.uri) starts with a keyframe")
+            #expect(try MediaInspection(path: alone).videoFrames == segmentPictures[index], "\(entry.uri) alone")
+            // Its sound starts with its pictures (within an AAC frame): a player may start at any segment.
+            let video = Double(try FFprobe.stream(alone, type: "video")?["start_time"] as? String ?? "") ?? -1
+            let audio = Double(try FFprobe.stream(alone, type: "audio")?["start_time"] as? String ?? "") ?? -100
+            #expect(abs(audio - video) <= 1024.0 / 48000 + 1e-6, "\(entry.uri): audio starts at \(audio), video at \(video)")
+        }
+        return check
+    }
+
+    @Test func hlsHoldsTheMoviesPicturesAndSound() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try Processes.reel(["record", "movie.mov", "--max-duration", "10", "--live", "hls", "--live-segment", "2",
+                                         "--live-keep", "all"] + LiveStreamTests.sources, currentDirectory: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try TestInputs.json(result.standardOutput)
+        let live = try #require((json["live"] as? [[String: Any]])?.first)
+        #expect(live["kind"] as? String == "hls" && live["segments"] as? Int == 5 && live["listedSegments"] as? Int == 5)
+        #expect(live["droppedPackets"] as? Int == 0 && live["gaps"] as? Int == 0 && live["error"] == nil)
+        #expect(live["playlist"] as? String == "hls/index.m3u8")
+        let check = try LiveStreamTests.checkStream("\(folder)/hls", segmentPictures: [60, 60, 60, 60, 60])
+        #expect(check.isEvent && check.targetDuration == 2)
+        // The EXTINFs add up to the movie, whose pictures the stream holds in order, each once.
+        #expect(abs(check.totalDuration - (json["duration"] as? Double ?? 0)) < 1.0 / 30)
+        let movieNumbers = try TestInputs.frameNumbers("\(folder)/movie.mov")
+        #expect(try TestInputs.frameNumbers("\(folder)/hls/index.m3u8") == movieNumbers)
+        #expect(movieNumbers.count == 300)
+        // The sound: the movie's samples after AAC's one priming frame (played before the first picture), the
+        // tone running on across the segments.
+        let movieSamples = try SegmentInspection.playedMono("\(folder)/movie.mov", sampleRate: 48000)
+        let streamSamples = try TestInputs.monoSamples("\(folder)/hls/index.m3u8", sampleRate: 48000)
+        #expect(streamSamples.count >= movieSamples.count + 1024 && streamSamples.count <= movieSamples.count + 2048,
+                "\(streamSamples.count) samples against the movie's \(movieSamples.count)")
+        let played = Array(streamSamples.dropFirst(1024).prefix(movieSamples.count))
+        #expect(zip(played, movieSamples).allSatisfy { abs($0 - $1) < 1e-4 }, "the stream's sound is the movie's, sample for sample")
+        #expect(SegmentInspection.worstToneError(played, frequency: 440, sampleRate: 48000, skip: 2048) < 0.1)
+        // Players as viewers have them, over HTTP.
+        let gstreamer = try IndependentReaders.gstreamerHLS("\(folder)/hls/index.m3u8")
+        #expect(gstreamer.videoFrames == 300 && gstreamer.problems.isEmpty, "\(gstreamer)")
+        #expect(gstreamer.firstPictureTime.map { abs($0 - 10) < 1e-6 } == true, "the stream starts 10 s in: \(gstreamer)")
+        let chromium = try IndependentReaders.chromiumHLS("\(folder)/hls/index.m3u8")
+        #expect(chromium.problems.isEmpty && abs(chromium.duration - 10) < 0.05 && chromium.videoFrames == 300, "\(chromium)")
+    }
+
+    /// A live window lists the newest six segments and deletes those out of it for as long as it lasts; the
+    /// movie's own segments (files of 4 s) restart their timelines, the stream's does not.
+    @Test func slidingWindowBesideASegmentedMovie() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try Processes.reel(["record", "part-{index}.mov", "--max-duration", "20", "--segment-duration", "4",
+                                         "--live", "hls", "--live-segment", "1"] + LiveStreamTests.sources, currentDirectory: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try TestInputs.json(result.standardOutput)
+        let live = try #require((json["live"] as? [[String: Any]])?.first)
+        #expect(live["segments"] as? Int == 20 && live["listedSegments"] as? Int == 6)
+        let check = try LiveStreamTests.checkStream("\(folder)/hls", segmentPictures: Array(repeating: 30, count: 6))
+        #expect(check.mediaSequence == 14 && !check.isEvent && check.targetDuration == 1)
+        let files = Scratch.files(in: "\(folder)/hls").filter { $0.hasSuffix(".m4s") }.sorted()
+        #expect(files.count == 12, "the window and as many out of it are kept: \(files)")
+        #expect(!files.contains("segment7.m4s") && files.contains("segment8.m4s"))
+        // The last six seconds decode to the movie's last 180 pictures; the sound runs on across the movie's joins.
+        let segments = try #require(json["segments"] as? [[String: Any]])
+        var numbers: [Int] = []
+        for segment in segments { numbers += try TestInputs.frameNumbers(segment["output"] as! String) }
+        #expect(try TestInputs.frameNumbers("\(folder)/hls/index.m3u8") == Array(numbers.suffix(180)))
+        // (ffmpeg decodes the last AAC frame whole, past its short duration: that padding is left out.)
+        let sound = try TestInputs.monoSamples("\(folder)/hls/index.m3u8", sampleRate: 48000).dropLast(1024)
+        #expect(sound.count > 6 * 48000 - 2048, "\(sound.count) samples")
+        #expect(SegmentInspection.worstToneError(Array(sound), frequency: 440, sampleRate: 48000, skip: 2048) < 0.1)
+    }
+
+    /// Bad live options and folders are one clear line (exit 2) with nothing written: no movie, no folder.
+    @Test func badLiveStreamsWriteNothing() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        _ = FileManager.default.createFile(atPath: "\(folder)/file", contents: Data())
+        try FileManager.default.createDirectory(atPath: "\(folder)/old", withIntermediateDirectories: false)
+        _ = FileManager.default.createFile(atPath: "\(folder)/old/index.m3u8", contents: Data("#EXTM3U\n".utf8))
+        let cases: [([String], String)] = [
+            (["--live", "file"], "is a file, not a folder"),
+            (["--live", "missing/hls"], "does not exist"),
+            (["--live", "old"], "already exists (an earlier live stream)"),
+            (["--live", "srt://127.0.0.1:9000"], "not built yet"),
+            (["--live", "a", "--live", "a/"], "given twice"),
+            (["--live", "a", "--live-keep", "3"], "--live-keep"),
+            (["--live", "a", "--live-segment", "0.5"], "--live-segment"),
+            (["--live-segment", "2"], "add --live DIR"),
+        ]
+        for (options, message) in cases {
+            let result = try Processes.reel(["record", "out.mov", "--max-duration", "1"] + options + LiveStreamTests.sources,
+                                            currentDirectory: folder)
+            #expect(result.status == 2, "\(options): exit \(result.status) \(result.standardError)")
+            #expect(result.standardError.contains(message), "\(options): \(result.standardError)")
+            #expect(result.standardError.split(separator: "\n").count == 1, "\(options): one line: \(result.standardError)")
+            #expect(!FileManager.default.fileExists(atPath: "\(folder)/out.mov") && !FileManager.default.fileExists(atPath: "\(folder)/a"))
+        }
+        #expect(try String(contentsOfFile: "\(folder)/old/index.m3u8", encoding: .utf8) == "#EXTM3U\n")
+        // Overwriting replaces the earlier stream's files only.
+        _ = FileManager.default.createFile(atPath: "\(folder)/old/segment99.m4s", contents: Data())
+        _ = FileManager.default.createFile(atPath: "\(folder)/old/notes.txt", contents: Data())
+        let again = try Processes.reel(["record", "out.mov", "--max-duration", "1", "--live", "old", "--overwrite"] + LiveStreamTests.sources,
+                                       currentDirectory: folder)
+        #expect(again.status == 0, "\(again.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: "\(folder)/old/segment99.m4s") && FileManager.default.fileExists(atPath: "\(folder)/old/notes.txt"))
+        #expect(HLSPlaylistCheck(try String(contentsOfFile: "\(folder)/old/index.m3u8", encoding: .utf8)).entries.count == 1)
+    }
+}

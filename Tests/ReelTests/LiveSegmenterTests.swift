@@ -1,0 +1,122 @@
+import QuickTime
+@testable import Reel
+import Testing
+
+/// The cut plan of a live stream on simulated encoder output: x264-like video at 30 fps (B-frames decode
+/// ahead, a keyframe every 2 s and at each 6 s boundary) and AAC at 48 kHz trailing the pictures by two
+/// frames, as a movie hands them over. Payloads are packet numbers.
+@Suite struct LiveSegmenterTests {
+    /// `frames` pictures in decode order, keyframes at multiples of `gop`: each I/P is sent ahead of the two
+    /// B-frames shown before it, and dts runs two frames behind pts (as x264's with 2 B-frames).
+    static func pictures(_ frames: Int, gop: Int = 60) -> [Sample] {
+        var order: [Int64] = []
+        var next = 0
+        while next < frames {
+            if next % gop == 0 { order.append(Int64(next)); next += 1; continue }
+            let anchor = min(next + 2, frames - 1, (next / gop + 1) * gop - 1)
+            order.append(Int64(anchor))
+            for b in next..<anchor { order.append(Int64(b)) }
+            next = anchor + 1
+        }
+        return order.enumerated().map { decode, pts in
+            Sample(decodeTime: Int64(decode) - 2, presentationOffset: pts - (Int64(decode) - 2), duration: 1, size: 10,
+                   isKeyframe: pts % Int64(gop) == 0)
+        }
+    }
+
+    /// Feeds pictures and AAC frames interleaved the way a movie hands them over (audio up to the pictures sent).
+    /// `lead`: audio runs that many pictures ahead of the video packets (pictures still inside x264's
+    /// lookahead and frame threads), or behind when negative.
+    static func run(_ segmenter: inout LiveSegmenter<Int>, frames: Int, audio: Bool = true, lead: Int64 = 0) -> [LiveSegmenter<Int>.Segment] {
+        var done: [LiveSegmenter<Int>.Segment] = []
+        var audioNext: Int64 = -1024
+        for (index, picture) in pictures(frames).enumerated() {
+            done += segmenter.addVideo(picture, index)
+            // Audio encoded as far as this picture's decode position.
+            let until = (picture.decodeTime + 1 + lead) * 1600
+            while audio && audioNext + 1024 <= until {
+                done += segmenter.addAudio(Sample(decodeTime: audioNext, duration: 1024, size: 5, isKeyframe: true), 10_000 + Int(audioNext))
+                audioNext += 1024
+            }
+        }
+        return done + segmenter.finish()
+    }
+
+    @Test(arguments: [0, 15, -3] as [Int64])
+    func segmentsAreExactAndHoldEveryPacketOnce(lead: Int64) {
+        var segmenter = LiveSegmenter<Int>(segmentDuration: 6, videoTimeBase: TimeBase(1, 30), audioTimeBase: TimeBase(1, 48000))
+        let segments = LiveSegmenterTests.run(&segmenter, frames: 600, lead: lead)
+        #expect(segments.map(\.duration) == [6, 6, 6, 2])
+        #expect(segments.map { $0.video.count } == [180, 180, 180, 60])
+        #expect(segments.allSatisfy { $0.video.first?.sample.isKeyframe == true && $0.video.first?.sample.presentationTime == $0.start })
+        // Every picture once, in decode order, each segment's decode times running on from the one before.
+        let all = segments.flatMap(\.video)
+        #expect(all.map(\.payload) == Array(0..<600))
+        #expect(zip(all, all.dropFirst()).allSatisfy { $0.sample.decodeTime + $0.sample.duration == $1.sample.decodeTime })
+        // Audio: each packet once, in the segment its start falls in (the priming frame in the first).
+        let sound = segments.flatMap(\.audio)
+        #expect(sound.map(\.sample.decodeTime) == Array(stride(from: -1024, to: sound.last!.sample.decodeTime + 1, by: 1024)))
+        for segment in segments.dropFirst() {
+            let first = segment.audio.first!.sample.decodeTime
+            #expect(first >= segment.start * 1600 && first - 1024 < segment.start * 1600, "audio opens its segment at its start")
+        }
+        #expect(zip(sound, sound.dropFirst()).allSatisfy { $0.sample.decodeTime + $0.sample.duration == $1.sample.decodeTime })
+        #expect(segments.allSatisfy { !$0.followsGap })
+    }
+
+    /// Where a boundary falls between pictures (29.97 fps) the segment ends at the first picture past it.
+    @Test func ntscSegmentsEndAtThePictureAfterTheBoundary() {
+        var segmenter = LiveSegmenter<Int>(segmentDuration: 6, videoTimeBase: TimeBase(1001, 30000), audioTimeBase: nil)
+        var done: [LiveSegmenter<Int>.Segment] = []
+        for frame in 0..<400 {
+            let key = [0, 180, 360].contains(frame)
+            done += segmenter.addVideo(Sample(decodeTime: Int64(frame), duration: 1, size: 1, isKeyframe: key), frame)
+        }
+        done += segmenter.finish()
+        #expect(done.map { $0.video.count } == [180, 180, 40])
+        #expect(abs(done[0].duration - 6.006) < 1e-9)
+    }
+
+    /// A keyframe that comes late (a missing boundary keyframe) ends the segment there, not before; the grid
+    /// stays put for the next one.
+    @Test func aLateKeyframeMakesALongerSegment() {
+        var segmenter = LiveSegmenter<Int>(segmentDuration: 2, videoTimeBase: TimeBase(1, 30), audioTimeBase: nil)
+        var done: [LiveSegmenter<Int>.Segment] = []
+        for frame in 0..<200 {
+            done += segmenter.addVideo(Sample(decodeTime: Int64(frame), duration: 1, size: 1, isKeyframe: [0, 75, 120, 180].contains(frame)), frame)
+        }
+        done += segmenter.finish()
+        #expect(done.map { $0.video.count } == [75, 45, 60, 20])
+    }
+
+    /// A gap (the stream fell behind): what was held goes out, the next segment starts at the next keyframe
+    /// and is marked; audio alone is cut at its own packets.
+    @Test func gapsAndAudioOnly() {
+        var segmenter = LiveSegmenter<Int>(segmentDuration: 6, videoTimeBase: TimeBase(1, 30), audioTimeBase: nil)
+        var done: [LiveSegmenter<Int>.Segment] = []
+        for frame in 0..<100 { done += segmenter.addVideo(Sample(decodeTime: Int64(frame), duration: 1, size: 1, isKeyframe: frame % 60 == 0), frame) }
+        done += segmenter.markGap()
+        for frame in 150..<200 { done += segmenter.addVideo(Sample(decodeTime: Int64(frame), duration: 1, size: 1, isKeyframe: frame == 150), frame) }
+        done += segmenter.finish()
+        #expect(done.map { $0.video.first!.payload } == [0, 150])
+        #expect(done.map(\.followsGap) == [false, true])
+        #expect(abs(done[0].duration - 100.0 / 30) < 1e-9)
+
+        var sound = LiveSegmenter<Int>(segmentDuration: 1, videoTimeBase: nil, audioTimeBase: TimeBase(1, 48000))
+        var cut: [LiveSegmenter<Int>.Segment] = []
+        for frame in 0..<100 { cut += sound.addAudio(Sample(decodeTime: Int64(frame) * 1024, duration: 1024, size: 1, isKeyframe: true), frame) }
+        cut += sound.finish()
+        #expect(cut.map { $0.audio.count } == [47, 47, 6])
+        #expect(abs(cut[0].duration - 47 * 1024 / 48000.0) < 1e-9)
+    }
+
+    /// Audio that stops (its track ended early) does not hold the pictures' segments back for ever.
+    @Test func videoGoesOnWhenAudioStops() {
+        var segmenter = LiveSegmenter<Int>(segmentDuration: 2, videoTimeBase: TimeBase(1, 30), audioTimeBase: TimeBase(1, 48000))
+        var done: [LiveSegmenter<Int>.Segment] = []
+        _ = segmenter.addAudio(Sample(decodeTime: 0, duration: 1024, size: 1, isKeyframe: true), -1)
+        for frame in 0..<300 { done += segmenter.addVideo(Sample(decodeTime: Int64(frame), duration: 1, size: 1, isKeyframe: frame % 60 == 0), frame) }
+        #expect(done.count == 4 - LiveSegmenter<Int>.closedSegmentLimit, "at most \(LiveSegmenter<Int>.closedSegmentLimit) segments wait for audio")
+        #expect(done.first?.audio.count == 1, "the early audio opens the first segment")
+    }
+}
