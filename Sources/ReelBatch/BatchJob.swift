@@ -32,6 +32,8 @@ public struct BatchJob: Sendable, Equatable {
     public var cameraControls: [CameraControlSetting] = []
     /// record and transcode: further movies from the same capture at other presets.
     public var tiers: [MovieTier] = []
+    /// Live streams of the movie (`live`: HLS folders).
+    public var live: [LiveStream] = []
     /// record and transcode: consecutive files instead of one (`output` is then their name pattern).
     public var segmentation: Segmentation? = nil
     /// record: a control socket to listen on while the job records (`reel ctl`).

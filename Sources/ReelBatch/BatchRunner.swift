@@ -237,6 +237,7 @@ public final class BatchRunner: Sendable {
         configuration.deviceTimeout = job.deviceTimeout
         configuration.cameraControls = job.cameraControls
         configuration.tiers = job.tiers
+        configuration.live = job.live
         configuration.segmentation = job.segmentation
         // Outputs appear under their final names only once finalized: that is what lets a re-run skip them.
         configuration.writesUnderFinalName = false

@@ -10,11 +10,11 @@ public enum JobFile {
     static let jobKeys: Set<String> = ["name", "type", "video", "audio", "input", "preset", "maxDuration", "maxSize",
                                        "minFree", "fragmentInterval", "deviceTimeout", "output", "still", "stillQuality",
                                        "orientation", "at", "controls", "tiers", "segmentDuration", "segmentSize",
-                                       "keepSegments", "keepFree", "startAt", "control"]
+                                       "keepSegments", "keepFree", "startAt", "control", "live"]
     static let allowedByKind: [BatchJob.Kind: Set<String>] = [
         .record: ["name", "type", "video", "audio", "preset", "maxDuration", "maxSize", "minFree", "fragmentInterval",
                   "deviceTimeout", "output", "still", "stillQuality", "orientation", "controls", "tiers",
-                  "segmentDuration", "segmentSize", "keepSegments", "keepFree", "startAt", "control"],
+                  "segmentDuration", "segmentSize", "keepSegments", "keepFree", "startAt", "control", "live"],
         .transcode: ["name", "type", "input", "preset", "maxDuration", "maxSize", "minFree", "fragmentInterval", "output",
                      "still", "stillQuality", "tiers", "segmentDuration", "segmentSize", "keepSegments", "keepFree"],
         .grab: ["name", "type", "input", "at", "output", "stillQuality"],
@@ -220,6 +220,22 @@ public enum JobFile {
                 job.startAt = try JobSchedule.parse(text, now: now, duration: duration)
             } catch let error as ReelError {
                 throw fields.fail("startAt", error.message)
+            }
+        }
+        if fields.has("live") {
+            // Live streams of the movie: {"folder": TEMPLATE, "segmentDuration": S, "keep": N | "all"}.
+            job.live = try fields.objects("live").map { stream in
+                if let stray = stream.object.keys.sorted().first(where: { !["folder", "segmentDuration", "keep"].contains($0) }) {
+                    throw stream.fail(stray, "not a field of a live stream (allowed: folder, keep, segmentDuration)")
+                }
+                var live = LiveStream(folder: try expand("folder", in: stream))
+                if stream.has("segmentDuration") {
+                    live.segmentDuration = try stream.number("segmentDuration", in: LiveStream.segmentDurationRange)
+                }
+                if stream.has("keep") {
+                    live.window = (try? stream.string("keep")) == "all" ? nil : try stream.integer("keep", in: LiveStream.windowRange)
+                }
+                return live
             }
         }
         if fields.has("tiers") {

@@ -42,6 +42,29 @@ import Testing
         #expect(jobs[0].limits.maxFileSize == 50_000_000)
     }
 
+    /// Live streams of a record job: folders named like outputs, the segment duration and window checked.
+    @Test func readsLiveStreams() throws {
+        let jobs = try parse("""
+            {"jobs": [{"name": "cam", "type": "record", "video": "lavfi:testsrc2", "maxDuration": 5, "output": "{name}.mov",
+                       "live": [{"folder": "live/{name}"}, {"folder": "/srv/hls", "segmentDuration": 2, "keep": "all"},
+                                {"folder": "w", "keep": 10}]}]}
+            """)
+        #expect(jobs[0].live == [LiveStream(folder: "/data/batch/live/cam"),
+                                 LiveStream(folder: "/srv/hls", segmentDuration: 2, window: nil),
+                                 LiveStream(folder: "/data/batch/w", window: 10)])
+        for (text, problem) in [
+            (#"[{"folder": "x", "fps": 5}]"#, "jobs.cam.live[0].fps: not a field of a live stream"),
+            (#"[{"folder": "x", "keep": 2}]"#, "jobs.cam.live[0].keep"),
+            (#"[{"folder": "x", "segmentDuration": 100}]"#, "jobs.cam.live[0].segmentDuration"),
+            (#""x""#, "jobs.cam.live: expected a list of objects"),
+        ] {
+            let job = #"{"jobs": [{"name": "cam", "type": "record", "maxDuration": 1, "output": "a.mov", "live": "# + text + "}]}"
+            #expect { try parse(job) } throws: { "\($0)".contains(problem) }
+        }
+        #expect { try parse(#"{"jobs": [{"name": "a", "type": "transcode", "input": "x", "output": "a.mov", "live": [{"folder": "x"}]}]}"#) }
+            throws: { "\($0)".contains("jobs.a.live: not a field of a transcode job") }
+    }
+
     @Test(arguments: [
         (#"{"jobs": [{"name": "a", "type": "grab", "input": "x.mp4", "output": "a.jpg", "colour": 1}]}"#, "jobs.a.colour"),
         (#"{"jobs": [{"name": "a", "type": "grab", "input": "x.mp4", "output": "a.jpg", "preset": "720p"}]}"#, "jobs.a.preset: not a field of a grab job"),

@@ -133,4 +133,64 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: "\(folder)/old/segment99.m4s") && FileManager.default.fileExists(atPath: "\(folder)/old/notes.txt"))
         #expect(HLSPlaylistCheck(try String(contentsOfFile: "\(folder)/old/index.m3u8", encoding: .utf8)).entries.count == 1)
     }
+
+    /// A live capture: while it records, every playlist a reader finds is whole and names only whole
+    /// segments (each written under a hidden name and renamed into place); a pause (SIGUSR1) stops the
+    /// segments and the timeline goes on without a hole; the stop ends the playlist. Paced, so the machine's
+    /// load only changes how many segments there are, never what they hold.
+    @Test func aLiveRecordingPublishesWholeFilesAsItGoes() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let sources = ["--video", "lavfi:\(TestInputs.numberedPictures(rate: "30"))", "--audio", "lavfi:sine=frequency=440",
+                       "--preset", "352x288", "--size", "64x64", "--quiet", "--json"]
+        let running = try Processes.start(Processes.reelExecutable, ["record", "movie.mov", "--live", "hls", "--live-segment", "1",
+                                                                    "--live-keep", "all", "--max-duration", "30"] + sources,
+                                          currentDirectory: folder)
+        var readings: [HLSPlaylistCheck] = []
+        let deadline = Date().addingTimeInterval(60)
+        var paused = false
+        while Date() < deadline {
+            if let text = try? String(contentsOfFile: "\(folder)/hls/index.m3u8", encoding: .utf8) {
+                let check = HLSPlaylistCheck(text)
+                #expect(check.problems.isEmpty && !check.isEnded, "mid-way: \(check.problems)")
+                if let last = check.entries.last, readings.last?.entries.count != check.entries.count {
+                    // The newest segment named is whole: it decodes (with the init segment) to its pictures.
+                    let alone = "\(folder)/newest.mp4"
+                    let bytes = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/hls/init.mp4"))
+                        + Data(contentsOf: URL(fileURLWithPath: "\(folder)/hls/\(last.uri)"))
+                    try bytes.write(to: URL(fileURLWithPath: alone))
+                    #expect(try MediaInspection(path: alone).videoFrames == Int((last.duration * 30).rounded()), "\(last.uri) is whole")
+                    readings.append(check)
+                }
+                if check.entries.count >= 2 && !paused {
+                    kill(running.process.processIdentifier, SIGUSR1)
+                    paused = true
+                    Thread.sleep(forTimeInterval: 1.5)
+                    kill(running.process.processIdentifier, SIGUSR1)
+                }
+                if check.entries.count >= 4 { break }
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        kill(running.process.processIdentifier, SIGINT)
+        let result = Processes.finish(running)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(readings.count >= 2, "the playlist grew while recording: \(readings.map(\.entries.count))")
+        let check = HLSPlaylistCheck(try String(contentsOfFile: "\(folder)/hls/index.m3u8", encoding: .utf8))
+        #expect(check.problems.isEmpty && check.isEnded, "\(check.problems)")
+        let json = try TestInputs.json(result.standardOutput)
+        #expect(abs(check.totalDuration - (json["duration"] as? Double ?? 0)) < 1.0 / 30, "the EXTINFs add up to the movie")
+        #expect(try TestInputs.frameNumbers("\(folder)/hls/index.m3u8") == TestInputs.frameNumbers("\(folder)/movie.mov"))
+        // Paused for 1.5 s: the program dates jump by that much more than the media between them.
+        let dates = check.entries.compactMap { $0.programDateTime.flatMap(LiveStreamTests.milliseconds) }
+        let jumps = zip(dates, dates.dropFirst()).map { Double($1 - $0) / 1000 }
+        #expect(jumps.contains { $0 > 1.0 + 1.0 } || !paused, "a pause shows in the program dates: \(jumps)")
+    }
+
+    /// Milliseconds since 1970 of "YYYY-MM-DDThh:mm:ss.fffZ".
+    static func milliseconds(_ text: String) -> Int64? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text).map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
+    }
 }

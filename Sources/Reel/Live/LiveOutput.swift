@@ -16,6 +16,8 @@ final class LiveOutput: Sendable {
         case video(Packet)
         case audio(Packet)
         case gap
+        /// From `from` seconds of media on, the movie's time zero is `zero` on the wall clock (ms since 1970).
+        case clock(zero: Int64, from: Double)
     }
 
     private struct State {
@@ -29,8 +31,6 @@ final class LiveOutput: Sendable {
         var spare: [Packet] = []
         var result: LiveResult?
         var hasVideo = true
-        /// Milliseconds since 1970 at the movie's time zero, which dates the segments.
-        var wallClockAtZero: Int64?
     }
     private let state = Locked(State())
     private let thread = Locked<WorkerThread?>(nil)
@@ -57,14 +57,18 @@ final class LiveOutput: Sendable {
                                               videoTimeBase: video.map { TimeBase($0.timeBase) },
                                               audioTimeBase: audio.map { TimeBase($0.timeBase) })
         state.withLock { $0.hasVideo = video != nil }
-        let worker = LiveWorker(writer: writer, segmenter: segmenter) { [self] in
-            state.withLock { $0.wallClockAtZero } ?? Int64((Date().timeIntervalSince1970 * 1000).rounded())
-        }
+        let worker = LiveWorker(writer: writer, segmenter: segmenter)
         thread.withLock { $0 = WorkerThread(name: "reel.output.live") { [self] in run(worker) } }
     }
 
-    /// The wall-clock time of the movie's time zero (ms since 1970), once it is known.
-    func setWallClock(atZero milliseconds: Int64) { state.withLock { $0.wallClockAtZero = milliseconds } }
+    /// The wall-clock time of the movie's time zero (ms since 1970) from `seconds` of media on: when it is
+    /// first known, and again after each pause (the media goes on where it paused; the wall clock did not).
+    func setWallClock(atZero milliseconds: Int64, from seconds: Double) {
+        state.withLockNotifying { state in
+            guard !state.ended, state.result == nil else { return }
+            state.items.append(.clock(zero: milliseconds, from: seconds))
+        }
+    }
 
     /// A video packet the movie wrote (its timestamps in frame slots from the movie's start).
     func video(_ packet: Packet) { enqueue(packet, isVideo: true, offset: 0) }
@@ -131,6 +135,9 @@ final class LiveOutput: Sendable {
                 case .video(let packet): done = worker.segmenter.addVideo(LiveOutput.sample(packet), packet)
                 case .audio(let packet): done = worker.segmenter.addAudio(LiveOutput.sample(packet), packet)
                 case .gap: done = worker.segmenter.markGap()
+                case .clock(let zero, let from):
+                    worker.zeros.append((from, zero))
+                    done = []
                 }
                 worker.write(done)
                 recycle(done)
@@ -176,26 +183,25 @@ final class LiveOutput: Sendable {
 private final class LiveWorker: @unchecked Sendable {
     let writer: HLSWriter
     var segmenter: LiveSegmenter<Packet>
-    let wallClockAtZero: @Sendable () -> Int64
-    var zero: Int64?
+    /// The movie's time zero on the wall clock (ms since 1970) from each media time on, in order.
+    var zeros: [(from: Double, zero: Int64)] = []
     var duration = 0.0
     var gaps = 0
     var failure: String?
 
-    init(writer: HLSWriter, segmenter: LiveSegmenter<Packet>, wallClockAtZero: @escaping @Sendable () -> Int64) {
+    init(writer: HLSWriter, segmenter: LiveSegmenter<Packet>) {
         self.writer = writer
         self.segmenter = segmenter
-        self.wallClockAtZero = wallClockAtZero
     }
 
     func write(_ segments: [LiveSegmenter<Packet>.Segment]) {
         let clock = segmenter.videoTimeBase ?? segmenter.audioTimeBase!
         for segment in segments where failure == nil {
             if segment.followsGap { gaps += 1 }
-            if zero == nil { zero = wallClockAtZero() }
-            let start = Int64((Double(segment.start) * clock.secondsPerTick * 1000).rounded())
+            let start = Double(segment.start) * clock.secondsPerTick
+            let zero = zeros.last { $0.from <= start + 1e-6 }?.zero ?? zeros.first?.zero ?? 0
             do {
-                try writer.write(segment, wallClock: zero! + start)
+                try writer.write(segment, wallClock: zero + Int64((start * 1000).rounded()))
                 duration += segment.duration
             } catch {
                 failure = "\(error)"

@@ -58,10 +58,16 @@ extension MovieRecorder {
     /// Tells the streams the wall-clock time of the movie's zero once it has one (the session clock's
     /// start plus the movie's origin on it), for their EXT-X-PROGRAM-DATE-TIME.
     private func dateLiveStreams() {
-        guard !liveStreamsDated, let origin else { return }
+        guard !liveStreamsDated, origin != nil else { return }
         liveStreamsDated = true
+        redateLiveStreams(from: 0)
+    }
+
+    /// After a pause the movie's origin moved on by the pause: media from `seconds` on is that much later.
+    func redateLiveStreams(from seconds: Double) {
+        guard !setup.live.isEmpty, let origin else { return }
         let zero = setup.sessionStart + Int64((origin.seconds * 1_000_000_000).rounded())
         let milliseconds = Int64((Date().timeIntervalSince1970 * 1000).rounded()) - (MonotonicClock.nanoseconds() - zero) / 1_000_000
-        for live in setup.live { live.setWallClock(atZero: milliseconds) }
+        for live in setup.live { live.setWallClock(atZero: milliseconds, from: seconds) }
     }
 }

@@ -157,6 +157,10 @@ extension MovieRecorder {
             self.origin = self.origin! + gap
             if let start = audio.queueStart { audio.queueStart = start + gap.rescaled(to: audioTimeBase).value }
             pausedAt = nil
+            if liveStreamsDated {
+                redateLiveStreams(from: setup.hasVideo ? Double(video.nextSlotToSend) * videoTimeBase.doubleValue
+                                                       : Double(audio.samplesEncoded) * audioTimeBase.doubleValue)
+            }
             video.resume()
             pauseCursor += 1
         }
