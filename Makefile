@@ -46,7 +46,7 @@ run: build
 
 # Suites that time real devices and kills run after the rest, one test at a time, so encoders running in
 # parallel on two cores cannot starve them.
-TIMED_SUITES := MicrophoneCaptureTests|ScreenCaptureTests|CrashSafetyTests|EmulatedCameraTests|HEVCCommandTests|SlowOutputTests|MovieOutputTests|PhotoOutputTests|PauseTests|LiveOverloadTests|SegmentTests|ControlSocketTests|InputSwitchTests|PulseAudioTests|ServeAPITests
+TIMED_SUITES := MicrophoneCaptureTests|ScreenCaptureTests|CrashSafetyTests|EmulatedCameraTests|HEVCCommandTests|SlowOutputTests|MovieOutputTests|PhotoOutputTests|PauseTests|LiveOverloadTests|SegmentTests|ControlSocketTests|InputSwitchTests|PulseAudioTests|ServeAPITests|LiveStreamTests
 test: build fake-camera
 	$(SWIFT) test --skip '$(TIMED_SUITES)'
 	$(SWIFT) test --skip-build --no-parallel --filter '$(TIMED_SUITES)'
@@ -82,7 +82,7 @@ check-leaks: release
 	cp .build/release/reel .build/reel-leak-check && strip -g .build/reel-leak-check
 	@scratch=$$(mktemp -d) && \
 	$(LEAK_CHECK) .build/reel-leak-check record $$scratch/a.mov --video 'lavfi:testsrc2?realtime=0' \
-		--audio 'lavfi:sine?realtime=0' --preset low --max-duration 2 --fragment-interval 0.5 --still $$scratch/a.jpg --quiet && \
+		--audio 'lavfi:sine?realtime=0' --preset low --max-duration 2 --fragment-interval 0.5 --still $$scratch/a.jpg --live $$scratch/hls --live-segment 1 --quiet && \
 	$(LEAK_CHECK) .build/reel-leak-check transcode $$scratch/a.mov $$scratch/b.mov --preset low --quiet && \
 	$(LEAK_CHECK) .build/reel-leak-check grab $$scratch/a.mov $$scratch/c.png --at 0.5 && \
 	rm -rf $$scratch && echo "check-leaks: no definitely-lost bytes"

@@ -26,6 +26,7 @@ import tempfile
 import time
 
 import control
+import hls
 import serve
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -444,6 +445,8 @@ def targets(report):
             checks.append((f"{row['job']}: segment lengths exact, every frame once", exact and reel["totalFrames"] == row["expectedFrames"],
                            f"Reel {reel['segmentSeconds']} ({reel['totalFrames']} frames), ffmpeg {ffmpeg['segmentSeconds']} "
                            f"({ffmpeg['totalFrames']} frames)"))
+        elif kind == "live:":
+            checks.extend(hls.targets(row))
         elif kind == "batch":
             checks.append((f"{row['job']}: ≤ ffmpeg one by one", row["wallRatio"] <= 1.0, f"{row['wallRatio']:.3f}"))
     photo = report["photo"]
@@ -587,6 +590,7 @@ def main():
                                    reel, ffmpeg, work, runs, notes="one capture; ffmpeg: one command, split filter, two outputs"))
         comparisons.append(shared_encoder("352x288" if quick else "720p", "low" if quick else "352x288", record_seconds, work, runs))
         comparisons.append(segments("352x288", 12, 5, work, runs) if quick else segments("720p", 60, 10, work, runs))
+        comparisons.extend(hls.run(sys.modules[__name__], work, quick, runs))
         if not quick:
             comparisons.append(segments("352x288", 60, 5, work, runs))
         comparisons.extend(camera(3 if quick else 30, work))
