@@ -1,4 +1,4 @@
-import QuickTime
+@testable import QuickTime
 import Testing
 
 /// A media segment's boxes read back: the scanner finds each track's samples where the data offsets say,
@@ -78,5 +78,31 @@ import Testing
         let frame: [UInt8] = [0x21, 0, 0, 1]
         _ = frame.withUnsafeBufferPointer { SamplePayload.append($0, codec: .aac, to: &aac) }
         #expect(aac == frame)
+    }
+}
+
+/// RFC 6381 strings from configuration records: Apple's HLS examples ("avc1.64001F", "hvc1.1.6.L93.B0").
+@Suite struct CodecStringTests {
+    @Test func hevcFromItsConfigurationRecord() {
+        let hvcC: [UInt8] = [1, 0x01, 0x60, 0, 0, 0, 0xB0, 0, 0, 0, 0, 0, 93]
+        #expect(CodecString.hevc(hvcC) == "1.6.L93.B0")
+        let main10HighTier: [UInt8] = [1, 0x22, 0x20, 0, 0, 0, 0x90, 0, 0, 0, 0, 0, 120]
+        #expect(CodecString.hevc(main10HighTier) == "2.4.H120.90")
+    }
+
+    @Test func tracksOfAnInitSegment() {
+        // moov > trak > mdia > minf > stbl > stsd > avc1 (86 bytes of fields) > avcC; a second trak with mp4a.
+        func box(_ type: FourCC, _ body: [UInt8]) -> [UInt8] {
+            var out: [UInt8] = []
+            BoxWriter.box(type, into: &out) { $0 += body }
+            return out
+        }
+        let avc1 = box("avc1", [UInt8](repeating: 0, count: 78) + box("avcC", [1, 0x64, 0x00, 0x1F, 0xFF]))
+        let stsd = box("stsd", [0, 0, 0, 0, 0, 0, 0, 1] + avc1)
+        let video = box("trak", box("mdia", box("minf", box("stbl", stsd))))
+        let mp4a = box("mp4a", [UInt8](repeating: 0, count: 28))
+        let audio = box("trak", box("mdia", box("minf", box("stbl", box("stsd", [0, 0, 0, 0, 0, 0, 0, 1] + mp4a)))))
+        let initSegment = box("ftyp", Array("isom".utf8) + [0, 0, 2, 0]) + box("moov", video + audio)
+        #expect(CodecString.tracks(inInit: initSegment) == ["avc1.64001F", "mp4a.40.2"])
     }
 }

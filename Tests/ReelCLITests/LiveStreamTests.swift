@@ -98,6 +98,41 @@ import Testing
         #expect(SegmentInspection.worstToneError(Array(sound), frequency: 440, sampleRate: 48000, skip: 2048) < 0.1)
     }
 
+    /// With a tier, each movie streams into a variant folder and DIR/index.m3u8 is the multivariant playlist:
+    /// its CODECS, RESOLUTION, FRAME-RATE and bandwidths as measured; the variants' segments line up, so a
+    /// player can switch at any of them; Chromium plays the multivariant playlist.
+    @Test func tiersMakeAMultivariantStream() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try Processes.reel(["record", "main.mov", "--tier", "352x288:small.mov", "--max-duration", "6", "--live", "hls",
+                                         "--live-segment", "2"] + LiveStreamTests.sources, currentDirectory: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try TestInputs.json(result.standardOutput)
+        let outputs = try #require(json["outputs"] as? [[String: Any]])
+        #expect(outputs.map { ($0["live"] as? [[String: Any]])?.first?["playlist"] as? String } == ["hls/352x288/index.m3u8", "hls/352x288-2/index.m3u8"])
+        let main = try LiveStreamTests.checkStream("\(folder)/hls/352x288", segmentPictures: [60, 60, 60])
+        // (Both presets are named 352x288: the tier's folder gets -2.)
+        let low = try LiveStreamTests.checkStream("\(folder)/hls/352x288-2", segmentPictures: [60, 60, 60])
+        #expect(main.entries.map(\.duration) == low.entries.map(\.duration))
+        let text = try String(contentsOfFile: "\(folder)/hls/index.m3u8", encoding: .utf8)
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.prefix(3) == ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-INDEPENDENT-SEGMENTS"])
+        let variants = lines.filter { $0.hasPrefix("#EXT-X-STREAM-INF:") }
+        #expect(variants.count == 2 && lines.contains("352x288/index.m3u8") && lines.contains("352x288-2/index.m3u8"), "\(text)")
+        #expect(variants.allSatisfy { $0.contains("CODECS=\"avc1.") && $0.contains(",mp4a.40.2\"") && $0.contains("FRAME-RATE=30.000") })
+        #expect(variants.contains { $0.contains("RESOLUTION=64x64") } && variants.contains { $0.contains("RESOLUTION=352x288") }, "\(text)")
+        // The measured average stays under the peak the playlist declares.
+        for variant in variants {
+            let fields = Dictionary(variant.dropFirst("#EXT-X-STREAM-INF:".count).split(separator: ",").compactMap { pair -> (String, Int)? in
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                return parts.count == 2 ? Int(parts[1]).map { (String(parts[0]), $0) } : nil
+            }, uniquingKeysWith: { first, _ in first })
+            #expect((fields["AVERAGE-BANDWIDTH"] ?? .max) <= (fields["BANDWIDTH"] ?? 0), "\(variant)")
+        }
+        let chromium = try IndependentReaders.chromiumHLS("\(folder)/hls/index.m3u8")
+        #expect(chromium.problems.isEmpty && abs(chromium.duration - 6) < 0.05 && chromium.videoFrames == 180, "\(chromium)")
+    }
+
     /// Bad live options and folders are one clear line (exit 2) with nothing written: no movie, no folder.
     @Test func badLiveStreamsWriteNothing() throws {
         let folder = try Scratch.folder()

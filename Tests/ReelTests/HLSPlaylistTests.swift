@@ -83,4 +83,24 @@ import Testing
         #expect(LiveFolder.isStreamFile("index.m3u8") && LiveFolder.isStreamFile("init.mp4") && LiveFolder.isStreamFile("segment12.m4s"))
         #expect(!LiveFolder.isStreamFile("segment.m4s") && !LiveFolder.isStreamFile("segmentA.m4s") && !LiveFolder.isStreamFile("movie.mov"))
     }
+
+    @Test func multivariantPlaylist() {
+        let playlist = HLSMultivariantPlaylist(variants: [
+            .init(uri: "low/index.m3u8", bandwidth: 288_000, averageBandwidth: 120_000, codecs: ["avc1.42C00C", "mp4a.40.2"],
+                  resolution: (192, 144), frameRate: 15),
+            .init(uri: "720p/index.m3u8", bandwidth: 5_200_000, averageBandwidth: nil, codecs: ["avc1.64001F", "mp4a.40.2"],
+                  resolution: (1280, 720), frameRate: 30000.0 / 1001),
+        ])
+        #expect(playlist.text == """
+            #EXTM3U
+            #EXT-X-VERSION:7
+            #EXT-X-INDEPENDENT-SEGMENTS
+            #EXT-X-STREAM-INF:BANDWIDTH=5200000,CODECS="avc1.64001F,mp4a.40.2",RESOLUTION=1280x720,FRAME-RATE=29.970
+            720p/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=288000,AVERAGE-BANDWIDTH=120000,CODECS="avc1.42C00C,mp4a.40.2",RESOLUTION=192x144,FRAME-RATE=15.000
+            low/index.m3u8
+
+            """)
+        #expect(LiveVariants.folderNames(presets: ["720p", "720p", "my preset", ".hidden", "720p"]) == ["720p", "720p-2", "my_preset", "variant.hidden", "720p-3"])
+    }
 }

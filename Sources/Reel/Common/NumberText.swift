@@ -7,6 +7,16 @@ package enum NumberText {
 
     /// A number written in decimal (`12`, `0.5`, `-3`, `1e3`), finite; nil for anything else, such as the
     /// hexadecimal `0x10`, `inf` or `nan`, which Swift's `Double(_:)` reads (as 16, infinity, NaN).
+    /// `value` (≥ 0) with exactly `decimals` digits after the point, rounded ("6.006006", "29.970"): for
+    /// playlists, where the text must not depend on the locale or on Double's shortest form.
+    package static func fixed(_ value: Double, decimals: Int) -> String {
+        var scale: Int64 = 1
+        for _ in 0..<decimals { scale *= 10 }
+        let scaled = Int64((value * Double(scale)).rounded())
+        let fraction = String(scaled % scale)
+        return "\(scaled / scale)." + String(repeating: "0", count: decimals - fraction.count) + fraction
+    }
+
     package static func decimal(_ text: String) -> Double? {
         var rest = Substring(text)
         if rest.first == "+" || rest.first == "-" { rest = rest.dropFirst() }

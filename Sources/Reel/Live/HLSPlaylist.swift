@@ -63,11 +63,7 @@ struct HLSPlaylist: Equatable {
 
     /// Six decimals: a frame at any rate is exact to a microsecond, so a thousand segments' EXTINFs add up
     /// to the stream's length within a millisecond.
-    static func seconds(_ value: Double) -> String {
-        let micro = Int64((value * 1_000_000).rounded())
-        let fraction = String(micro % 1_000_000)
-        return "\(micro / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
-    }
+    static func seconds(_ value: Double) -> String { NumberText.fixed(value, decimals: 6) }
 
     /// ISO 8601 in UTC with milliseconds ("2026-12-02T03:40:00.000Z").
     static func dateTime(milliseconds: Int64) -> String {

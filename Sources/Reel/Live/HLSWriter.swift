@@ -43,6 +43,13 @@ final class HLSWriter {
     private var retired: [HLSPlaylist.Segment] = []
     private(set) var segmentsWritten = 0
     private(set) var bytesWritten: Int64 = 0
+    /// Bits per second: the highest of any segment, and over all of them (a multivariant playlist's
+    /// BANDWIDTH and AVERAGE-BANDWIDTH).
+    private(set) var peakBitRate = 0
+    private var mediaSeconds = 0.0
+    var averageBitRate: Int? { mediaSeconds > 0 ? Int((Double(bytesWritten) * 8 / mediaSeconds).rounded(.up)) : nil }
+    /// RFC 6381 strings of the tracks (video first), from the init segment.
+    let codecs: [String]
     private var buffer: [UInt8] = []
     private var payload: [UInt8] = []
 
@@ -53,6 +60,7 @@ final class HLSWriter {
         self.folder = folder
         let bytes = try HLSWriter.initSegment(folder: folder, video: video, audio: audio)
         let scales = HLSWriter.timescales(inInit: bytes)
+        codecs = CodecString.tracks(inInit: bytes).compactMap { $0 }
         guard scales.count == [video, audio].compactMap({ $0 }).count else {
             throw ReelError.runtime("the live stream's init segment in \(folder) has \(scales.count) tracks, not \([video, audio].compactMap { $0 }.count)")
         }
@@ -103,6 +111,8 @@ final class HLSWriter {
         nextNumber += 1
         segmentsWritten += 1
         bytesWritten += Int64(buffer.count)
+        mediaSeconds += segment.duration
+        if segment.duration > 0 { peakBitRate = max(peakBitRate, Int((Double(buffer.count) * 8 / segment.duration).rounded(.up))) }
         let left = playlist.append(HLSPlaylist.Segment(number: number, uri: name, duration: segment.duration,
                                                        programDateTime: wallClock, followsGap: segment.followsGap))
         try writePlaylist()
@@ -123,9 +133,11 @@ final class HLSWriter {
         try place(Array(playlist.text.utf8), as: HLSWriter.playlistName)
     }
 
+    private func place(_ bytes: [UInt8], as name: String) throws { try HLSWriter.place(bytes, as: name, in: folder) }
+
     /// Writes `bytes` under a hidden name in the folder and renames it to `name` (no sync: a live stream's
     /// files are for readers now, and a sync per segment would stall on a busy disk).
-    private func place(_ bytes: [UInt8], as name: String) throws {
+    static func place(_ bytes: [UInt8], as name: String, in folder: String) throws {
         let hidden = folder + "/." + name + ".partial"
         if let problem = FileSystem.write(bytes, to: hidden) {
             unlink(hidden)

@@ -15,9 +15,21 @@ package enum LiveFolder {
     /// Rejects a stream that cannot be written: a folder that is a file, a missing parent, no write
     /// permission, two streams in one folder, an earlier stream there (unless `overwrite`), the movie's folder
     /// itself holding a stream's names is fine.
-    static func check(_ streams: [LiveStream], overwrite: Bool) throws {
+    /// `variants`: the folders each stream gets inside its own when the recording has tiers, checked too.
+    static func check(_ streams: [LiveStream], variants: [String] = [], overwrite: Bool) throws {
         var seen: Set<String> = []
         for stream in streams {
+            for name in variants {
+                let folder = stream.folder + "/" + name
+                var info = stat()
+                guard lstat(folder, &info) == 0 else { continue }
+                guard FileSystem.isFolder(folder) else {
+                    throw ReelError.invalidInput("\(ErrorText.path(folder)) (the live stream of tier \(name)) is a file, not a folder: choose another live folder")
+                }
+                if !overwrite, let earlier = contents(of: folder).first(where: isStreamFile) {
+                    throw ReelError(.outputExists, "\(ErrorText.path(folder + "/" + earlier)) already exists (an earlier live stream): choose another folder or allow overwriting")
+                }
+            }
             try stream.validate()
             let folder = URL(fileURLWithPath: stream.folder).standardizedFileURL.path
             guard seen.insert(folder).inserted else {

@@ -39,8 +39,20 @@ final class LiveOutput: Sendable {
     static let queueLimit = 24 * 1024 * 1024
     private static let sparePackets = 128
 
-    init(stream: LiveStream) {
+    /// One variant of a multivariant stream (a recording with tiers): its group, its place there, and the
+    /// bit rate the preset allows at most (BANDWIDTH before segments are measured).
+    struct Variant: Sendable {
+        var group: LiveVariants
+        var index: Int
+        var uri: String
+        var declaredBitRate: Int
+        var frameRate: Double
+    }
+    let variant: Variant?
+
+    init(stream: LiveStream, variant: Variant? = nil) {
         self.stream = stream
+        self.variant = variant
     }
 
     /// Opens the stream (its init segment) for the movie's encoders, and starts its thread.
@@ -57,7 +69,14 @@ final class LiveOutput: Sendable {
                                               videoTimeBase: video.map { TimeBase($0.timeBase) },
                                               audioTimeBase: audio.map { TimeBase($0.timeBase) })
         state.withLock { $0.hasVideo = video != nil }
-        let worker = LiveWorker(writer: writer, segmenter: segmenter)
+        let resolution = video.map { (width: $0.width, height: $0.height) }
+        let worker = LiveWorker(writer: writer, segmenter: segmenter) { [variant] writer in
+            guard let variant else { return }
+            variant.group.report(variant.index, HLSMultivariantPlaylist.Variant(
+                uri: variant.uri, bandwidth: max(variant.declaredBitRate, writer.peakBitRate), averageBandwidth: writer.averageBitRate,
+                codecs: writer.codecs, resolution: resolution, frameRate: resolution == nil ? nil : variant.frameRate))
+        }
+        worker.reportVariant(writer)
         thread.withLock { $0 = WorkerThread(name: "reel.output.live") { [self] in run(worker) } }
     }
 
@@ -151,7 +170,8 @@ final class LiveOutput: Sendable {
         let dropped = state.withLock { $0.droppedPackets }
         let result = LiveResult(kind: "hls", playlist: playlistPath, segments: worker.writer.segmentsWritten,
                                 listedSegments: worker.writer.playlist.segments.count, bytes: worker.writer.bytesWritten,
-                                duration: worker.duration, droppedPackets: dropped, gaps: worker.gaps, error: worker.failure)
+                                duration: worker.duration, droppedPackets: dropped, gaps: worker.gaps,
+                                error: worker.failure ?? variant?.group.failure)
         state.withLockNotifying { $0.result = result }
     }
 
@@ -189,9 +209,13 @@ private final class LiveWorker: @unchecked Sendable {
     var gaps = 0
     var failure: String?
 
-    init(writer: HLSWriter, segmenter: LiveSegmenter<Packet>) {
+    /// Tells a multivariant playlist what this stream now measures (after each segment).
+    let reportVariant: (HLSWriter) -> Void
+
+    init(writer: HLSWriter, segmenter: LiveSegmenter<Packet>, reportVariant: @escaping (HLSWriter) -> Void) {
         self.writer = writer
         self.segmenter = segmenter
+        self.reportVariant = reportVariant
     }
 
     func write(_ segments: [LiveSegmenter<Packet>.Segment]) {
@@ -203,6 +227,7 @@ private final class LiveWorker: @unchecked Sendable {
             do {
                 try writer.write(segment, wallClock: zero + Int64((start * 1000).rounded()))
                 duration += segment.duration
+                reportVariant(writer)
             } catch {
                 failure = "\(error)"
             }

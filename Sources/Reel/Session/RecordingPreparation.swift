@@ -64,7 +64,8 @@ struct RecordingPreparation {
             guard configuration.recordsMovie else {
                 throw ReelError.invalidInput("a live stream comes from the session's movie: this session records none")
             }
-            try LiveFolder.check(configuration.live, overwrite: configuration.overwrite)
+            let variants = configuration.tiers.isEmpty ? [] : LiveVariants.folderNames(presets: [configuration.preset.name] + configuration.tiers.map(\.preset.name))
+            try LiveFolder.check(configuration.live, variants: variants, overwrite: configuration.overwrite)
         }
         self.plan = plan
         let interval = configuration.fragmentInterval
@@ -146,7 +147,10 @@ struct RecordingPreparation {
         }
         // The session's own movies that record alike (a tier of the main movie's preset) encode once.
         SharedEncoders.assignRoles(&setups, count: ownMovies.count)
-        if !configuration.live.isEmpty { setups[0].live = configuration.live.map(LiveOutput.init) }
+        if !configuration.live.isEmpty {
+            let perMovie = LiveVariants.outputs(for: configuration.live, presets: setups[..<ownMovies.count].map(\.preset))
+            for (index, outputs) in perMovie.enumerated() { setups[index].live = outputs }
+        }
         movies = setups
         self.context = context
 
@@ -174,7 +178,8 @@ struct RecordingPreparation {
         photos = PhotoRequests(rendition: 0, rotation: rotation)
         paced = allPaced
         // The last step before the start: a live stream's folder is made (or an earlier stream's files go).
-        for stream in configuration.live { try LiveFolder.prepare(stream) }
+        // A recording with tiers streams each movie into a folder of the stream's own.
+        for stream in configuration.live + movies.flatMap({ $0.live.map(\.stream) }) { try LiveFolder.prepare(stream) }
         prepared = true
         self.buffer = buffer
         self.readers = readers
