@@ -138,6 +138,9 @@ enum CtlCommand {
         case "segmentFinished":
             return (try? decoder.decode(SegmentResult.self, from: data))
                 .map { "segment \($0.index) finished: \($0.output) " + String(printf: "%.2f s", $0.duration) } ?? event
+        case "liveStopped":
+            return (try? decoder.decode(LiveResult.self, from: data))
+                .map { "live stream \($0.playlist) stopped: \($0.error ?? "no error")" } ?? event
         case "finished":
             return (try? decoder.decode(RecordingResult.self, from: data))
                 .map { "finished (\($0.stopReason.rawValue)): \($0.output)" } ?? event

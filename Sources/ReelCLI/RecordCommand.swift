@@ -95,6 +95,9 @@ enum RecordCommand {
         }, togglePause: pausesOnSignal ? togglePause : nil)
         try session.start(configuration) { event in
             server?.publish(event)
+            if case .liveStopped(let live) = event {
+                Terminal.writeError("reel: warning: live stream \(live.playlist) stopped: \(live.error ?? "?"); the movie records on\n")
+            }
             guard case .progress(let progress) = event else { return }
             if let inputDuration = progress.inputDuration {
                 status.showProgress(progress, total: min(inputDuration, limit ?? .infinity))

@@ -75,6 +75,7 @@ public final class ControlSocketServer: @unchecked Sendable {
         case .segmentStarted(let output, let index):
             broadcast(ControlMessages.event("segmentStarted", SegmentStart(output: output, index: index)))
         case .segmentFinished(let segment): broadcast(ControlMessages.event("segmentFinished", segment))
+        case .liveStopped(let live): broadcast(ControlMessages.event("liveStopped", live))
         case .finished(let result):
             // Published once, whoever comes first (the session's event or its owner once it has the result).
             guard state.withLock({ state in defer { state.finishedSent = true }; return !state.finishedSent }) else { return }

@@ -133,6 +133,39 @@ import Testing
         #expect(chromium.problems.isEmpty && abs(chromium.duration - 6) < 0.05 && chromium.videoFrames == 180, "\(chromium)")
     }
 
+    /// A live folder that fills up (a 1 MiB tmpfs) stops the stream, at once and with a line saying so; the
+    /// movie, on another disk, records on to its end with every picture. What the stream wrote stays
+    /// readable: the last playlist in place names only whole segments.
+    @Test func aFullLiveFolderStopsTheStreamNotTheMovie() throws {
+        guard let small = try SmallFilesystem.mount(megabytes: 1, for: "aFullLiveFolderStopsTheStreamNotTheMovie") else { return }
+        defer { small.unmount() }
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try Processes.reel(["record", "movie.mov", "--max-duration", "30", "--live", "\(small.path)/hls",
+                                         "--live-segment", "2", "--live-keep", "all", "--video", "lavfi:testsrc2?realtime=0",
+                                         "--audio", "lavfi:sine?realtime=0", "--preset", "352x288", "--quiet", "--json"],
+                                        currentDirectory: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try TestInputs.json(result.standardOutput)
+        #expect(json["videoFrames"] as? Int == 900 && json["recordedSuccessfully"] as? Bool == true)
+        #expect(try MediaInspection(path: "\(folder)/movie.mov").videoFrames == 900)
+        let live = try #require((json["live"] as? [[String: Any]])?.first)
+        let error = live["error"] as? String ?? ""
+        #expect(error.contains("No space left on device"), "\(live)")
+        let written = live["segments"] as? Int ?? 0
+        #expect(written > 0 && written < 15, "\(live)")
+        #expect(result.standardError.contains("reel: warning: live stream \(small.path)/hls/index.m3u8 stopped:") && result.standardError.contains("the movie records on"),
+                "\(result.standardError)")
+        let check = HLSPlaylistCheck(try String(contentsOfFile: "\(small.path)/hls/index.m3u8", encoding: .utf8))
+        #expect(check.problems.isEmpty && !check.isEnded && check.entries.count == written, "\(check.problems)")
+        // (Not ended, the playlist is live to ffmpeg, which would wait for more: its segments are read as one file.)
+        var joined = try Data(contentsOf: URL(fileURLWithPath: "\(small.path)/hls/init.mp4"))
+        for entry in check.entries { joined += try Data(contentsOf: URL(fileURLWithPath: "\(small.path)/hls/\(entry.uri)")) }
+        try joined.write(to: URL(fileURLWithPath: "\(folder)/joined.mp4"))
+        #expect(try MediaInspection(path: "\(folder)/joined.mp4").videoFrames == written * 60)
+        #expect(!Scratch.files(in: "\(small.path)/hls").contains { $0.hasSuffix(".partial") }, "no hidden file is left behind")
+    }
+
     /// Bad live options and folders are one clear line (exit 2) with nothing written: no movie, no folder.
     @Test func badLiveStreamsWriteNothing() throws {
         let folder = try Scratch.folder()

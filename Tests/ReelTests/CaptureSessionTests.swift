@@ -17,6 +17,7 @@ import Testing
                 progress.withLock { $0.append(value) }
             case .finished: events.withLock { $0.append("finished") }
             case .segmentStarted, .segmentFinished: events.withLock { $0.append("segment") }
+            case .liveStopped: events.withLock { $0.append("liveStopped") }
             }
         }
         var names: [String] { events.withLock { $0 } }
@@ -87,6 +88,7 @@ import Testing
                 names.append("finished")
                 finished = result
             case .segmentStarted, .segmentFinished: names.append("segment")
+            case .liveStopped: names.append("liveStopped")
             }
         }
         #expect(names.first == "started" && names.last == "finished", "\(names)")

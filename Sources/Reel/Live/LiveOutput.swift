@@ -56,13 +56,16 @@ final class LiveOutput: Sendable {
     }
 
     /// Opens the stream (its init segment) for the movie's encoders, and starts its thread.
-    func open(video: Encoder?, audio: Encoder?, frameDuration: Double) {
+    /// `stopped` is told at once if the stream fails before the movie ends (RecordingEvent.liveStopped).
+    func open(video: Encoder?, audio: Encoder?, frameDuration: Double, stopped: @escaping @Sendable (LiveResult) -> Void) {
         let writer: HLSWriter
         do {
             writer = try HLSWriter(folder: stream.folder, video: video, audio: audio, segmentDuration: stream.segmentDuration,
                                    frameDuration: frameDuration, window: stream.window)
         } catch {
-            state.withLockNotifying { $0.result = result(of: nil, error: "\(error)") }
+            let failed = result(of: nil, error: "\(error)")
+            state.withLockNotifying { $0.result = failed }
+            stopped(failed)
             return
         }
         let segmenter = LiveSegmenter<Packet>(segmentDuration: stream.segmentDuration,
@@ -70,7 +73,13 @@ final class LiveOutput: Sendable {
                                               audioTimeBase: audio.map { TimeBase($0.timeBase) })
         state.withLock { $0.hasVideo = video != nil }
         let resolution = video.map { (width: $0.width, height: $0.height) }
-        let worker = LiveWorker(writer: writer, segmenter: segmenter) { [variant] writer in
+        let playlist = playlistPath
+        let worker = LiveWorker(writer: writer, segmenter: segmenter, stopped: { [state] worker in
+            let dropped = state.withLock { $0.droppedPackets }
+            stopped(LiveResult(kind: "hls", playlist: playlist, segments: worker.writer.segmentsWritten,
+                               listedSegments: worker.writer.playlist.segments.count, bytes: worker.writer.bytesWritten,
+                               duration: worker.duration, droppedPackets: dropped, gaps: worker.gaps, error: worker.failure))
+        }) { [variant] writer in
             guard let variant else { return }
             variant.group.report(variant.index, HLSMultivariantPlaylist.Variant(
                 uri: variant.uri, bandwidth: max(variant.declaredBitRate, writer.peakBitRate), averageBandwidth: writer.averageBitRate,
@@ -212,9 +221,14 @@ private final class LiveWorker: @unchecked Sendable {
     /// Tells a multivariant playlist what this stream now measures (after each segment).
     let reportVariant: (HLSWriter) -> Void
 
-    init(writer: HLSWriter, segmenter: LiveSegmenter<Packet>, reportVariant: @escaping (HLSWriter) -> Void) {
+    /// Told once, when the stream fails (its packets are let go from then on).
+    let stopped: (LiveWorker) -> Void
+
+    init(writer: HLSWriter, segmenter: LiveSegmenter<Packet>, stopped: @escaping (LiveWorker) -> Void,
+         reportVariant: @escaping (HLSWriter) -> Void) {
         self.writer = writer
         self.segmenter = segmenter
+        self.stopped = stopped
         self.reportVariant = reportVariant
     }
 
@@ -230,6 +244,7 @@ private final class LiveWorker: @unchecked Sendable {
                 reportVariant(writer)
             } catch {
                 failure = "\(error)"
+                stopped(self)
             }
         }
     }

@@ -9,7 +9,11 @@ extension MovieRecorder {
         guard !setup.live.isEmpty else { return }
         if setup.segmentation != nil && setup.hasAudio { liveAudio = try LiveAudio(setup.preset) }
         let audio = liveAudio?.encoder ?? segments.current?.audioStreamEncoder
-        for live in setup.live { live.open(video: videoEncoder, audio: audio, frameDuration: videoTimeBase.doubleValue) }
+        for live in setup.live {
+            live.open(video: videoEncoder, audio: audio, frameDuration: videoTimeBase.doubleValue) { [segmentEvents] result in
+                segmentEvents(.liveStopped(result))
+            }
+        }
     }
 
     /// The streams' last packets and their ends, with what each wrote.

@@ -22,7 +22,8 @@ final class MovieRecorder: @unchecked Sendable {
     /// Pictures the session's readers dropped (shared by every output), for the result and progress.
     let readerDrops: @Sendable () -> Int
     let progress: @Sendable (RecordingProgress) -> Void
-    /// Segment events (segmentStarted, segmentFinished), from this movie's thread.
+    /// Segment and live-stream events (segmentStarted, segmentFinished from this movie's thread; liveStopped
+    /// from a live stream's).
     let segmentEvents: @Sendable (RecordingEvent) -> Void
     let startedAt: Int64
     /// Set once the movie wants nothing more (a limit, a failure, the end): the session stops handing it items.

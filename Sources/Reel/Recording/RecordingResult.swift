@@ -66,5 +66,8 @@ public enum RecordingEvent: Sendable {
     case segmentStarted(output: String, index: Int)
     /// A segment is finalized (or, with `recordedSuccessfully` false, could not be).
     case segmentFinished(SegmentResult)
+    /// A live stream stopped before its movie (its folder failed: full, removed, unwritable); the movie
+    /// records on. The result says what it wrote and why it stopped.
+    case liveStopped(LiveResult)
     case finished(RecordingResult)
 }
