@@ -20,6 +20,8 @@ enum CaptureCommand {
           --control PATH            a control socket while the press lasts (reel ctl PATH status|stop|photo ...;
                                     see reel record --help)
         \(RecordingOptions.help)
+        \(RecordingOptions.liveHelp)
+          A tap keeps its live stream (the press as it was seen); only the movie is dropped.
         """
 
     struct Report: Encodable {
@@ -41,7 +43,7 @@ enum CaptureCommand {
     }
 
     static func run(_ arguments: [String]) -> ExitCode {
-        var valueOptions = RecordingOptions.valueOptions
+        var valueOptions = RecordingOptions.valueOptions.union(RecordingOptions.liveOptions)
         valueOptions.insert("--hold-threshold")
         valueOptions.insert("--control")
         let capture: PressCapture

@@ -166,6 +166,17 @@ import Testing
         #expect(!Scratch.files(in: "\(small.path)/hls").contains { $0.hasSuffix(".partial") }, "no hidden file is left behind")
     }
 
+    /// `capture` (tap = photo, hold = video) streams the press too: a hold's stream is its movie's pictures.
+    @Test func aHeldCaptureStreams() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try Processes.reel(["capture", "hold", "--max-duration", "3", "--live", "hls", "--live-segment", "1"]
+                                        + LiveStreamTests.sources, currentDirectory: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        _ = try LiveStreamTests.checkStream("\(folder)/hls", segmentPictures: [30, 30, 30])
+        #expect(try TestInputs.frameNumbers("\(folder)/hls/index.m3u8") == TestInputs.frameNumbers("\(folder)/hold.mov"))
+    }
+
     /// Bad live options and folders are one clear line (exit 2) with nothing written: no movie, no folder.
     @Test func badLiveStreamsWriteNothing() throws {
         let folder = try Scratch.folder()
