@@ -26,9 +26,7 @@ package enum LiveFolder {
                 guard FileSystem.isFolder(folder) else {
                     throw ReelError.invalidInput("\(ErrorText.path(folder)) (the live stream of tier \(name)) is a file, not a folder: choose another live folder")
                 }
-                if !overwrite, let earlier = contents(of: folder).first(where: isStreamFile) {
-                    throw ReelError(.outputExists, "\(ErrorText.path(folder + "/" + earlier)) already exists (an earlier live stream): choose another folder or allow overwriting")
-                }
+                if !overwrite { try rejectEarlierStream(in: folder) }
             }
             try stream.validate()
             let folder = URL(fileURLWithPath: stream.folder).standardizedFileURL.path
@@ -39,9 +37,7 @@ package enum LiveFolder {
                 guard access(folder, W_OK) == 0 else {
                     throw ReelError.invalidInput("live folder \(ErrorText.path(stream.folder)) is not writable")
                 }
-                if !overwrite, let earlier = contents(of: folder).first(where: isStreamFile) {
-                    throw ReelError(.outputExists, "\(ErrorText.path(folder + "/" + earlier)) already exists (an earlier live stream): choose another folder or allow overwriting")
-                }
+                if !overwrite { try rejectEarlierStream(in: folder) }
             } else {
                 var info = stat()
                 if lstat(folder, &info) == 0 {
@@ -56,6 +52,11 @@ package enum LiveFolder {
                 }
             }
         }
+    }
+
+    private static func rejectEarlierStream(in folder: String) throws {
+        guard let earlier = contents(of: folder).first(where: isStreamFile) else { return }
+        throw ReelError(.outputExists, "\(ErrorText.path(folder + "/" + earlier)) already exists (an earlier live stream): choose another folder or allow overwriting")
     }
 
     /// Creates the folder, or removes an earlier stream's files from it (the check allowed overwriting).
