@@ -72,6 +72,15 @@ public enum CodecConfigurationRecord {
     /// when the bytes do not start with a start code.
     public static func nalUnits<Bytes: RandomAccessCollection>(inAnnexB bytes: Bytes) -> [Range<Int>]?
     where Bytes.Element == UInt8, Bytes.Index == Int {
+        var units: [Range<Int>] = []
+        return forEachNALUnit(inAnnexB: bytes) { units.append($0) } ? units : nil
+    }
+
+    /// Calls `body` with each NAL unit's range, as `nalUnits` splits them, without collecting them (a live
+    /// stream rewrites every picture so). False, and no call, when the bytes do not start with a start code.
+    @discardableResult
+    public static func forEachNALUnit<Bytes: RandomAccessCollection>(inAnnexB bytes: Bytes, _ body: (Range<Int>) -> Void) -> Bool
+    where Bytes.Element == UInt8, Bytes.Index == Int {
         func startCode(from index: Int) -> Int? {
             var at = index
             while at + 2 < bytes.count {
@@ -80,9 +89,8 @@ public enum CodecConfigurationRecord {
             }
             return nil
         }
-        guard let first = startCode(from: 0), bytes[..<first].allSatisfy({ $0 == 0 }) else { return nil }
+        guard let first = startCode(from: 0), bytes[..<first].allSatisfy({ $0 == 0 }) else { return false }
         precondition(bytes.startIndex == 0, "NAL units are found in bytes indexed from 0")
-        var units: [Range<Int>] = []
         var start = first + 3
         while start < bytes.count {
             var end = bytes.count
@@ -91,10 +99,10 @@ public enum CodecConfigurationRecord {
                 next = code
                 end = code > start && bytes[code - 1] == 0 ? code - 1 : code
             }
-            if end > start { units.append(start ..< end) }
+            if end > start { body(start ..< end) }
             guard let next else { break }
             start = next + 3
         }
-        return units
+        return true
     }
 }

@@ -45,6 +45,14 @@ public enum MediaFragment {
     /// trun: data offset, then per sample duration, size, flags and presentation offset.
     static let trunFlags: UInt32 = 0x000001 | 0x000100 | 0x000200 | 0x000400 | 0x000800
 
+    /// Bytes `header` takes for tracks of these sample counts (it depends on nothing else): a writer can put
+    /// the payloads after room for it and fill the header in once their sizes are known.
+    public static func headerSize(sampleCounts: [Int]) -> Int {
+        // styp 24, moof header 8, mfhd 16, mdat header 8; per traf: its header 8, tfhd 16, tfdt 20, trun 20
+        // and 16 a sample.
+        56 + sampleCounts.reduce(0) { $0 + 64 + 16 * $1 }
+    }
+
     /// styp + moof + the mdat header for fragment number `sequence` (from 1); the tracks' payloads follow it.
     public static func header(sequence: UInt32, tracks: [Track]) throws(FragmentError) -> [UInt8] {
         for track in tracks {

@@ -7,14 +7,11 @@ public enum SamplePayload {
     @discardableResult
     public static func append(_ bytes: UnsafeBufferPointer<UInt8>, codec: Codec, to out: inout [UInt8]) -> Int {
         let before = out.count
-        guard codec == .h264 || codec == .hevc, let units = CodecConfigurationRecord.nalUnits(inAnnexB: bytes) else {
-            out.append(contentsOf: bytes)
-            return bytes.count
-        }
-        for unit in units {
+        let rewritten = (codec == .h264 || codec == .hevc) && CodecConfigurationRecord.forEachNALUnit(inAnnexB: bytes) { unit in
             BigEndian.append(UInt32(unit.count), to: &out)
             out.append(contentsOf: bytes[unit])
         }
+        if !rewritten { out.append(contentsOf: bytes) }
         return out.count - before
     }
 }

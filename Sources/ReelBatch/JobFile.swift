@@ -233,7 +233,7 @@ public enum JobFile {
                     live.segmentDuration = try stream.number("segmentDuration", in: LiveStream.segmentDurationRange)
                 }
                 if stream.has("keep") {
-                    live.window = (try? stream.string("keep")) == "all" ? nil : try stream.integer("keep", in: LiveStream.windowRange)
+                    live.window = stream.object["keep"] == .string("all") ? nil : try stream.integer("keep", in: LiveStream.windowRange)
                 }
                 return live
             }

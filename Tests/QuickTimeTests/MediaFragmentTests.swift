@@ -30,6 +30,11 @@ import Testing
         ])])
     }
 
+    @Test func headerSizeIsKnownFromTheSampleCounts() throws {
+        #expect(try MediaFragment.header(sequence: 1, tracks: [video, audio]).count == MediaFragment.headerSize(sampleCounts: [3, 2]))
+        #expect(try MediaFragment.header(sequence: 9, tracks: [audio]).count == MediaFragment.headerSize(sampleCounts: [2]))
+    }
+
     @Test func fieldsAreAsGiven() throws {
         let header = try MediaFragment.header(sequence: 7, tracks: [video, audio])
         let moof = try #require(BoxReader.child("moof", of: header, in: 0..<header.count))

@@ -51,7 +51,6 @@ final class HLSWriter {
     /// RFC 6381 strings of the tracks (video first), from the init segment.
     let codecs: [String]
     private var buffer: [UInt8] = []
-    private var payload: [UInt8] = []
 
     /// Writes the init segment for the encoders' streams and an empty playlist is not written yet (a player
     /// that finds no playlist retries; one that finds an empty live playlist may give up).
@@ -88,22 +87,24 @@ final class HLSWriter {
 
     /// Writes a segment and lists it; `wallClock` is its first picture's time (ms since 1970).
     func write(_ segment: LiveSegmenter<Packet>.Segment, wallClock: Int64) throws {
-        // The payloads as stored (pictures length-prefixed), whose sizes the moof gives.
-        payload.removeAll(keepingCapacity: true)
-        var tracks: [MediaFragment.Track] = []
-        for (track, entries) in [(video, segment.video), (audio, segment.audio)] {
-            guard let track, !entries.isEmpty else { continue }
-            let samples = entries.map { entry in
-                var sample = track.sample(entry.sample)
-                sample.size = entry.payload.withPayload { SamplePayload.append($0, codec: track.codec, to: &payload) }
-                return sample
-            }
-            tracks.append(MediaFragment.Track(trackID: track.trackID, samples: samples, isVideo: track.trackID == video?.trackID))
+        let parts = [(video, segment.video), (audio, segment.audio)].compactMap { track, entries in
+            track.flatMap { entries.isEmpty ? nil : ($0, entries) }
         }
-        guard !tracks.isEmpty else { return }
+        guard !parts.isEmpty else { return }
+        // The payloads as stored (pictures length-prefixed) go after room for the header, which their sizes
+        // then fill in: the segment is built in one buffer, its payload copied once.
+        let headerSize = MediaFragment.headerSize(sampleCounts: parts.map { $0.1.count })
         buffer.removeAll(keepingCapacity: true)
-        buffer += try MediaFragment.header(sequence: fragmentSequence, tracks: tracks)
-        buffer += payload
+        buffer.append(contentsOf: repeatElement(0, count: headerSize))
+        let tracks = parts.map { track, entries in
+            MediaFragment.Track(trackID: track.trackID, samples: entries.map { entry in
+                var sample = track.sample(entry.sample)
+                sample.size = entry.payload.withPayload { SamplePayload.append($0, codec: track.codec, to: &buffer) }
+                return sample
+            }, isVideo: track.trackID == video?.trackID)
+        }
+        let header = try MediaFragment.header(sequence: fragmentSequence, tracks: tracks)
+        buffer.replaceSubrange(0..<headerSize, with: header)
         let number = nextNumber
         let name = "segment\(number).m4s"
         try place(buffer, as: name)
@@ -161,17 +162,14 @@ final class HLSWriter {
         try output.writeHeader(options: [("movflags", "frag_custom+empty_moov+default_base_moof")])
         output.flush()
         output.abandon()
-        guard let file = try? FileDescriptor.opening("open", { open(path, O_RDONLY | O_CLOEXEC) }) else {
-            throw ReelError.runtime("cannot read back the live stream's init segment in \(folder)")
+        do {
+            let file = try FileDescriptor.opening("open") { open(path, O_RDONLY | O_CLOEXEC) }
+            var info = stat()
+            guard fstat(file.raw, &info) == 0 else { throw SystemError("fstat", code: errno) }
+            return try FileBytes(descriptor: file.raw).read(at: 0, count: Int(info.st_size))
+        } catch {
+            throw ReelError.runtime("cannot read back the live stream's init segment in \(folder): \(error)")
         }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = read(file.raw, &chunk, chunk.count)
-            guard count > 0 else { break }
-            bytes += chunk[..<count]
-        }
-        return bytes
     }
 
     /// Each track's mdhd timescale, in track order.

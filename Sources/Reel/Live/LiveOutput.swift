@@ -31,13 +31,20 @@ final class LiveOutput: Sendable {
         var spare: [Packet] = []
         var result: LiveResult?
         var hasVideo = true
+        /// A packet that could not be referenced (out of memory): counted as dropped; the first reason is kept.
+        var referenceFailure: String?
     }
     private let state = Locked(State())
     private let thread = Locked<WorkerThread?>(nil)
 
     /// Bytes of packets that may wait for the stream's thread (seconds of a 720p stream).
     static let queueLimit = 24 * 1024 * 1024
-    private static let sparePackets = 128
+    /// At least the packets a stream holds at once (the queue and up to three segments: about 1,400 at 30 fps
+    /// with 6 s segments), so none is allocated once it runs.
+    private static let sparePackets = 4096
+    /// The thread is woken for each video keyframe (where a segment can end) and otherwise looks this often
+    /// (audio past a cut completes a segment): no wake-up per packet.
+    static let pollInterval: Int64 = 100_000_000
 
     /// One variant of a multivariant stream (a recording with tiers): its group, its place there, and the
     /// bit rate the preset allows at most (BANDWIDTH before segments are measured).
@@ -104,33 +111,39 @@ final class LiveOutput: Sendable {
     func audio(_ packet: Packet, offset: Int64) { enqueue(packet, isVideo: false, offset: offset) }
 
     private func enqueue(_ packet: Packet, isVideo: Bool, offset: Int64) {
-        state.withLockNotifying { state in
-            guard !state.ended, state.result == nil else { return }
+        let wakes = state.withLock { state -> Bool in
+            guard !state.ended, state.result == nil else { return false }
             let size = packet.size
             if state.dropping {
                 // Back once there is room again, at a keyframe (audio alone: at any packet).
                 let resumes = (isVideo && packet.isKeyframe || !isVideo && !state.hasVideo) && state.bytes + size <= LiveOutput.queueLimit / 2
                 guard resumes else {
                     state.droppedPackets += 1
-                    return
+                    return false
                 }
                 state.dropping = false
                 state.items.append(.gap)
             } else if state.bytes + size > LiveOutput.queueLimit {
                 state.dropping = true
                 state.droppedPackets += 1
-                return
+                return true
             }
             let copy = state.spare.popLast() ?? Packet()
-            guard (try? copy.reference(packet)) != nil else {
+            do {
+                try copy.reference(packet)
+            } catch {
+                state.spare.append(copy)
                 state.droppedPackets += 1
-                return
+                state.referenceFailure = state.referenceFailure ?? "a packet could not be referenced: \(error)"
+                return false
             }
             copy.pts += offset
             copy.dts += offset
             state.bytes += size
             state.items.append(isVideo ? .video(copy) : .audio(copy))
+            return isVideo ? packet.isKeyframe : !state.hasVideo || state.bytes > LiveOutput.queueLimit / 4
         }
+        if wakes { state.withLockNotifying { _ in } }
     }
 
     /// The movie is over: the stream writes what it holds and its end, and its result is ready.
@@ -148,15 +161,16 @@ final class LiveOutput: Sendable {
     private var playlistPath: String { stream.folder + "/" + HLSWriter.playlistName }
 
     private func run(_ worker: LiveWorker) {
+        var items: [Item] = []
         while true {
-            let (items, ended) = state.wait { state -> ([Item], Bool)? in
+            items.removeAll(keepingCapacity: true)
+            let deadline = MonotonicClock.nanoseconds() + LiveOutput.pollInterval
+            let ended = state.wait(until: { state -> Bool? in
                 guard !state.items.isEmpty || state.ended else { return nil }
-                defer {
-                    state.items.removeAll(keepingCapacity: true)
-                    state.bytes = 0
-                }
-                return (state.items, state.ended)
-            }
+                swap(&state.items, &items)  // the batch moves out; its emptied array comes back next time
+                state.bytes = 0
+                return state.ended
+            }, deadline: deadline) ?? false
             for item in items {
                 let done: [LiveSegmenter<Packet>.Segment]
                 switch item {
@@ -180,7 +194,7 @@ final class LiveOutput: Sendable {
         let result = LiveResult(kind: "hls", playlist: playlistPath, segments: worker.writer.segmentsWritten,
                                 listedSegments: worker.writer.playlist.segments.count, bytes: worker.writer.bytesWritten,
                                 duration: worker.duration, droppedPackets: dropped, gaps: worker.gaps,
-                                error: worker.failure ?? variant?.group.failure)
+                                error: worker.failure ?? state.withLock { $0.referenceFailure } ?? variant?.group.failure)
         state.withLockNotifying { $0.result = result }
     }
 

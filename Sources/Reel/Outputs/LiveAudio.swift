@@ -13,7 +13,7 @@ final class LiveAudio {
     /// The movie's sample at the start of what `fifo` holds.
     private var position: Int64?
     private(set) var encodedNanoseconds: Int64 = 0
-    private var finished = false
+    private(set) var finished = false
 
     init(_ preset: Preset) throws {
         let audio = preset.audio

@@ -139,7 +139,7 @@ extension MovieRecorder {
                 try encoder.encode { frame in
                     _ = try fifo.read(into: frame, sampleCount: count)
                     frame.pts = position - segment.start.sample
-                    try sendLive(samples: frame, at: position)
+                    sendLive(samples: frame, at: position)
                     if let preroll {
                         try preroll.append(frame)
                         if preroll.count > frameSize { preroll.drain(preroll.count - frameSize) }

@@ -19,6 +19,7 @@ extension MovieRecorder {
                 if let ffmpegError = error as? FFmpegError, ffmpegError.isNoSpace { stopReason = .diskFull }
                 else if stopReason != .diskFull { stopReason = .failed }
             }
+            finishLiveAudio()
             releaseHeldPicture()
             let ending = stopReason ?? .stopped
             for segment in segments.takeAll() { finishSegment(segment, stopReason: ending) }

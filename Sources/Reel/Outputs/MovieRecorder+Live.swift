@@ -16,25 +16,39 @@ extension MovieRecorder {
         }
     }
 
-    /// The streams' last packets and their ends, with what each wrote.
-    func finishLiveStreams() -> [LiveResult] {
-        if let liveAudio {
-            do {
-                try liveAudio.finish()
-                try sendLiveAudio()
-            } catch {
-                errorMessage = errorMessage ?? "the live streams' sound failed: \(error)"
-            }
-            audioEncodeNanoseconds += liveAudio.encodedNanoseconds
+    /// The streams' sound ends with the movie's: its last samples, the encoder drained (called once the
+    /// movie's own encoders are, so its CPU time is in the stages). A failure here is the streams', not the movie's.
+    func finishLiveAudio() {
+        guard let liveAudio, !liveAudio.finished else { return }
+        do {
+            try liveAudio.finish()
+            try sendLiveAudio()
+        } catch {
+            liveAudioFailure = liveAudioFailure ?? "the stream's sound failed: \(error)"
         }
-        return setup.live.map { $0.finish() }
+        audioEncodeNanoseconds += liveAudio.encodedNanoseconds
     }
 
-    /// Samples the movie encodes (from its sample `position` on), for a segmented movie's streams.
-    func sendLive(samples frame: Frame, at position: Int64) throws {
-        guard let liveAudio else { return }
-        try liveAudio.append(frame, start: position)
-        try sendLiveAudio()
+    /// The streams' ends, with what each wrote.
+    func finishLiveStreams() -> [LiveResult] {
+        finishLiveAudio()  // when no file was open at the end (its encoders were finished before)
+        return setup.live.map { live in
+            var result = live.finish()
+            if result.error == nil { result.error = liveAudioFailure }
+            return result
+        }
+    }
+
+    /// Samples the movie encodes (from its sample `position` on), for a segmented movie's streams. A failure
+    /// of this second encode ends the streams' sound and is reported in their results; the movie goes on.
+    func sendLive(samples frame: Frame, at position: Int64) {
+        guard let liveAudio, liveAudioFailure == nil else { return }
+        do {
+            try liveAudio.append(frame, start: position)
+            try sendLiveAudio()
+        } catch {
+            liveAudioFailure = "the stream's sound failed: \(error)"
+        }
     }
 
     private func sendLiveAudio() throws {

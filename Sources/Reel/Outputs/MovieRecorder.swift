@@ -76,6 +76,8 @@ final class MovieRecorder: @unchecked Sendable {
     var liveStreamsDated = false
     /// A segmented movie's sound for its live streams, encoded without the files' joins.
     var liveAudio: LiveAudio?
+    /// Why the streams' own sound encode stopped, if it did (their results say so).
+    var liveAudioFailure: String?
     /// The picture as this movie's encoder gets it: a reference to the shared pixels (no copy) with this
     /// movie's own timestamp and keyframe flag (the shared frame is read-only: other outputs read it).
     let videoInput = Frame()

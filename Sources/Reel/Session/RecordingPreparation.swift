@@ -65,7 +65,7 @@ struct RecordingPreparation {
                 throw ReelError.invalidInput("a live stream comes from the session's movie: this session records none")
             }
             let variants = configuration.tiers.isEmpty ? [] : LiveVariants.folderNames(presets: [configuration.preset.name] + configuration.tiers.map(\.preset.name))
-            try LiveFolder.check(configuration.live, variants: variants, overwrite: configuration.overwrite)
+            try LiveFolder.check(configuration.live, variants: variants, plan: plan, overwrite: configuration.overwrite)
         }
         self.plan = plan
         let interval = configuration.fragmentInterval
