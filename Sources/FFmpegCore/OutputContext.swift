@@ -7,11 +7,20 @@ public final class OutputContext {
     private var encoderTimeBases: [Rational] = []
     private var isOpen = false
     public let path: String
+    /// Interrupts the output's blocking I/O (a network output: its connection and writes), kept alive here.
+    private let interrupt: InterruptFlag?
 
-    public init(path: String, formatName: String) throws {
+    /// A file, or with `interrupt` a network address (srt://, rtmp://) whose opening and writes the flag can
+    /// interrupt (by raising it, or by a deadline passing).
+    public init(path: String, formatName: String, interrupt: InterruptFlag? = nil) throws {
         self.path = path
+        self.interrupt = interrupt
         try FFmpegError.check(avformat_alloc_output_context2(&context, nil, formatName, path),
                               "avformat_alloc_output_context2(\(formatName))")
+        if let interrupt {
+            context!.pointee.interrupt_callback.callback = interruptCallback
+            context!.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(interrupt).toOpaque()
+        }
     }
 
     deinit {
@@ -22,8 +31,12 @@ public final class OutputContext {
     private func closeIO() {
         guard isOpen else { return }
         isOpen = false
+        bytesAtClose = avio_tell(context!.pointee.pb)
         avio_closep(&context!.pointee.pb)
     }
+
+    /// Bytes the output had taken when it was closed (a network output's bytes sent, the trailer included).
+    public private(set) var bytesAtClose: Int64 = 0
 
     private var formatContext: UnsafeMutablePointer<AVFormatContext> { context! }
 
@@ -76,9 +89,12 @@ public final class OutputContext {
         av_dict_set(&formatContext.pointee.metadata, key, value, 0)
     }
 
-    /// Opens the file and writes the header. `options` are the muxer's own (movflags, ...).
-    public func writeHeader(options: [(key: String, value: String)] = []) throws {
-        try FFmpegError.check(avio_open(&formatContext.pointee.pb, path, AVIO_FLAG_WRITE), "avio_open(\(path))")
+    /// Opens the file and writes the header. `options` are the muxer's own (movflags, ...); `ioOptions` the
+    /// protocol's (an SRT socket's linger, ...), which a URL's own query overrides.
+    public func writeHeader(options: [(key: String, value: String)] = [], ioOptions: [(key: String, value: String)] = []) throws {
+        let protocolOptions = OptionDictionary(ioOptions)
+        try FFmpegError.check(avio_open2(&formatContext.pointee.pb, path, AVIO_FLAG_WRITE, &formatContext.pointee.interrupt_callback,
+                                         &protocolOptions.pointer), "avio_open(\(path))")
         isOpen = true
         let dictionary = OptionDictionary(options)
         try FFmpegError.check(avformat_write_header(formatContext, &dictionary.pointer), "avformat_write_header(\(path))")

@@ -34,6 +34,7 @@ public struct BatchJob: Sendable, Equatable {
     public var tiers: [MovieTier] = []
     /// Live streams of the movie (`live`: HLS folders).
     public var live: [LiveStream] = []
+    public var livePushes: [LivePush] = []
     /// record and transcode: consecutive files instead of one (`output` is then their name pattern).
     public var segmentation: Segmentation? = nil
     /// record: a control socket to listen on while the job records (`reel ctl`).

@@ -238,6 +238,7 @@ public final class BatchRunner: Sendable {
         configuration.cameraControls = job.cameraControls
         configuration.tiers = job.tiers
         configuration.live = job.live
+        configuration.livePushes = job.livePushes
         configuration.segmentation = job.segmentation
         // Outputs appear under their final names only once finalized: that is what lets a re-run skip them.
         configuration.writesUnderFinalName = false

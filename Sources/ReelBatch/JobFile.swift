@@ -223,10 +223,27 @@ public enum JobFile {
             }
         }
         if fields.has("live") {
-            // Live streams of the movie: {"folder": TEMPLATE, "segmentDuration": S, "keep": N | "all"}.
-            job.live = try fields.objects("live").map { stream in
+            // Live streams of the movie: {"folder": TEMPLATE, "segmentDuration": S, "keep": N | "all"} for HLS,
+            // {"url": "srt://…" | "rtmp://…"} for a server.
+            for stream in try fields.objects("live") {
+                if stream.has("url") {
+                    if let stray = stream.object.keys.sorted().first(where: { $0 != "url" }) {
+                        throw stream.fail(stray, "not a field of a pushed live stream (allowed: url)")
+                    }
+                    let destination: LiveDestination
+                    do {
+                        destination = try LiveStream.destination(try stream.string("url"))
+                    } catch let error as ReelError {
+                        throw stream.fail("url", error.message)
+                    }
+                    guard case .server(let push) = destination else {
+                        throw stream.fail("url", "not a server's address: push to srt://HOST:PORT or rtmp://HOST/APP/KEY (a folder goes in \"folder\")")
+                    }
+                    job.livePushes.append(push)
+                    continue
+                }
                 if let stray = stream.object.keys.sorted().first(where: { !["folder", "segmentDuration", "keep"].contains($0) }) {
-                    throw stream.fail(stray, "not a field of a live stream (allowed: folder, keep, segmentDuration)")
+                    throw stream.fail(stray, "not a field of a live stream (allowed: folder, keep, segmentDuration; or url alone)")
                 }
                 var live = LiveStream(folder: try expand("folder", in: stream))
                 if stream.has("segmentDuration") {
@@ -235,7 +252,7 @@ public enum JobFile {
                 if stream.has("keep") {
                     live.window = stream.object["keep"] == .string("all") ? nil : try stream.integer("keep", in: LiveStream.windowRange)
                 }
-                return live
+                job.live.append(live)
             }
         }
         if fields.has("tiers") {

@@ -140,7 +140,9 @@ enum CtlCommand {
                 .map { "segment \($0.index) finished: \($0.output) " + String(printf: "%.2f s", $0.duration) } ?? event
         case "liveStopped":
             return (try? decoder.decode(LiveResult.self, from: data))
-                .map { "live stream \($0.playlist) stopped: \($0.error ?? "no error")" } ?? event
+                .map { "live stream \($0.destination) stopped: \($0.error ?? "no error")" } ?? event
+        case "liveConnected", "liveDisconnected", "liveReconnecting":
+            return (try? decoder.decode(LiveConnection.self, from: data)).map(\.text) ?? event
         case "finished":
             return (try? decoder.decode(RecordingResult.self, from: data))
                 .map { "finished (\($0.stopReason.rawValue)): \($0.output)" } ?? event

@@ -96,7 +96,12 @@ enum RecordCommand {
         try session.start(configuration) { event in
             server?.publish(event)
             if case .liveStopped(let live) = event {
-                Terminal.writeError("reel: warning: live stream \(live.playlist) stopped: \(live.error ?? "?"); the movie records on\n")
+                status.clear()
+                Terminal.writeError("reel: warning: live stream \(live.destination) stopped: \(live.error ?? "?"); the movie records on\n")
+            }
+            if case .liveConnection(let connection) = event, !quiet {
+                status.clear()
+                Terminal.writeError("reel: \(connection.text)\n")
             }
             guard case .progress(let progress) = event else { return }
             if let inputDuration = progress.inputDuration {

@@ -20,6 +20,13 @@ struct RecordingOptions {
           --live DIR             also write HLS (fMP4) to DIR for any web server: DIR/index.m3u8, init.mp4,
                                  segmentN.m4s; segments exact to the frame, each starting with a keyframe
                                  (repeatable; DIR is created when missing)
+          --live srt://HOST:PORT[?OPTIONS]
+                                 also push MPEG-TS to an SRT listener (libsrt's options in the query:
+                                 latency=MS, passphrase=..., streamid=...)
+          --live rtmp://HOST[:PORT]/APP/KEY
+                                 also push FLV to an RTMP server (H.264 presets only)
+                                 A lost server never stops the movie: Reel tries it again after 1, 2, 4 ... 30 s
+                                 and says so; a server that refuses the stream key stops only that stream
           --live-segment S       seconds per segment (default \(NumberText.plain(LiveStream.defaultSegmentDuration)); \(NumberText.plain(LiveStream.segmentDurationRange.lowerBound)) to \(NumberText.plain(LiveStream.segmentDurationRange.upperBound)))
           --live-keep N|all      segments the playlist lists, older ones deleted (default \(LiveStream.defaultWindow), at
                                  least \(LiveStream.windowRange.lowerBound)); all keeps the whole event
@@ -113,7 +120,7 @@ struct RecordingOptions {
             fragmentInterval: fragmentInterval)
         configuration.tiers = try RecordingOptions.tiers(arguments)
         configuration.segmentation = try RecordingOptions.segmentation(arguments, limits: &configuration.limits)
-        configuration.live = try RecordingOptions.live(arguments)
+        (configuration.live, configuration.livePushes) = try RecordingOptions.live(arguments)
         configuration.cameraControls = try arguments.cameraControls()
         configuration.restoresCameraControls = arguments.has("--restore-controls")
         if let seconds = try arguments.number("--device-timeout", in: RecordingConfiguration.deviceTimeoutRange) {
@@ -173,16 +180,23 @@ struct RecordingOptions {
         return segmentation
     }
 
-    /// `--live DIR` (repeatable), with `--live-segment S` and `--live-keep N|all` for every stream.
-    static func live(_ arguments: ParsedArguments) throws -> [LiveStream] {
-        let folders = try arguments.allValues("--live").map { text in
-            do { return try LiveStream.destination(text) } catch let error as ReelError { throw UsageError(error.message) }
+    /// `--live DIR|srt://…|rtmp://…` (repeatable), with `--live-segment S` and `--live-keep N|all` for every
+    /// HLS stream.
+    static func live(_ arguments: ParsedArguments) throws -> (folders: [LiveStream], servers: [LivePush]) {
+        var folders: [String] = [], servers: [LivePush] = []
+        for text in arguments.allValues("--live") {
+            do {
+                switch try LiveStream.destination(text) {
+                case .folder(let folder): folders.append(folder)
+                case .server(let push): servers.append(push)
+                }
+            } catch let error as ReelError { throw UsageError(error.message) }
         }
         guard !folders.isEmpty else {
             if let option = ["--live-segment", "--live-keep"].first(where: { arguments.value($0) != nil }) {
-                throw UsageError("\(option) sets up a live stream: add --live DIR")
+                throw UsageError("\(option) sets up an HLS stream: add --live DIR")
             }
-            return []
+            return ([], servers)
         }
         let duration = try arguments.number("--live-segment", in: LiveStream.segmentDurationRange) ?? LiveStream.defaultSegmentDuration
         var window: Int? = LiveStream.defaultWindow
@@ -193,7 +207,7 @@ struct RecordingOptions {
                 window = try arguments.integer("--live-keep", in: LiveStream.windowRange)
             }
         }
-        return folders.map { LiveStream(folder: $0, segmentDuration: duration, window: window) }
+        return (folders.map { LiveStream(folder: $0, segmentDuration: duration, window: window) }, servers)
     }
 
     static func checkMovieOutput(_ output: String, command: String) throws {

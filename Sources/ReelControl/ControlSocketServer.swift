@@ -76,6 +76,7 @@ public final class ControlSocketServer: @unchecked Sendable {
             broadcast(ControlMessages.event("segmentStarted", SegmentStart(output: output, index: index)))
         case .segmentFinished(let segment): broadcast(ControlMessages.event("segmentFinished", segment))
         case .liveStopped(let live): broadcast(ControlMessages.event("liveStopped", live))
+        case .liveConnection(let connection): broadcast(ControlMessages.event(connection.eventName, connection))
         case .finished(let result):
             // Published once, whoever comes first (the session's event or its owner once it has the result).
             guard state.withLock({ state in defer { state.finishedSent = true }; return !state.finishedSent }) else { return }

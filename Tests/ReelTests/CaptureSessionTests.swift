@@ -18,6 +18,7 @@ import Testing
             case .finished: events.withLock { $0.append("finished") }
             case .segmentStarted, .segmentFinished: events.withLock { $0.append("segment") }
             case .liveStopped: events.withLock { $0.append("liveStopped") }
+            case .liveConnection: events.withLock { $0.append("liveConnection") }
             }
         }
         var names: [String] { events.withLock { $0 } }
@@ -89,6 +90,7 @@ import Testing
                 finished = result
             case .segmentStarted, .segmentFinished: names.append("segment")
             case .liveStopped: names.append("liveStopped")
+            case .liveConnection: names.append("liveConnection")
             }
         }
         #expect(names.first == "started" && names.last == "finished", "\(names)")

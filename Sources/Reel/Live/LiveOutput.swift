@@ -3,39 +3,35 @@ import FoundationEssentials
 import QuickTime
 import SystemSupport
 
-/// One live stream of a movie's encoders (a LiveStream: HLS in a folder), on a thread of its own. The movie's
-/// thread hands it a reference to each packet it writes (no copy, no second encode); here they are cut into
-/// segments (LiveSegmenter) and written (HLSWriter). The movie never waits for it: what waits here is
-/// bounded (`queueLimit` bytes), and a stream that falls further behind (its folder's disk stalls) drops
-/// packets up to the next keyframe, counted, and goes on after a gap (EXT-X-DISCONTINUITY). A stream whose
-/// folder fails stops with an error in its result; the movie records on untouched.
+/// One live stream of a movie's encoders, on a thread of its own: HLS in a folder (LiveStream, HLSSink) or a
+/// push to a server (LivePush, PushSink). The movie's thread hands it a reference to each packet it writes
+/// (no copy, no second encode); the sink takes them here. The movie never waits for it: what waits here is
+/// bounded (`queueLimit` bytes), and a stream that falls further behind (its folder's disk or its network
+/// stalls) drops packets up to the next keyframe, counted, and goes on after a gap. A stream that fails for
+/// good stops with an error in its result; the movie records on untouched.
 final class LiveOutput: Sendable {
-    let stream: LiveStream
-
-    private enum Item {
-        case video(Packet)
-        case audio(Packet)
-        case gap
-        /// From `from` seconds of media on, the movie's time zero is `zero` on the wall clock (ms since 1970).
-        case clock(zero: Int64, from: Double)
+    enum Destination: Sendable {
+        case hls(LiveStream)
+        case push(LivePush)
     }
+    let destination: Destination
 
     private struct State {
-        var items: [Item] = []
+        var items: [LiveItem] = []
         var bytes = 0
         var ended = false
         /// Dropping until the next keyframe (the queue was full).
         var dropping = false
-        var droppedPackets = 0
+        var drops = LiveDrops()
         /// Packets written, unreferenced, for the next references (no allocation per packet once warm).
         var spare: [Packet] = []
         var result: LiveResult?
         var hasVideo = true
-        /// A packet that could not be referenced (out of memory): counted as dropped; the first reason is kept.
-        var referenceFailure: String?
     }
     private let state = Locked(State())
     private let thread = Locked<WorkerThread?>(nil)
+    /// A push's: raised at the end so that a connection attempt under way is given up.
+    private let abandon = Locked<InterruptFlag?>(nil)
 
     /// Bytes of packets that may wait for the stream's thread (seconds of a 720p stream).
     static let queueLimit = 24 * 1024 * 1024
@@ -43,7 +39,7 @@ final class LiveOutput: Sendable {
     /// with 6 s segments), so none is allocated once it runs.
     private static let sparePackets = 4096
     /// The thread is woken for each video keyframe (where a segment can end) and otherwise looks this often
-    /// (audio past a cut completes a segment): no wake-up per packet.
+    /// (audio past a cut completes a segment; a reconnection comes due): no wake-up per packet.
     static let pollInterval: Int64 = 100_000_000
 
     /// One variant of a multivariant stream (a recording with tiers): its group, its place there, and the
@@ -58,42 +54,65 @@ final class LiveOutput: Sendable {
     let variant: Variant?
 
     init(stream: LiveStream, variant: Variant? = nil) {
-        self.stream = stream
+        destination = .hls(stream)
         self.variant = variant
     }
 
-    /// Opens the stream (its init segment) for the movie's encoders, and starts its thread.
-    /// `stopped` is told at once if the stream fails before the movie ends (RecordingEvent.liveStopped).
-    func open(video: Encoder?, audio: Encoder?, frameDuration: Double, stopped: @escaping @Sendable (LiveResult) -> Void) {
-        let writer: HLSWriter
-        do {
-            writer = try HLSWriter(folder: stream.folder, video: video, audio: audio, segmentDuration: stream.segmentDuration,
-                                   frameDuration: frameDuration, window: stream.window)
-        } catch {
-            let failed = result(of: nil, error: "\(error)")
-            state.withLockNotifying { $0.result = failed }
-            stopped(failed)
-            return
-        }
-        let segmenter = LiveSegmenter<Packet>(segmentDuration: stream.segmentDuration,
-                                              videoTimeBase: video.map { TimeBase($0.timeBase) },
-                                              audioTimeBase: audio.map { TimeBase($0.timeBase) })
+    init(push: LivePush) {
+        destination = .push(push)
+        variant = nil
+    }
+
+    /// The HLS stream this output writes, if it writes one (its segment duration sets the movie's keyframes).
+    var hlsStream: LiveStream? {
+        guard case .hls(let stream) = destination else { return nil }
+        return stream
+    }
+
+    /// Opens the stream for the movie's encoders (an HLS stream's init segment; a push connects on its own
+    /// thread) and starts its thread. `events` is told at once when the stream stops before the movie ends
+    /// and when a push's connection changes.
+    func open(video: Encoder?, audio: Encoder?, frameDuration: Double, events: @escaping @Sendable (LiveEvent) -> Void) {
         state.withLock { $0.hasVideo = video != nil }
-        let resolution = video.map { (width: $0.width, height: $0.height) }
-        let playlist = playlistPath
-        let worker = LiveWorker(writer: writer, segmenter: segmenter, stopped: { [state] worker in
-            let dropped = state.withLock { $0.droppedPackets }
-            stopped(LiveResult(kind: "hls", playlist: playlist, segments: worker.writer.segmentsWritten,
-                               listedSegments: worker.writer.playlist.segments.count, bytes: worker.writer.bytesWritten,
-                               duration: worker.duration, droppedPackets: dropped, gaps: worker.gaps, error: worker.failure))
-        }) { [variant] writer in
-            guard let variant else { return }
-            variant.group.report(variant.index, HLSMultivariantPlaylist.Variant(
-                uri: variant.uri, bandwidth: max(variant.declaredBitRate, writer.peakBitRate), averageBandwidth: writer.averageBitRate,
-                codecs: writer.codecs, resolution: resolution, frameRate: resolution == nil ? nil : variant.frameRate))
+        // A stop reported from the sink's thread carries what the queue dropped so far.
+        let report: @Sendable (LiveEvent) -> Void = { [state] event in
+            guard case .stopped(var result) = event else { return events(event) }
+            let drops = state.withLock { $0.drops }
+            result.droppedPackets += drops.packets
+            events(.stopped(result))
         }
-        worker.reportVariant(writer)
-        thread.withLock { $0 = WorkerThread(name: "reel.output.live") { [self] in run(worker) } }
+        let sink: LiveSink
+        switch destination {
+        case .push(let push):
+            let pushSink = PushSink(push: push, video: video, audio: audio, events: report)
+            abandon.withLock { $0 = pushSink.abandon }
+            sink = pushSink
+        case .hls(let stream):
+            let playlist = stream.folder + "/" + HLSWriter.playlistName
+            let writer: HLSWriter
+            do {
+                writer = try HLSWriter(folder: stream.folder, video: video, audio: audio, segmentDuration: stream.segmentDuration,
+                                       frameDuration: frameDuration, window: stream.window)
+            } catch {
+                let failed = LiveResult(kind: "hls", playlist: playlist, segments: 0, listedSegments: 0, bytes: 0, duration: 0,
+                                        droppedPackets: 0, gaps: 0, error: "\(error)")
+                state.withLockNotifying { $0.result = failed }
+                events(.stopped(failed))
+                return
+            }
+            let segmenter = LiveSegmenter<Packet>(segmentDuration: stream.segmentDuration,
+                                                  videoTimeBase: video.map { TimeBase($0.timeBase) },
+                                                  audioTimeBase: audio.map { TimeBase($0.timeBase) })
+            let resolution = video.map { (width: $0.width, height: $0.height) }
+            sink = HLSSink(writer: writer, segmenter: segmenter, playlistPath: playlist, events: report) { [variant] writer in
+                guard let variant else { return }
+                variant.group.report(variant.index, HLSMultivariantPlaylist.Variant(
+                    uri: variant.uri, bandwidth: max(variant.declaredBitRate, writer.peakBitRate), averageBandwidth: writer.averageBitRate,
+                    codecs: writer.codecs, resolution: resolution, frameRate: resolution == nil ? nil : variant.frameRate))
+            }
+        }
+        let owned = SinkBox(sink)
+        thread.withLock { $0 = WorkerThread(name: "reel.output.live") { [self] in run(owned.sink) } }
     }
 
     /// The wall-clock time of the movie's time zero (ms since 1970) from `seconds` of media on: when it is
@@ -118,14 +137,16 @@ final class LiveOutput: Sendable {
                 // Back once there is room again, at a keyframe (audio alone: at any packet).
                 let resumes = (isVideo && packet.isKeyframe || !isVideo && !state.hasVideo) && state.bytes + size <= LiveOutput.queueLimit / 2
                 guard resumes else {
-                    state.droppedPackets += 1
+                    state.drops.packets += 1
+                    if isVideo && packet.isKeyframe { state.drops.groups += 1 }
                     return false
                 }
                 state.dropping = false
                 state.items.append(.gap)
             } else if state.bytes + size > LiveOutput.queueLimit {
                 state.dropping = true
-                state.droppedPackets += 1
+                state.drops.packets += 1
+                state.drops.groups += 1
                 return true
             }
             let copy = state.spare.popLast() ?? Packet()
@@ -133,8 +154,8 @@ final class LiveOutput: Sendable {
                 try copy.reference(packet)
             } catch {
                 state.spare.append(copy)
-                state.droppedPackets += 1
-                state.referenceFailure = state.referenceFailure ?? "a packet could not be referenced: \(error)"
+                state.drops.packets += 1
+                state.drops.referenceFailure = state.drops.referenceFailure ?? "a packet could not be referenced: \(error)"
                 return false
             }
             copy.pts += offset
@@ -146,22 +167,30 @@ final class LiveOutput: Sendable {
         if wakes { state.withLockNotifying { _ in } }
     }
 
-    /// The movie is over: the stream writes what it holds and its end, and its result is ready.
+    /// The movie is over: the stream writes what it holds and its end, and its result is ready. A push
+    /// still trying to connect gives up at once; one connected sends what it holds (each write bounded).
     func finish() -> LiveResult {
         state.withLockNotifying { $0.ended = true }
+        abandon.withLock { $0?.raise() }
         let running = thread.withLock { current -> WorkerThread? in
             defer { current = nil }
             return current
         }
         running?.join()
-        return state.withLock { $0.result ?? LiveResult(kind: "hls", playlist: playlistPath, segments: 0, listedSegments: 0, bytes: 0,
-                                                        duration: 0, droppedPackets: $0.droppedPackets, gaps: 0, error: nil) }
+        return state.withLock { state in
+            state.result ?? LiveResult(kind: "hls", playlist: hlsStream.map { $0.folder + "/" + HLSWriter.playlistName },
+                                       segments: 0, listedSegments: 0, bytes: 0, duration: 0, droppedPackets: state.drops.packets,
+                                       gaps: 0, error: nil)
+        }
     }
 
-    private var playlistPath: String { stream.folder + "/" + HLSWriter.playlistName }
-
-    private func run(_ worker: LiveWorker) {
-        var items: [Item] = []
+    private func run(_ sink: LiveSink) {
+        var items: [LiveItem] = []
+        let recycle: (Packet) -> Void = { [state] packet in
+            packet.unref()
+            state.withLock { if $0.spare.count < LiveOutput.sparePackets { $0.spare.append(packet) } }
+        }
+        sink.tick(ending: false)
         while true {
             items.removeAll(keepingCapacity: true)
             let deadline = MonotonicClock.nanoseconds() + LiveOutput.pollInterval
@@ -171,101 +200,19 @@ final class LiveOutput: Sendable {
                 state.bytes = 0
                 return state.ended
             }, deadline: deadline) ?? false
-            for item in items {
-                let done: [LiveSegmenter<Packet>.Segment]
-                switch item {
-                case .video(let packet): done = worker.segmenter.addVideo(LiveOutput.sample(packet), packet)
-                case .audio(let packet): done = worker.segmenter.addAudio(LiveOutput.sample(packet), packet)
-                case .gap: done = worker.segmenter.markGap()
-                case .clock(let zero, let from):
-                    worker.zeros.append((from, zero))
-                    done = []
-                }
-                worker.write(done)
-                recycle(done)
-            }
+            for item in items { sink.take(item, recycle: recycle) }
+            sink.tick(ending: ended)
             if ended { break }
         }
-        let last = worker.segmenter.finish()
-        worker.write(last)
-        recycle(last)
-        worker.end()
-        let dropped = state.withLock { $0.droppedPackets }
-        let result = LiveResult(kind: "hls", playlist: playlistPath, segments: worker.writer.segmentsWritten,
-                                listedSegments: worker.writer.playlist.segments.count, bytes: worker.writer.bytesWritten,
-                                duration: worker.duration, droppedPackets: dropped, gaps: worker.gaps,
-                                error: worker.failure ?? state.withLock { $0.referenceFailure } ?? variant?.group.failure)
+        sink.finish(recycle: recycle)
+        var result = sink.result(dropped: state.withLock { $0.drops })
+        if result.error == nil { result.error = variant?.group.failure }
         state.withLockNotifying { $0.result = result }
-    }
-
-    private func recycle(_ segments: [LiveSegmenter<Packet>.Segment]) {
-        guard !segments.isEmpty else { return }
-        state.withLock { state in
-            for segment in segments {
-                for entry in segment.video + segment.audio {
-                    entry.payload.unref()
-                    if state.spare.count < LiveOutput.sparePackets { state.spare.append(entry.payload) }
-                }
-            }
-        }
-    }
-
-    private func result(of writer: HLSWriter?, error: String?) -> LiveResult {
-        LiveResult(kind: "hls", playlist: playlistPath, segments: writer?.segmentsWritten ?? 0,
-                   listedSegments: writer?.playlist.segments.count ?? 0, bytes: writer?.bytesWritten ?? 0, duration: 0,
-                   droppedPackets: 0, gaps: 0, error: error)
-    }
-
-    static func sample(_ packet: Packet) -> Sample {
-        Sample(decodeTime: packet.dts, presentationOffset: packet.pts - packet.dts, duration: packet.duration,
-               size: packet.size, isKeyframe: packet.isKeyframe)
     }
 }
 
-/// What the live thread owns from its start: the files, the segmenter, and what it has written.
-private final class LiveWorker: @unchecked Sendable {
-    let writer: HLSWriter
-    var segmenter: LiveSegmenter<Packet>
-    /// The movie's time zero on the wall clock (ms since 1970) from each media time on, in order.
-    var zeros: [(from: Double, zero: Int64)] = []
-    var duration = 0.0
-    var gaps = 0
-    var failure: String?
-
-    /// Tells a multivariant playlist what this stream now measures (after each segment).
-    let reportVariant: (HLSWriter) -> Void
-
-    /// Told once, when the stream fails (its packets are let go from then on).
-    let stopped: (LiveWorker) -> Void
-
-    init(writer: HLSWriter, segmenter: LiveSegmenter<Packet>, stopped: @escaping (LiveWorker) -> Void,
-         reportVariant: @escaping (HLSWriter) -> Void) {
-        self.writer = writer
-        self.segmenter = segmenter
-        self.stopped = stopped
-        self.reportVariant = reportVariant
-    }
-
-    func write(_ segments: [LiveSegmenter<Packet>.Segment]) {
-        let clock = segmenter.videoTimeBase ?? segmenter.audioTimeBase!
-        for segment in segments where failure == nil {
-            if segment.followsGap { gaps += 1 }
-            let start = Double(segment.start) * clock.secondsPerTick
-            let zero = zeros.last { $0.from <= start + 1e-6 }?.zero ?? zeros.first?.zero ?? 0
-            do {
-                try writer.write(segment, wallClock: zero + Int64((start * 1000).rounded()))
-                duration += segment.duration
-                reportVariant(writer)
-            } catch {
-                failure = "\(error)"
-                stopped(self)
-            }
-        }
-    }
-
-    /// The playlist's end (EXT-X-ENDLIST), unless the stream failed.
-    func end() {
-        guard failure == nil else { return }
-        do { try writer.finish() } catch { failure = "\(error)" }
-    }
+/// Hands a sink to the thread that alone uses it from then on.
+private struct SinkBox: @unchecked Sendable {
+    let sink: LiveSink
+    init(_ sink: LiveSink) { self.sink = sink }
 }

@@ -26,13 +26,16 @@ public struct LiveStream: Sendable, Equatable {
         self.window = window
     }
 
-    /// Parses a `--live` value: a folder. Servers (srt://, rtmp://) are named as not supported yet.
-    public static func destination(_ text: String) throws -> String {
-        if let scheme = ["srt://", "rtmp://", "rtmps://", "http://", "https://"].first(where: { text.lowercased().hasPrefix($0) }) {
-            throw ReelError.invalidInput("--live \(text): pushing to \(scheme) servers is not built yet; give a folder for HLS (--live DIR)")
+    /// Parses a `--live` value: a folder for HLS, or a server to push to (srt://, rtmp://).
+    public static func destination(_ text: String) throws -> LiveDestination {
+        guard !text.isEmpty else { throw ReelError.invalidInput("--live needs a folder for an HLS stream, or srt://HOST:PORT or rtmp://HOST/APP/KEY") }
+        if let scheme = text.firstRange(of: "://").map({ text[..<$0.lowerBound].lowercased() }), scheme.allSatisfy({ $0.isLetter || $0 == "+" }) {
+            guard ["srt", "rtmp"].contains(scheme) else {
+                throw ReelError.invalidInput("--live \(LivePush.hidingSecrets(text)): Reel pushes to srt:// and rtmp:// servers; give one of those, or a folder for HLS (--live DIR)")
+            }
+            return .server(try LivePush(url: text))
         }
-        guard !text.isEmpty else { throw ReelError.invalidInput("--live needs a folder for the HLS stream") }
-        return text
+        return .folder(text)
     }
 
     /// Rejects settings that cannot work before anything is written.
@@ -46,20 +49,40 @@ public struct LiveStream: Sendable, Equatable {
     }
 }
 
+/// Where a `--live` value sends the stream.
+public enum LiveDestination: Sendable, Equatable {
+    case folder(String)
+    case server(LivePush)
+}
+
 /// What a live stream made, in the recording's result (`live` in `--json`).
 public struct LiveResult: Sendable, Codable, Equatable {
+    /// hls, srt or rtmp.
     public var kind: String
-    /// The playlist (DIR/index.m3u8).
-    public var playlist: String
-    /// Media segments written, and how many the playlist lists at the end.
+    /// An HLS stream's playlist (DIR/index.m3u8).
+    public var playlist: String?
+    /// A pushed stream's server, its stream key and passphrase hidden.
+    public var url: String? = nil
+    /// Media segments written, and how many the playlist lists at the end (HLS).
     public var segments: Int
     public var listedSegments: Int
+    /// Bytes written (HLS) or sent to the server (a push).
     public var bytes: Int64
-    /// Seconds of media the segments hold (the sum of every EXTINF written).
+    /// Seconds of media written (the sum of every EXTINF) or sent.
     public var duration: Double
-    /// Packets the stream dropped because it fell behind (its folder's disk stalled), and the gaps that made.
+    /// Packets the stream dropped because it fell behind (its folder's disk or its network stalled) or was
+    /// not connected, and the gaps that made in it.
     public var droppedPackets: Int
     public var gaps: Int
-    /// Why the stream stopped before the movie did (its folder failed); the movie is not affected.
+    /// Groups of pictures dropped whole or in part (each drop ends at a keyframe).
+    public var droppedGOPs: Int? = nil
+    /// A push: times it connected again after a loss, and seconds it was connected in all.
+    public var reconnects: Int? = nil
+    public var connectedSeconds: Double? = nil
+    /// Why the stream stopped before the movie did (its folder failed, the server refused it); the movie is
+    /// not affected.
     public var error: String?
+
+    /// The playlist or the server, for a person.
+    public var destination: String { playlist ?? url ?? kind }
 }

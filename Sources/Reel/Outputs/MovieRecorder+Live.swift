@@ -10,8 +10,11 @@ extension MovieRecorder {
         if setup.segmentation != nil && setup.hasAudio { liveAudio = try LiveAudio(setup.preset) }
         let audio = liveAudio?.encoder ?? segments.current?.audioStreamEncoder
         for live in setup.live {
-            live.open(video: videoEncoder, audio: audio, frameDuration: videoTimeBase.doubleValue) { [segmentEvents] result in
-                segmentEvents(.liveStopped(result))
+            live.open(video: videoEncoder, audio: audio, frameDuration: videoTimeBase.doubleValue) { [segmentEvents] event in
+                switch event {
+                case .stopped(let result): segmentEvents(.liveStopped(result))
+                case .connection(let connection): segmentEvents(.liveConnection(connection))
+                }
             }
         }
     }

@@ -41,6 +41,6 @@ extension MovieRecorder {
         /// Live streams of this movie's packets (`--live`): they get a reference to each packet it writes.
         var live: [LiveOutput] = []
         /// The live streams' segment duration: a keyframe is forced at each multiple of it (0: none).
-        var liveSegmentDuration: Double { live.map(\.stream.segmentDuration).min() ?? 0 }
+        var liveSegmentDuration: Double { live.compactMap(\.hlsStream?.segmentDuration).min() ?? 0 }
     }
 }

@@ -64,6 +64,8 @@ public struct RecordingConfiguration: Sendable {
     public var segmentation: Segmentation? = nil
     /// Live streams of the main movie (`--live DIR`: HLS beside the movie, from its encoders).
     public var live: [LiveStream] = []
+    /// Live streams of the main movie pushed to servers (`--live srt://…`, `--live rtmp://…`).
+    public var livePushes: [LivePush] = []
     /// Further pictures of the first frame, kept aside by PressCapture to decide photo or movie afterwards.
     var hiddenFirstFrameStills: [StillRequest] = []
 

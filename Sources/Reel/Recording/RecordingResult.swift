@@ -66,8 +66,11 @@ public enum RecordingEvent: Sendable {
     case segmentStarted(output: String, index: Int)
     /// A segment is finalized (or, with `recordedSuccessfully` false, could not be).
     case segmentFinished(SegmentResult)
-    /// A live stream stopped before its movie (its folder failed: full, removed, unwritable); the movie
+    /// A live stream stopped before its movie (its folder failed: full, removed, unwritable; its server
+    /// refused it); the movie
     /// records on. The result says what it wrote and why it stopped.
     case liveStopped(LiveResult)
+    /// A pushed live stream connected, lost its server, or will try it again (LiveConnection.state).
+    case liveConnection(LiveConnection)
     case finished(RecordingResult)
 }

@@ -60,10 +60,11 @@ struct RecordingPreparation {
                           writesHidden: configuration.writingPath != configuration.outputPath, role: "movie output")
         }
         try plan.check(overwrite: configuration.overwrite)
-        if !configuration.live.isEmpty {
+        if !configuration.live.isEmpty || !configuration.livePushes.isEmpty {
             guard configuration.recordsMovie else {
                 throw ReelError.invalidInput("a live stream comes from the session's movie: this session records none")
             }
+            try LivePush.check(configuration.livePushes, videoCodec: configuration.preset.video.codec)
             let variants = configuration.tiers.isEmpty ? [] : LiveVariants.folderNames(presets: [configuration.preset.name] + configuration.tiers.map(\.preset.name))
             try LiveFolder.check(configuration.live, variants: variants, plan: plan, overwrite: configuration.overwrite)
         }
@@ -151,6 +152,8 @@ struct RecordingPreparation {
             let perMovie = LiveVariants.outputs(for: configuration.live, presets: setups[..<ownMovies.count].map(\.preset))
             for (index, outputs) in perMovie.enumerated() { setups[index].live = outputs }
         }
+        // Pushes carry the main movie (a server takes one rendition; tiers are for HLS's players).
+        if !configuration.livePushes.isEmpty { setups[0].live += configuration.livePushes.map { LiveOutput(push: $0) } }
         movies = setups
         self.context = context
 
@@ -179,7 +182,7 @@ struct RecordingPreparation {
         paced = allPaced
         // The last step before the start: a live stream's folder is made (or an earlier stream's files go).
         // A recording with tiers streams each movie into a folder of the stream's own.
-        for stream in configuration.live + movies.flatMap({ $0.live.map(\.stream) }) { try LiveFolder.prepare(stream) }
+        for stream in configuration.live + movies.flatMap({ $0.live.compactMap(\.hlsStream) }) { try LiveFolder.prepare(stream) }
         prepared = true
         self.buffer = buffer
         self.readers = readers
