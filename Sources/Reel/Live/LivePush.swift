@@ -69,16 +69,17 @@ public struct LivePush: Sendable, Equatable {
         }
     }
 
-    /// The address as it may be printed: an RTMP stream key (the last part of the path) and SRT's
-    /// passphrase and stream id are replaced by `***`.
+    /// The address as it may be printed: an RTMP-style stream key (the last part of a path of two or more,
+    /// whatever the scheme) and SRT's passphrase and stream id are replaced by `***`.
     public var displayURL: String { LivePush.hidingSecrets(url) }
 
     static func hidingSecrets(_ url: String) -> String {
         let parts = url.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         var base = String(parts[0])
-        if url.lowercased().hasPrefix("rtmp://"), let slash = base.lastIndex(of: "/"),
-           base[..<slash].count > "rtmp://".count, base.index(after: slash) < base.endIndex,
-           base[base.index(base.startIndex, offsetBy: "rtmp://".count)..<slash].contains("/") {
+        if let schemeEnd = base.firstRange(of: "://")?.upperBound,
+           let pathStart = base[schemeEnd...].firstIndex(of: "/"),
+           base[pathStart...].split(separator: "/").count >= 2, let slash = base.lastIndex(of: "/"),
+           base.index(after: slash) < base.endIndex {
             base = base[...slash] + "***"
         }
         guard parts.count == 2 else { return base }

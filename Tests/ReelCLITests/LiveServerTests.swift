@@ -1,0 +1,207 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// Issue 26: `--live srt://…` and `--live rtmp://…` push the movie's packets to real servers started here on
+/// loopback (srt-live-transmit, nginx with its RTMP module): what they receive is the movie's pictures; a
+/// server that dies, a network that stalls and then resets, or a refused stream key never touch the movie.
+@Suite struct LiveServerTests {
+    static let numbered = ["--video", "lavfi:\(TestInputs.numberedPictures(rate: "30"))?realtime=0",
+                           "--audio", "lavfi:sine=frequency=440?realtime=0", "--preset", "352x288", "--size", "64x64", "--json"]
+    /// The same, paced by the clock as a camera is (a server can die while it records).
+    static let pacedNumbered = ["--video", "lavfi:\(TestInputs.numberedPictures(rate: "30"))",
+                                "--audio", "lavfi:sine=frequency=440", "--preset", "352x288", "--size", "64x64", "--json"]
+
+    static func live(_ json: [String: Any]) throws -> [String: Any] {
+        try #require((json["live"] as? [[String: Any]])?.first)
+    }
+
+    /// `part` appears in `whole` as one run, in order.
+    static func isContiguousRun(_ part: [Int], of whole: [Int]) -> Bool {
+        guard !part.isEmpty, part.count <= whole.count else { return false }
+        return (0...(whole.count - part.count)).contains { Array(whole[$0..<($0 + part.count)]) == part }
+    }
+
+    @Test func srtListenerReceivesTheMoviesPicturesAndSound() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let listener = try SRTListener(output: folder + "/received.ts")
+        let result = try Processes.reel(["record", "movie.mov", "--max-duration", "10", "--live", listener.url + "?latency=120"]
+                                        + LiveServerTests.numbered, currentDirectory: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(listener.finish()?.status == 0, "the listener ends when Reel hangs up")
+        #expect(result.standardError.contains("reel: live stream \(listener.url)?latency=120 connected"), "\(result.standardError)")
+        let live = try LiveServerTests.live(try TestInputs.json(result.standardOutput))
+        #expect(live["kind"] as? String == "srt" && live["error"] == nil && live["reconnects"] as? Int == 0)
+        #expect(live["droppedPackets"] as? Int == 0 && live["droppedGOPs"] as? Int == 0 && live["gaps"] as? Int == 0)
+        // Every byte Reel counted as sent arrived (libsrt's linger keeps the socket until the end is acknowledged).
+        let size = (try FileManager.default.attributesOfItem(atPath: folder + "/received.ts")[.size] as? Int) ?? -1
+        #expect(live["bytes"] as? Int == size, "sent \(live["bytes"] ?? "?"), received \(size)")
+        let movieNumbers = try TestInputs.frameNumbers(folder + "/movie.mov")
+        #expect(movieNumbers.count == 300)
+        #expect(try TestInputs.frameNumbers(folder + "/received.ts") == movieNumbers, "the stream holds the movie's pictures, each once")
+        let received = try MediaInspection(path: folder + "/received.ts")
+        #expect(received.videoFrames == 300, "\(received)")
+        // The sound: the tone, whole and without a join (MPEG-TS has no edit list: AAC's priming frame plays
+        // first and the last frame's padding last, so those are left out of the check).
+        let samples = try TestInputs.monoSamples(folder + "/received.ts", sampleRate: 48000)
+        #expect(abs(samples.count - 480_000) <= 2048, "\(samples.count) samples")
+        #expect(SegmentInspection.worstToneError(Array(samples.dropFirst(2048).dropLast(1024)), frequency: 440, sampleRate: 48000, skip: 0) < 0.1)
+    }
+
+    /// nginx dies three seconds in and comes back two seconds later: the movie records every frame, Reel says
+    /// what happened and reconnects after its backoff, and the server's second recording is the movie's
+    /// pictures from a keyframe on.
+    @Test func rtmpServerThatDiesIsReconnectedAndTheMovieIsWhole() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try RTMPServer(folder: folder + "/nginx")
+        let running = try Processes.start(Processes.reelExecutable, ["record", "movie.mov", "--max-duration", "12",
+                                                                     "--live", server.url + "/cam1"] + LiveServerTests.pacedNumbered,
+                                          currentDirectory: folder)
+        // Once nginx records the stream, it dies (connections dropped), then comes back.
+        let recording = LiveServerTests.waitUntil(seconds: 20) { server.recordedFiles().count == 1 }
+        #expect(recording, "nginx never recorded the stream")
+        usleep(3_000_000)
+        server.stop()
+        usleep(2_000_000)
+        try server.start()
+        let result = Processes.finish(running, timeout: 60)
+        server.stop()
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try TestInputs.json(result.standardOutput)
+        #expect(json["droppedFrames"] as? Int == 0 && json["videoFrames"] as? Int == 360, "\(json)")
+        let live = try LiveServerTests.live(json)
+        #expect(live["kind"] as? String == "rtmp" && live["url"] as? String == server.url + "/***" && live["error"] == nil)
+        #expect(live["reconnects"] as? Int == 1 && (live["gaps"] as? Int ?? 0) >= 1 && (live["droppedGOPs"] as? Int ?? 0) >= 1, "\(live)")
+        let connected = live["connectedSeconds"] as? Double ?? 0
+        #expect(connected > 4 && connected < 11, "connected \(connected) s of 12")
+        // What a person saw: the loss, the wait, the attempts, the return; never the stream key.
+        let lines = result.standardError.split(separator: "\n").map(String.init)
+        #expect(lines.filter { $0 == "reel: live stream \(server.url)/*** connected" }.count == 2, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("reel: live stream \(server.url)/*** disconnected: ") }, "\(lines)")
+        #expect(lines.contains("reel: live stream \(server.url)/***: attempt 1 in 1 s"), "\(lines)")
+        #expect(!result.standardError.contains("cam1"))
+        // nginx kept a file per publish: the first from the movie's first picture, the second a run of the
+        // movie's pictures again, from a keyframe.
+        let movieNumbers = try TestInputs.frameNumbers(folder + "/movie.mov")
+        let files = server.recordedFiles()
+        try #require(files.count == 2, "\(files)")
+        let first = try TestInputs.frameNumbers(files[0]), second = try TestInputs.frameNumbers(files[1])
+        // The server's file ends where it died: the last B-frames whose packets came after the cut are missing.
+        let cut = 3
+        #expect(first.count >= 60 && Array(movieNumbers.prefix(first.count - cut)) == Array(first.dropLast(cut))
+                && LiveServerTests.isSubsequence(Array(first.suffix(cut)), of: Array(movieNumbers.dropFirst(first.count - cut).prefix(2 * cut))),
+                "\(first.count) pictures before the loss: \(first.suffix(12)) against \(movieNumbers.prefix(first.count).suffix(12))")
+        #expect(second.count >= 60 && LiveServerTests.isContiguousRun(second, of: movieNumbers), "\(second.count) pictures after it")
+        #expect(try SegmentInspection.startsWithKeyframe(files[1]))
+        #expect(first.count + second.count < 360, "pictures of the outage are not in the stream")
+    }
+
+    /// A proxy passes the stream, then stops reading (Reel's writes block), then resets the connection: Reel
+    /// gives up on the stalled connection after its stall limit, reconnects, and the movie loses nothing
+    /// while Reel's memory stays bounded. All of it in a network namespace whose TCP buffers are small, so
+    /// the stall reaches Reel's writes within a second (Linux's default buffers would hold a minute of it).
+    @Test func stalledThenResetNetworkLeavesTheMovieWhole() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let namespace = try NetworkNamespace()
+        let server = try RTMPServer(folder: folder + "/nginx", namespace: namespace)
+        let proxy = try FaultProxy(target: server.port, passSeconds: 3, stallSeconds: 9, namespace: namespace)
+        let (executable, arguments) = namespace.command(Processes.reelExecutable, [
+            "record", "movie.mov", "--max-duration", "16", "--live", "rtmp://127.0.0.1:\(proxy.port)/live/cam",
+            "--video", "lavfi:testsrc2=size=352x288:rate=30", "--audio", "lavfi:sine=frequency=440", "--preset", "352x288", "--json",
+        ])
+        let running = try Processes.start(executable, arguments, currentDirectory: folder)
+        var peak = 0
+        while running.process.isRunning {
+            peak = max(peak, LiveServerTests.residentKilobytes(running.process.processIdentifier))
+            usleep(100_000)
+        }
+        let result = Processes.finish(running, timeout: 30)
+        let proxyLog = proxy.stop()
+        server.stop()
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(proxyLog.contains("connection 1: stalled") && proxyLog.contains("connection 1: reset"), "\(proxyLog)")
+        let json = try TestInputs.json(result.standardOutput)
+        #expect(json["droppedFrames"] as? Int == 0 && json["videoFrames"] as? Int == 480, "\(json)")
+        let live = try LiveServerTests.live(json)
+        #expect((live["reconnects"] as? Int ?? 0) >= 1 && live["error"] == nil, "\(live)")
+        #expect(result.standardError.contains("disconnected: the server did not answer or take data for 5 s"), "\(result.standardError)")
+        // The stream came back through the proxy: nginx holds a second recording with pictures in it.
+        let files = server.recordedFiles()
+        #expect(files.count >= 2, "\(files)")
+        if let last = files.last { #expect(try MediaInspection(path: last).videoFrames >= 60) }
+        // A stall holds at most the stream's queue (24 MiB) and one connection's buffers.
+        #expect(peak > 0 && peak < 400_000, "peak resident \(peak) kB")
+    }
+
+    /// An application nginx does not have: the server hangs up on the publish. Only the stream stops, with one
+    /// line that names the server (not the key) and what to check; the movie is whole and Reel exits 0.
+    @Test func refusedStreamKeyStopsOnlyTheStream() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try RTMPServer(folder: folder + "/nginx")
+        let url = "rtmp://127.0.0.1:\(server.port)/nosuchapp/secretkey"
+        let result = try Processes.reel(["record", "movie.mov", "--max-duration", "3", "--live", url] + LiveServerTests.numbered,
+                                        currentDirectory: folder)
+        server.stop()
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try TestInputs.json(result.standardOutput)
+        #expect(json["videoFrames"] as? Int == 90)
+        let live = try LiveServerTests.live(json)
+        let error = live["error"] as? String ?? ""
+        #expect(error.contains("refused the stream") && error.contains("stream key"), "\(error)")
+        let warnings = result.standardError.split(separator: "\n").filter { $0.hasPrefix("reel: warning: live stream") }
+        #expect(warnings.count == 1 && warnings[0].contains("rtmp://127.0.0.1:\(server.port)/nosuchapp/*** stopped"), "\(result.standardError)")
+        #expect(!result.standardError.contains("secretkey") && !result.standardOutput.contains("secretkey"))
+        #expect(server.recordedFiles().isEmpty)
+    }
+
+    /// Addresses that cannot work are refused before anything is written: exit 2, one line, no movie.
+    @Test func badServersAreRefusedBeforeAnythingIsWritten() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let cases: [([String], String)] = [
+            (["--live", "srt://127.0.0.1"], "an SRT address needs a port"),
+            (["--live", "rtmp://127.0.0.1/live"], "names an application and a stream key"),
+            (["--live", "http://127.0.0.1/live/x"], "Reel pushes to srt:// and rtmp:// servers"),
+            (["--live", "srt://127.0.0.1:9?mode=listener"], "mode=caller"),
+            (["--live", "rtmp://127.0.0.1/live/k", "--preset", "1080p-hevc"], "RTMP (FLV) carries H.264 only"),
+            (["--live", "srt://127.0.0.1:9", "--live", "srt://127.0.0.1:9"], "is given twice"),
+            (["--live", "srt://127.0.0.1:9", "--live-segment", "2"], "--live-segment sets up an HLS stream: add --live DIR"),
+        ]
+        for (options, message) in cases {
+            let result = try Processes.reel(["record", "movie.mov", "--max-duration", "1", "--video", "lavfi:testsrc2?realtime=0"] + options,
+                                            currentDirectory: folder)
+            #expect(result.status == 2, "\(options): \(result.standardError)")
+            let lines = result.standardError.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].contains(message), "\(options): \(result.standardError)")
+            #expect(Scratch.files(in: folder).isEmpty, "\(options) wrote \(Scratch.files(in: folder))")
+        }
+    }
+
+    static func isSubsequence(_ part: [Int], of whole: [Int]) -> Bool {
+        var rest = whole[...]
+        for value in part {
+            guard let index = rest.firstIndex(of: value) else { return false }
+            rest = rest[(index + 1)...]
+        }
+        return true
+    }
+
+    static func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while !condition() {
+            guard Date() < deadline else { return false }
+            usleep(50_000)
+        }
+        return true
+    }
+
+    static func residentKilobytes(_ pid: Int32) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+}
