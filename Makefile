@@ -7,13 +7,15 @@ SWIFT ?= swift
 # Chromium (headless <video>) as readers of every kind of file Reel writes, with Firefox ESR (headless <video>,
 # played to the end), MPlayer (its own mov demuxer), exiftool (a tag-writing round trip), and libquicktime and
 # libxine (its QuickTime demuxer, ffmpeg decoders and raw video driver) for small C probes in Tests/IndependentReaders;
-# a C compiler for the write-log shim and those probes, libmicrohttpd for reel serve, and chromium-driver with
-# python3-selenium to test its page in a real browser.
+# a C compiler for the write-log shim and those probes, libmicrohttpd for reel serve, chromium-driver with
+# python3-selenium to test its page in a real browser, and the servers live pushes are tested against:
+# srt-live-transmit (srt-tools), nginx with its RTMP module, iproute2 for a network namespace with small TCP buffers.
 PACKAGES := libavdevice-dev libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev \
             libavutil-dev pkg-config ffmpeg xvfb x11-xserver-utils python3 \
             gstreamer1.0-tools gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-good gstreamer1.0-libav mediainfo chromium \
             firefox-esr mplayer libimage-exiftool-perl libquicktime-dev libxine2-dev libxine2-misc-plugins libxine2-ffmpeg \
-            gcc libc6-dev pulseaudio pulseaudio-utils libmicrohttpd-dev chromium-driver python3-selenium
+            gcc libc6-dev pulseaudio pulseaudio-utils libmicrohttpd-dev chromium-driver python3-selenium \
+            srt-tools nginx-light libnginx-mod-rtmp iproute2
 REEL := .build/debug/reel
 
 .PHONY: deps build run test clean release function-order bench bench-quick check-tsan check-leaks fuzz fuzz-quick long-test \
@@ -46,7 +48,7 @@ run: build
 
 # Suites that time real devices and kills run after the rest, one test at a time, so encoders running in
 # parallel on two cores cannot starve them.
-TIMED_SUITES := MicrophoneCaptureTests|ScreenCaptureTests|CrashSafetyTests|EmulatedCameraTests|HEVCCommandTests|SlowOutputTests|MovieOutputTests|PhotoOutputTests|PauseTests|LiveOverloadTests|SegmentTests|ControlSocketTests|InputSwitchTests|PulseAudioTests|ServeAPITests|LiveStreamTests
+TIMED_SUITES := MicrophoneCaptureTests|ScreenCaptureTests|CrashSafetyTests|EmulatedCameraTests|HEVCCommandTests|SlowOutputTests|MovieOutputTests|PhotoOutputTests|PauseTests|LiveOverloadTests|SegmentTests|ControlSocketTests|InputSwitchTests|PulseAudioTests|ServeAPITests|LiveStreamTests|LiveServerTests
 test: build fake-camera
 	$(SWIFT) test --skip '$(TIMED_SUITES)'
 	$(SWIFT) test --skip-build --no-parallel --filter '$(TIMED_SUITES)'

@@ -27,6 +27,7 @@ import time
 
 import control
 import hls
+import push
 import serve
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -447,6 +448,8 @@ def targets(report):
                            f"({ffmpeg['totalFrames']} frames)"))
         elif kind == "live:":
             checks.extend(hls.targets(row))
+        elif kind == "push:":
+            checks.extend(push.targets(row))
         elif kind == "batch":
             checks.append((f"{row['job']}: ≤ ffmpeg one by one", row["wallRatio"] <= 1.0, f"{row['wallRatio']:.3f}"))
     photo = report["photo"]
@@ -467,6 +470,7 @@ def targets(report):
                    f"{last['rssGrowth']:+.1f} MB"))
     checks.append(("10,000-job validation < 1 s", report["validation"]["wall"]["median"] < 1,
                    f"{report['validation']['wall']['median']:.3f} s"))
+    checks.append(push.latency_target(report["pushLatency"]))
     live_control = report["control"]
     for row in live_control["switching"]:
         checks.append((f"switch to {row['source']}: latency ≤ 150 ms", row["latencyMs"]["median"] <= 150,
@@ -520,6 +524,7 @@ def markdown(report):
               "Cost growth (record 352x288, Reel): " + ", ".join(
                   f"{g['seconds']} s → {g['wall']['median']:.2f} s wall, {g['rss']['median']:.0f} MB" for g in report["growth"]),
               "", f"Validating a 10,000-job file: {report['validation']['wall']['median']:.3f} s (whole process).", "",
+              push.latency_text(report["pushLatency"]), "",
               "| target | met | measured |", "| --- | --- | --- |"]
     lines += [f"| {t['target']} | {'yes' if t['met'] else '**no**'} | {t['measured']} |" for t in report["targets"]]
     lines += ["", "Commands (Reel, then ffmpeg):", ""]
@@ -591,6 +596,7 @@ def main():
         comparisons.append(shared_encoder("352x288" if quick else "720p", "low" if quick else "352x288", record_seconds, work, runs))
         comparisons.append(segments("352x288", 12, 5, work, runs) if quick else segments("720p", 60, 10, work, runs))
         comparisons.extend(hls.run(sys.modules[__name__], work, quick, runs))
+        comparisons.extend(push.run(sys.modules[__name__], work, quick, runs))
         if not quick:
             comparisons.append(segments("352x288", 60, 5, work, runs))
         comparisons.extend(camera(3 if quick else 30, work))
@@ -604,6 +610,7 @@ def main():
             "validation": validation(work),
             "control": control.run(REEL, work, quick),
             "serve": serve.run(REEL, work, quick),
+            "pushLatency": push.latency(sys.modules[__name__], work, quick),
         }
         report["targets"] = targets(report)
         results = os.path.join(ROOT, "benchmarks", "results")

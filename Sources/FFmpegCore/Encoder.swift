@@ -97,6 +97,8 @@ public final class Encoder {
     public var channelCount: Int { Int(context!.pointee.ch_layout.nb_channels) }
     /// Samples per audio frame the encoder requires (1024 for AAC); 0 for video.
     public var frameSize: Int { Int(context!.pointee.frame_size) }
+    /// Pictures the encoder reorders (B-frames: a packet comes out that many pictures late); 0 for none.
+    public var reorderedPictures: Int { Int(context!.pointee.has_b_frames) }
     /// Samples of encoder delay at the start (AAC's priming); packet times are shifted back by it.
     public var initialPadding: Int { Int(context!.pointee.initial_padding) }
     public var extradataSize: Int { Int(context!.pointee.extradata_size) }

@@ -118,12 +118,13 @@ public enum JobFile {
                 throw fields.fail("preset", error.description)
             }
         }
-        func expand(_ key: String, in fields: JSONFields = fields, preset presetName: String? = presetName) throws -> String {
+        /// A template's placeholders filled in; a path is then resolved against the job file's folder.
+        func expand(_ key: String, in fields: JSONFields = fields, preset presetName: String? = presetName, isPath: Bool = true) throws -> String {
             let template = try fields.string(key)
             guard let text = fill(template, ["name": name, "preset": presetName ?? "", "index": String(index), "date": day]) else {
                 throw fields.fail(key, "unknown placeholder in '\(template)' (use {name}, {preset}, {index}, {date})")
             }
-            return resolve(text, against: baseFolder)
+            return isPath ? resolve(text, against: baseFolder) : text
         }
         let output = try expand("output")
         let expectedExtensions = kind == .grab ? ["jpg", "jpeg", "png"] : ["mov"]
@@ -224,7 +225,7 @@ public enum JobFile {
         }
         if fields.has("live") {
             // Live streams of the movie: {"folder": TEMPLATE, "segmentDuration": S, "keep": N | "all"} for HLS,
-            // {"url": "srt://…" | "rtmp://…"} for a server.
+            // {"url": "srt://…" | "rtmp://…/{name}"} for a server.
             for stream in try fields.objects("live") {
                 if stream.has("url") {
                     if let stray = stream.object.keys.sorted().first(where: { $0 != "url" }) {
@@ -232,7 +233,7 @@ public enum JobFile {
                     }
                     let destination: LiveDestination
                     do {
-                        destination = try LiveStream.destination(try stream.string("url"))
+                        destination = try LiveStream.destination(try expand("url", in: stream, isPath: false))
                     } catch let error as ReelError {
                         throw stream.fail("url", error.message)
                     }

@@ -32,7 +32,7 @@ enum PresetsCommand {
             case .averageBitRate(let bits): rate = "\(bits / 1000) kb/s"
             }
             let size = video.sizePolicy == .deviceBest ? "up to \(video.size)" : video.size
-            text += "\(preset.name + String(repeating: " ", count: max(0, 10 - preset.name.count))) \(size) @ \(String(printf: "%g", video.fps)) fps, \(video.codec.displayName) (\(video.codec.encoderLibrary) \(video.speedPreset)) \(rate), \(video.profile), GOP \(video.keyframeInterval); AAC \(preset.audio.sampleRate) Hz \(preset.audio.channels) ch \(preset.audio.bitRate / 1000) kb/s\n"
+            text += "\(preset.name + String(repeating: " ", count: max(0, 10 - preset.name.count))) \(size) @ \(String(printf: "%g", video.fps)) fps, \(video.codec.displayName) (\(video.codec.encoderLibrary) \(video.speedPreset)) \(rate), \(video.profile), GOP \(video.keyframeInterval)\(video.latency == .low ? ", low latency" : ""); AAC \(preset.audio.sampleRate) Hz \(preset.audio.channels) ch \(preset.audio.bitRate / 1000) kb/s\n"
             text += "           \(preset.description)\n"
         }
         Terminal.writeOutput(text)

@@ -65,6 +65,25 @@ import Testing
             throws: { "\($0)".contains("jobs.a.live: not a field of a transcode job") }
     }
 
+    /// Pushes to servers sit beside HLS folders in `live`; their placeholders are filled, and they are no paths.
+    @Test func readsLivePushes() throws {
+        let jobs = try parse("""
+            {"jobs": [{"name": "cam", "type": "record", "video": "lavfi:testsrc2", "maxDuration": 5, "output": "{name}.mov",
+                       "live": [{"url": "rtmp://127.0.0.1/live/{name}"}, {"folder": "hls"}, {"url": "srt://127.0.0.1:9000?latency=200"}]}]}
+            """)
+        #expect(jobs[0].livePushes == [try LivePush(url: "rtmp://127.0.0.1/live/cam"), try LivePush(url: "srt://127.0.0.1:9000?latency=200")])
+        #expect(jobs[0].live == [LiveStream(folder: "/data/batch/hls")])
+        for (text, problem) in [
+            (#"[{"url": "srt://h:1", "keep": 6}]"#, "jobs.cam.live[0].keep: not a field of a pushed live stream (allowed: url)"),
+            (#"[{"url": "srt://h"}]"#, "jobs.cam.live[0].url: --live srt://h: an SRT address needs a port"),
+            (#"[{"url": "hls"}]"#, "jobs.cam.live[0].url: not a server's address"),
+            (#"[{"url": "rtmp://h/{nom}/k"}]"#, "jobs.cam.live[0].url: unknown placeholder"),
+        ] {
+            let job = #"{"jobs": [{"name": "cam", "type": "record", "maxDuration": 1, "output": "a.mov", "live": "# + text + "}]}"
+            #expect { try parse(job) } throws: { "\($0)".contains(problem) }
+        }
+    }
+
     @Test(arguments: [
         (#"{"jobs": [{"name": "a", "type": "grab", "input": "x.mp4", "output": "a.jpg", "colour": 1}]}"#, "jobs.a.colour"),
         (#"{"jobs": [{"name": "a", "type": "grab", "input": "x.mp4", "output": "a.jpg", "preset": "720p"}]}"#, "jobs.a.preset: not a field of a grab job"),

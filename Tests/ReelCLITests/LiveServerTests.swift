@@ -136,6 +136,33 @@ import Testing
         #expect(peak > 0 && peak < 400_000, "peak resident \(peak) kB")
     }
 
+    /// A server that is not up yet when the recording starts: Reel tries it after 1, 2, 4 s, and the control
+    /// socket's subscribers see each attempt and the connection (`reel ctl SOCK watch`, as a person reads them).
+    @Test func connectionEventsReachTheControlSocket() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let port = try LiveServers.freePort()
+        let url = "rtmp://127.0.0.1:\(port)/live"
+        let running = try Processes.start(Processes.reelExecutable, ["record", "movie.mov", "--max-duration", "9", "--live", url + "/cam",
+                                                                     "--control", "live.sock"] + LiveServerTests.pacedNumbered,
+                                          currentDirectory: folder)
+        #expect(Processes.waitForFile(folder + "/live.sock", seconds: 20), "the control socket did not appear")
+        let watch = try Processes.start(Processes.reelExecutable, ["ctl", "live.sock", "watch"], currentDirectory: folder)
+        usleep(1_500_000)
+        let server = try RTMPServer(folder: folder + "/nginx", port: port)
+        let result = Processes.finish(running, timeout: 60)
+        let watched = Processes.finish(watch, timeout: 20)
+        server.stop()
+        #expect(result.status == 0, "\(result.standardError)")
+        let lines = watched.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("live stream \(url)/***: attempt ") && $0.hasSuffix(" (connection refused)") }, "\(lines)")
+        #expect(lines.contains("live stream \(url)/*** connected"), "\(lines)")
+        #expect(lines.last?.hasPrefix("finished") == true, "\(lines)")
+        let live = try LiveServerTests.live(try TestInputs.json(result.standardOutput))
+        #expect(live["reconnects"] as? Int == 0 && live["error"] == nil && (live["droppedPackets"] as? Int ?? 0) > 0, "\(live)")
+        #expect(server.recordedFiles().count == 1)
+    }
+
     /// An application nginx does not have: the server hangs up on the publish. Only the stream stops, with one
     /// line that names the server (not the key) and what to check; the movie is whole and Reel exits 0.
     @Test func refusedStreamKeyStopsOnlyTheStream() throws {

@@ -95,18 +95,18 @@ public final class RTMPServer {
     private var running: Processes.Running?
     private let namespace: NetworkNamespace?
 
-    /// In `namespace` (whose ports are all free) it listens on 1935, RTMP's own port.
-    public init(folder: String, namespace: NetworkNamespace? = nil) throws {
+    /// On `port`, a free one by default; in `namespace` (whose ports are all free) on 1935, RTMP's own.
+    public init(folder: String, port: Int? = nil, namespace: NetworkNamespace? = nil) throws {
         try LiveServers.require("/usr/sbin/nginx")
         self.folder = folder
         self.namespace = namespace
-        port = namespace == nil ? try LiveServers.freePort() : 1935
+        if let port { self.port = port } else { self.port = namespace == nil ? try LiveServers.freePort() : 1935 }
         try FileManager.default.createDirectory(atPath: recordings, withIntermediateDirectories: true)
         // nginx's workers run as nobody when it is started as root: they must be able to write here.
         chmod(folder, 0o777)
         chmod(recordings, 0o777)
         let template = try String(contentsOfFile: LiveServers.scriptFolder + "/nginx-rtmp.conf", encoding: .utf8)
-        try template.replacingOccurrences(of: "@FOLDER@", with: folder).replacingOccurrences(of: "@PORT@", with: String(port))
+        try template.replacingOccurrences(of: "@FOLDER@", with: folder).replacingOccurrences(of: "@PORT@", with: String(self.port))
             .write(toFile: folder + "/nginx.conf", atomically: true, encoding: .utf8)
         try start()
     }

@@ -1,3 +1,4 @@
+import FFmpegCore
 import Foundation
 @_spi(ReelTools) @testable import Reel
 import Testing
@@ -54,6 +55,28 @@ import Testing
     private var validHEVC: String {
         valid.replacingOccurrences(of: "\"x264Preset\": \"veryfast\"", with: "\"codec\": \"hevc\", \"speedPreset\": \"fast\"")
             .replacingOccurrences(of: "\"profile\": \"high\"", with: "\"profile\": \"main\"")
+    }
+
+    /// `latency: low` (720p-live) asks the encoder to hold no picture back: x264's and x265's zerolatency tune,
+    /// right after the speed preset (which it refines); B-frames, which hold pictures back, are refused with it.
+    @Test func lowLatencyPresetsTuneTheEncoder() throws {
+        let live = try PresetLibrary.preset(named: "720p-live")
+        #expect(live.video.latency == .low && live.video.width == 1280)
+        let options = live.videoEncoderSettings(colour: .unspecified).privateOptions
+        #expect(options.prefix(2) == [PrivateOption("preset", "superfast"), PrivateOption("tune", "zerolatency")])
+        #expect(try PresetLibrary.preset(named: "720p").videoEncoderSettings(colour: .unspecified).privateOptions.allSatisfy { $0.key != "tune" })
+        let low = valid.replacingOccurrences(of: "\"keyframeInterval\": 50", with: "\"keyframeInterval\": 50, \"latency\": \"low\"")
+        #expect(try parse(low).video.latency == .low)
+        #expect(try parse(valid).video.latency == .normal)
+        let withBFrames = low.replacingOccurrences(of: "\"latency\": \"low\"", with: "\"latency\": \"low\", \"bFrames\": 2")
+        #expect { try parse(withBFrames) } throws: { "\($0)".contains("B-frames hold pictures back") }
+        let unknown = low.replacingOccurrences(of: "\"low\"", with: "\"ultra\"")
+        #expect { try parse(unknown) } throws: { "\($0)".contains("latency") }
+        // The encoder as x264 opened it: no B-frames (the default 720p has them).
+        let encoder = try Encoder(video: live.videoEncoderSettings(colour: .unspecified), globalHeader: true)
+        #expect(encoder.reorderedPictures == 0)
+        let normal = try Encoder(video: try PresetLibrary.preset(named: "720p").videoEncoderSettings(colour: .unspecified), globalHeader: true)
+        #expect(normal.reorderedPictures > 0)
     }
 
     @Test func parsesCodecsAndTheSpeedPreset() throws {

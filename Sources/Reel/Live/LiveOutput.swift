@@ -38,8 +38,9 @@ final class LiveOutput: Sendable {
     /// At least the packets a stream holds at once (the queue and up to three segments: about 1,400 at 30 fps
     /// with 6 s segments), so none is allocated once it runs.
     private static let sparePackets = 4096
-    /// The thread is woken for each video keyframe (where a segment can end) and otherwise looks this often
-    /// (audio past a cut completes a segment; a reconnection comes due): no wake-up per packet.
+    /// An HLS stream's thread is woken for each video keyframe (where a segment can end) and otherwise looks
+    /// this often (audio past a cut completes a segment): no wake-up per packet. A push's is woken for every
+    /// picture, and looks this often for a reconnection that comes due.
     static let pollInterval: Int64 = 100_000_000
 
     /// One variant of a multivariant stream (a recording with tiers): its group, its place there, and the
@@ -61,6 +62,12 @@ final class LiveOutput: Sendable {
     init(push: LivePush) {
         destination = .push(push)
         variant = nil
+    }
+
+    /// A push sends each picture as it comes (latency is what it is for); HLS waits for segment boundaries.
+    private var wakesForEveryPicture: Bool {
+        guard case .push = destination else { return false }
+        return true
     }
 
     /// The HLS stream this output writes, if it writes one (its segment duration sets the movie's keyframes).
@@ -162,7 +169,7 @@ final class LiveOutput: Sendable {
             copy.dts += offset
             state.bytes += size
             state.items.append(isVideo ? .video(copy) : .audio(copy))
-            return isVideo ? packet.isKeyframe : !state.hasVideo || state.bytes > LiveOutput.queueLimit / 4
+            return isVideo ? packet.isKeyframe || wakesForEveryPicture : !state.hasVideo || state.bytes > LiveOutput.queueLimit / 4
         }
         if wakes { state.withLockNotifying { _ in } }
     }

@@ -27,6 +27,10 @@ public struct Preset: Sendable, Equatable, Encodable {
         public var keyframeInterval: Int
         /// B-frames; nil leaves the encoder's preset default.
         public var bFrames: Int?
+        /// `low`: the encoder holds no picture back (x264/x265 `tune=zerolatency`: no lookahead, no B-frames,
+        /// sliced threads instead of frame threads), for live streams watched as they happen; files grow a
+        /// little at the same quality.
+        public var latency: Latency = .normal
 
         public var size: String { "\(width)x\(height)" }
 
@@ -36,6 +40,10 @@ public struct Preset: Sendable, Equatable, Encodable {
             get { speedPreset }
             set { speedPreset = newValue }
         }
+    }
+
+    public enum Latency: String, Sendable, Equatable, Encodable, CaseIterable {
+        case normal, low
     }
 
     public enum SizePolicy: String, Sendable, Equatable, Encodable, CaseIterable {

@@ -8,7 +8,7 @@ enum PresetParser {
         try root.rejectUnknownKeys(allowed: ["name", "description", "video", "audio"])
         let video = try root.nested("video")
         try video.rejectUnknownKeys(allowed: ["size", "sizePolicy", "fps", "codec", "speedPreset", "x264Preset", "crf",
-                                              "bitrate", "maxrate", "bufsize", "profile", "keyframeInterval", "bFrames"])
+                                              "bitrate", "maxrate", "bufsize", "profile", "keyframeInterval", "bFrames", "latency"])
         let audio = try root.nested("audio")
         try audio.rejectUnknownKeys(allowed: ["sampleRate", "channels", "bitrate"])
 
@@ -39,6 +39,10 @@ enum PresetParser {
         if !codec.profileAllowsBFrames(profile), let bFrames, bFrames > 0 {
             throw video.fail("bFrames", "\(bFrames) B-frames exceed the baseline profile, which has none: use 0, or profile main or high")
         }
+        let latency = try video.choice("latency", default: Preset.Latency.normal)
+        if latency == .low, let bFrames, bFrames > 0 {
+            throw video.fail("bFrames", "\(bFrames) B-frames hold pictures back, which latency low does not: use 0, or latency normal")
+        }
         let channels = try audio.integer("channels", in: 1...2)
         let sampleRate = try audio.integer("sampleRate", in: 8000...96000)
         guard Preset.aacSampleRates.contains(sampleRate) else {
@@ -54,7 +58,7 @@ enum PresetParser {
                 codec: codec, speedPreset: speedPreset, rateControl: rateControl, maxRate: maxRate, bufferSize: bufferSize,
                 profile: profile,
                 keyframeInterval: try video.integer("keyframeInterval", in: 1...1000),
-                bFrames: bFrames),
+                bFrames: bFrames, latency: latency),
             audio: Preset.Audio(
                 sampleRate: sampleRate,
                 channels: channels,

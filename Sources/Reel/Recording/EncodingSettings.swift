@@ -13,6 +13,7 @@ extension Preset {
         settings.maxRate = video.maxRate
         settings.bufferSize = video.bufferSize
         settings.privateOptions = [PrivateOption("preset", video.speedPreset), PrivateOption("profile", video.profile)]
+        if video.latency == .low { settings.privateOptions.insert(PrivateOption("tune", "zerolatency"), at: 1) }
         switch video.rateControl {
         case .constantQuality(let crf): settings.privateOptions.append(PrivateOption("crf", String(crf)))
         case .averageBitRate(let rate): settings.bitRate = rate
