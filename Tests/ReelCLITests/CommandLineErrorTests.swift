@@ -79,9 +79,11 @@ import Testing
         let presets = try Processes.reel(["presets", "--json"])
         #expect(presets.status == 0)
         let list = try JSONSerialization.jsonObject(with: Data(presets.standardOutput.utf8)) as? [[String: Any]]
-        #expect(list?.count == 10)
+        #expect(list?.count == 11)
         let codecs = (list ?? []).map { ($0["video"] as? [String: Any])?["codec"] as? String ?? "" }
-        #expect(codecs.filter { $0 == "hevc" }.count == 2 && codecs.filter { $0 == "h264" }.count == 8, "\(codecs)")
+        #expect(codecs.filter { $0 == "hevc" }.count == 2 && codecs.filter { $0 == "h264" }.count == 9, "\(codecs)")
+        let latencies = (list ?? []).map { ($0["video"] as? [String: Any])?["latency"] as? String ?? "" }
+        #expect(latencies.filter { $0 == "low" }.count == 1 && latencies.filter { $0 == "normal" }.count == 10, "\(latencies)")
         let devices = try Processes.reel(["devices", "--json"])
         #expect(devices.status == 0)
         let object = try JSONSerialization.jsonObject(with: Data(devices.standardOutput.utf8)) as? [String: Any]

@@ -190,7 +190,7 @@ import Testing
             (["--live", "file"], "is a file, not a folder"),
             (["--live", "missing/hls"], "does not exist"),
             (["--live", "old"], "already exists (an earlier live stream)"),
-            (["--live", "srt://127.0.0.1:9000"], "not built yet"),
+            (["--live", "http://127.0.0.1/live"], "Reel pushes to srt:// and rtmp:// servers"),
             (["--live", "a", "--live", "a/"], "given twice"),
             (["--live", "a", "--live-keep", "3"], "--live-keep"),
             (["--live", "a", "--live-segment", "0.5"], "--live-segment"),

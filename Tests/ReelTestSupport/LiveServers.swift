@@ -42,7 +42,8 @@ public enum LiveServers {
         }
     }
 
-    static func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
+    /// Polls `condition` every 20 ms until it holds (true) or `seconds` pass (false).
+    public static func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
         let deadline = Date(timeIntervalSinceNow: seconds)
         while !condition() {
             guard Date() < deadline else { return false }
