@@ -67,6 +67,15 @@ import Testing
         #expect(atResume && !after)
     }
 
+    /// A live stream that joins a running movie asks for a keyframe: the next picture sent is one, only that.
+    @Test func aJoiningStreamGetsTheNextPictureAsAKeyframe() {
+        var track = VideoTrack(frameRate: Rational(30, 1), fragmentInterval: 0)
+        let before = (Int64(0)..<10).map { track.send(slot: $0, segmentStart: 0, isRepeat: false) }
+        track.requestKeyframe()
+        let joined = (Int64(10)..<13).map { track.send(slot: $0, segmentStart: 0, isRepeat: false) }
+        #expect(!before.contains(true) && joined == [true, false, false])
+    }
+
     /// A resume before the first picture forces nothing: the first picture is a keyframe anyway.
     @Test func aResumeBeforeTheFirstPictureForcesNothing() {
         var track = VideoTrack(frameRate: Rational(30, 1), fragmentInterval: 0)

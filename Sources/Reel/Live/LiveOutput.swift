@@ -64,6 +64,12 @@ final class LiveOutput: Sendable {
         variant = nil
     }
 
+    /// The server this output pushes to, if it is a push.
+    var push: LivePush? {
+        guard case .push(let push) = destination else { return nil }
+        return push
+    }
+
     /// A push sends each picture as it comes (latency is what it is for); HLS waits for segment boundaries.
     private var wakesForEveryPicture: Bool {
         guard case .push = destination else { return false }
@@ -185,9 +191,17 @@ final class LiveOutput: Sendable {
         }
         running?.join()
         return state.withLock { state in
-            state.result ?? LiveResult(kind: "hls", playlist: hlsStream.map { $0.folder + "/" + HLSWriter.playlistName },
-                                       segments: 0, listedSegments: 0, bytes: 0, duration: 0, droppedPackets: state.drops.packets,
-                                       gaps: 0, error: nil)
+            var empty: LiveResult
+            switch destination {
+            case .hls(let stream):
+                empty = LiveResult(kind: "hls", playlist: stream.folder + "/" + HLSWriter.playlistName, segments: 0, listedSegments: 0,
+                                   bytes: 0, duration: 0, droppedPackets: state.drops.packets, gaps: 0, error: nil)
+            case .push(let push):
+                empty = LiveResult(kind: push.transport.rawValue, segments: 0, listedSegments: 0, bytes: 0, duration: 0,
+                                   droppedPackets: state.drops.packets, gaps: 0, error: nil)
+                empty.url = push.displayURL
+            }
+            return state.result ?? empty
         }
     }
 

@@ -8,15 +8,32 @@ extension MovieRecorder {
     func openLiveStreams() throws {
         guard !setup.live.isEmpty else { return }
         if setup.segmentation != nil && setup.hasAudio { liveAudio = try LiveAudio(setup.preset) }
+        for live in setup.live { open(live) }
+    }
+
+    private func open(_ live: LiveOutput) {
         let audio = liveAudio?.encoder ?? segments.current?.audioStreamEncoder
-        for live in setup.live {
-            live.open(video: videoEncoder, audio: audio, frameDuration: videoTimeBase.doubleValue) { [segmentEvents] event in
-                switch event {
-                case .stopped(let result): segmentEvents(.liveStopped(result))
-                case .connection(let connection): segmentEvents(.liveConnection(connection))
-                }
+        live.open(video: videoEncoder, audio: audio, frameDuration: videoTimeBase.doubleValue) { [segmentEvents] event in
+            switch event {
+            case .stopped(let result): segmentEvents(.liveStopped(result))
+            case .connection(let connection): segmentEvents(.liveConnection(connection))
             }
         }
+        liveOutputs.append(live)
+    }
+
+    /// Whether a stream can join this movie while it records: a segmented movie's streams need the sound
+    /// encoded across its files (LiveAudio), which starts with the movie when it has streams from the start.
+    var takesLiveStreamsWhileRecording: Bool { setup.segmentation == nil || !setup.hasAudio || !setup.live.isEmpty }
+
+    /// Streams added while the movie records join at the next picture, which the movie makes a keyframe (the
+    /// stream starts there instead of waiting up to a GOP). Its times are the movie's: a push's server sees
+    /// the media time the movie is at.
+    func joinLiveStreams() {
+        let joining = liveJoins.take()
+        guard !joining.isEmpty else { return }
+        for live in joining { open(live) }
+        video.requestKeyframe()
     }
 
     /// The streams' sound ends with the movie's: its last samples, the encoder drained (called once the
@@ -34,12 +51,19 @@ extension MovieRecorder {
 
     /// The streams' ends, with what each wrote.
     func finishLiveStreams() -> [LiveResult] {
+        // A stream added too late to join gets a result that says so.
+        let late = liveJoins.close().map { live in
+            var result = live.finish()
+            result.error = "the movie ended before the stream could join it"
+            return result
+        }
+        guard !liveOutputs.isEmpty else { return late }
         finishLiveAudio()  // when no file was open at the end (its encoders were finished before)
-        return setup.live.map { live in
+        return liveOutputs.map { live in
             var result = live.finish()
             if result.error == nil { result.error = liveAudioFailure }
             return result
-        }
+        } + late
     }
 
     /// Samples the movie encodes (from its sample `position` on), for a segmented movie's streams. A failure
@@ -58,22 +82,22 @@ extension MovieRecorder {
         guard let liveAudio else { return }
         dateLiveStreams()
         try liveAudio.collect { packet in
-            for live in setup.live { live.audio(packet, offset: 0) }
+            for live in liveOutputs { live.audio(packet, offset: 0) }
         }
     }
 
     /// A video packet with the movie's slot times, before its file's own.
     func sendLive(video packet: Packet) {
-        guard !setup.live.isEmpty else { return }
+        guard !liveOutputs.isEmpty else { return }
         dateLiveStreams()
-        for live in setup.live { live.video(packet) }
+        for live in liveOutputs { live.video(packet) }
     }
 
     /// An audio packet of the movie's one file (a segmented movie's streams have LiveAudio).
     func sendLive(audio packet: Packet, of segment: MovieSegment) {
-        guard !setup.live.isEmpty, liveAudio == nil, segment.index == 1 || packet.pts >= 0 else { return }
+        guard !liveOutputs.isEmpty, liveAudio == nil, segment.index == 1 || packet.pts >= 0 else { return }
         dateLiveStreams()
-        for live in setup.live { live.audio(packet, offset: segment.start.sample) }
+        for live in liveOutputs { live.audio(packet, offset: segment.start.sample) }
     }
 
     /// Tells the streams the wall-clock time of the movie's zero once it has one (the session clock's
@@ -86,9 +110,9 @@ extension MovieRecorder {
 
     /// After a pause the movie's origin moved on by the pause: media from `seconds` on is that much later.
     func redateLiveStreams(from seconds: Double) {
-        guard !setup.live.isEmpty, let origin else { return }
+        guard !liveOutputs.isEmpty, let origin else { return }
         let zero = setup.sessionStart + Int64((origin.seconds * 1_000_000_000).rounded())
         let milliseconds = Int64((Date().timeIntervalSince1970 * 1000).rounded()) - (MonotonicClock.nanoseconds() - zero) / 1_000_000
-        for live in setup.live { live.setWallClock(atZero: milliseconds, from: seconds) }
+        for live in liveOutputs { live.setWallClock(atZero: milliseconds, from: seconds) }
     }
 }

@@ -74,6 +74,10 @@ final class MovieRecorder: @unchecked Sendable {
     var heldPicture: CapturedItem? = nil
     /// The live streams were told the wall-clock time of the movie's zero.
     var liveStreamsDated = false
+    /// The live streams fed now: the setup's, then those that joined while the movie records (its thread only).
+    var liveOutputs: [LiveOutput] = []
+    /// Live streams added from other threads, taken in before the next captured item.
+    let liveJoins = LiveJoins()
     /// A segmented movie's sound for its live streams, encoded without the files' joins.
     var liveAudio: LiveAudio?
     /// Why the streams' own sound encode stopped, if it did (their results say so).
@@ -170,6 +174,7 @@ final class MovieRecorder: @unchecked Sendable {
                     buffer.release(type, item.slot)
                     continue
                 }
+                if liveJoins.hasPending { joinLiveStreams() }
                 do {
                     if try pausing(at: item) {
                         buffer.release(type, item.slot)
@@ -222,7 +227,8 @@ final class MovieRecorder: @unchecked Sendable {
     func finish() {
         doneFlag.store(true, ordering: .releasing)
         var result = finalize()
-        if !setup.live.isEmpty { result.live = finishLiveStreams() }
+        let live = finishLiveStreams()
+        if !live.isEmpty { result.live = live }
         // Followers of this movie's encoders get no more packets from it; a follower takes no more.
         switch setup.sharedVideo {
         case .owner(let shared)?: shared.ownerFinished(reason: stopReason)

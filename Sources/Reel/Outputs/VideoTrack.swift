@@ -13,7 +13,8 @@ struct VideoTrack {
     private var keyframes: KeyframeSchedule
     /// A live stream's segments start on the movie's own timeline, segments or not (0: no live stream).
     private var liveSegments: KeyframeSchedule
-    /// The first picture after a resume starts a new group of pictures.
+    /// The first picture after a resume, or after a live stream joined (`requestKeyframe`), starts a new
+    /// group of pictures.
     private var keyframeAtResume = false
     /// Frames sent to the encoder (repeats included), and how many of them were repeats of a picture.
     private(set) var framesSent = 0
@@ -44,6 +45,9 @@ struct VideoTrack {
     /// starts a new group of pictures.
     mutating func pause() { cadence.letGoOfHeldPicture() }
     mutating func resume() { keyframeAtResume = true }
+    /// A live stream joined the running movie: its first picture is the next one sent, a keyframe (one extra
+    /// keyframe for the movie, instead of the stream waiting up to a GOP).
+    mutating func requestKeyframe() { keyframeAtResume = true }
 
     /// A new file begins (a segment): its fragments count from its first picture.
     mutating func startSegment() { keyframes = KeyframeSchedule(interval: fragmentInterval) }

@@ -72,6 +72,8 @@ public final class CaptureSession: Sendable {
         /// The movies' output paths (main first) and every name they write, to check a movie added later.
         var outputs: [String]
         var plan: OutputPlan
+        /// The session's own movie (nil when it records none): live streams added while it runs join it.
+        var mainMovie: MovieRecorder?
     }
 
     private let shared = Locked(Shared())
@@ -114,7 +116,8 @@ public final class CaptureSession: Sendable {
             }, segmentEvents: events)
             let running = Running(engine: engine, switcher: InputSwitcher(engine: engine, factory: preparation.session.readerFactory),
                                   context: preparation.context, buffer: preparation.buffer, paced: preparation.paced,
-                                  outputs: preparation.movies.map(\.outputPath), plan: preparation.plan)
+                                  outputs: preparation.movies.map(\.outputPath), plan: preparation.plan,
+                                  mainMovie: configuration.recordsMovie ? movies.first : nil)
             let (photos, previews) = shared.withLock { shared in
                 shared.live = SessionStatus.Live(video: configuration.video?.description, audio: configuration.audio?.description,
                                                  videoSpec: configuration.video)
@@ -304,6 +307,19 @@ public final class CaptureSession: Sendable {
             running.outputs.append(path)
             running.plan = plan
             shared.phase = .recording(running)
+        }
+    }
+
+    /// The running session's own movie, for a live stream that joins it; why there is none otherwise.
+    func movieForJoiningStream() throws -> MovieRecorder {
+        try shared.withLock { shared in
+            guard case .recording(let running) = shared.phase else {
+                throw ReelError.invalidInput("the session is not recording: add live streams to its configuration, or once it runs")
+            }
+            guard let movie = running.mainMovie else {
+                throw ReelError.invalidInput("a live stream comes from the session's movie: this session records none")
+            }
+            return movie
         }
     }
 
