@@ -66,6 +66,19 @@ public final class OutputContext {
         return Int(stream.pointee.index)
     }
 
+    /// Adds a stream described by `parameters` (an encoder's, copied on its thread); packets arrive in its time
+    /// base and are rescaled here. Returns the stream's index.
+    @discardableResult
+    public func addStream(_ parameters: StreamParameters) throws -> Int {
+        guard let stream = avformat_new_stream(formatContext, nil) else {
+            throw FFmpegError(call: "avformat_new_stream", message: "out of memory")
+        }
+        try FFmpegError.check(avcodec_parameters_copy(stream.pointee.codecpar, parameters.parameters), "avcodec_parameters_copy")
+        stream.pointee.time_base = parameters.timeBase.av
+        encoderTimeBases.append(parameters.timeBase)
+        return Int(stream.pointee.index)
+    }
+
     /// Records that a player should rotate the stream's picture clockwise by `degrees` (a display matrix,
     /// written by the mov muxer as the track matrix); pixels are not touched.
     public func setRotation(streamIndex: Int, turn: DisplayTurn) throws {

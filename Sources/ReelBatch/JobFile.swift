@@ -122,7 +122,8 @@ public enum JobFile {
         func expand(_ key: String, in fields: JSONFields = fields, preset presetName: String? = presetName, isPath: Bool = true) throws -> String {
             let template = try fields.string(key)
             guard let text = fill(template, ["name": name, "preset": presetName ?? "", "index": String(index), "date": day]) else {
-                throw fields.fail(key, "unknown placeholder in '\(template)' (use {name}, {preset}, {index}, {date})")
+                let shown = isPath ? template : LivePush.hidingSecrets(template)
+                throw fields.fail(key, "unknown placeholder in '\(shown)' (use {name}, {preset}, {index}, {date})")
             }
             return isPath ? resolve(text, against: baseFolder) : text
         }

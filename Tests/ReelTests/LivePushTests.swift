@@ -41,6 +41,7 @@ import Testing
         #expect(message("rtmp://127.0.0.1")?.contains("application and a stream key") == true)
         #expect(message("http://127.0.0.1/x")?.contains("srt:// and rtmp://") == true)
         #expect(message("rtmps://host/app/secret")?.contains("secret") == false, "a key is not printed, even of an unsupported scheme")
+        #expect(message("rtmp://user:s3cret@host/app/key")?.contains("s3cret") == false, "nor a password")
     }
 
     @Test func secretsAreHiddenWhereverTheAddressIsShown() throws {
@@ -49,6 +50,9 @@ import Testing
         #expect(try LivePush(url: "srt://host:9000?latency=200&passphrase=hunter22xyz&streamid=publish:cam").displayURL
                 == "srt://host:9000?latency=200&passphrase=***&streamid=***")
         #expect(try LivePush(url: "srt://host:9000").displayURL == "srt://host:9000")
+        #expect(try LivePush(url: "rtmp://host/live/abc123/").displayURL == "rtmp://host/live/***/", "a trailing slash hides nothing")
+        #expect(LivePush.hidingSecrets("rtmp://user:secret@host/live/abc123") == "rtmp://***@host/live/***")
+        #expect(LivePush.hidingSecrets("srt://host:9000?token=t0k&latency=200") == "srt://host:9000?token=***&latency=200")
         let error = #expect(throws: ReelError.self) { try LivePush.check([try LivePush(url: "rtmp://h/a/k1")], videoCodec: .hevc) }
         #expect(error?.message.contains("H.264 only") == true && error?.message.contains("k1") == false)
         let twice = #expect(throws: ReelError.self) {
@@ -85,6 +89,8 @@ import Testing
         #expect(!LiveBackoff.isPermanent(posixCode: nil, transport: .rtmp, everConnected: true))
         // SRT's errors do not tell a refusal from a lost handshake: it is retried, visibly.
         #expect(!LiveBackoff.isPermanent(posixCode: EIO, transport: .srt, everConnected: false))
+        #expect(!LiveBackoff.isPermanent(posixCode: nil, transport: .srt, everConnected: false))
+        #expect(LiveBackoff.isPermanent(posixCode: nil, transport: .rtmp, everConnected: false))
     }
 
     @Test func connectionEventsAreNamedAndWorded() {

@@ -23,10 +23,11 @@ struct LiveBackoff: Sendable, Equatable {
     /// not (yet) there, unreachable or slow is retried, always; so is any failure once the stream has been
     /// connected (a server restart). A bad address or option is never retried. An RTMP server that took
     /// the connection and then hung up or answered with an error before the first publish refused the
-    /// application or stream key: retrying would only hammer it. (An SRT listener's refusal cannot be told
+    /// application or stream key: retrying would only hammer it (a name that does not resolve, which FFmpeg
+    /// also reports as an I/O error, is looked up first and waited for: PushSink). (An SRT listener's refusal cannot be told
     /// from a lost packet by libsrt's error codes, so SRT retries it, visibly.)
     static func isPermanent(posixCode: Int32?, transport: LivePush.Transport, everConnected: Bool) -> Bool {
-        guard let code = posixCode else { return !everConnected }
+        guard let code = posixCode else { return !everConnected && transport == .rtmp }
         if [EINVAL, ENOSYS, EPROTONOSUPPORT, EAFNOSUPPORT].contains(code) { return true }
         if everConnected { return false }
         let network: Set<Int32> = [ECONNREFUSED, ETIMEDOUT, EHOSTUNREACH, ENETUNREACH, ENETDOWN, EAGAIN, EINTR, ECONNRESET]

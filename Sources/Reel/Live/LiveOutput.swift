@@ -27,6 +27,8 @@ final class LiveOutput: Sendable {
         var spare: [Packet] = []
         var result: LiveResult?
         var hasVideo = true
+        /// The sink stopped for good (a folder failed, a server refused the stream): packets are not taken.
+        var sinkStopped = false
     }
     private let state = Locked(State())
     private let thread = Locked<WorkerThread?>(nil)
@@ -90,14 +92,28 @@ final class LiveOutput: Sendable {
         // A stop reported from the sink's thread carries what the queue dropped so far.
         let report: @Sendable (LiveEvent) -> Void = { [state] event in
             guard case .stopped(var result) = event else { return events(event) }
-            let drops = state.withLock { $0.drops }
+            let drops = state.withLock { state in
+                state.sinkStopped = true
+                return state.drops
+            }
             result.droppedPackets += drops.packets
             events(.stopped(result))
         }
         let sink: LiveSink
         switch destination {
         case .push(let push):
-            let pushSink = PushSink(push: push, video: video, audio: audio, events: report)
+            let parameters: (video: StreamParameters?, audio: StreamParameters?)
+            do {
+                parameters = (try video.map(StreamParameters.init(of:)), try audio.map(StreamParameters.init(of:)))
+            } catch {
+                var failed = LiveResult(kind: push.transport.rawValue, segments: 0, listedSegments: 0, bytes: 0, duration: 0,
+                                        droppedPackets: 0, gaps: 0, error: "\(push.displayURL): \(error)")
+                failed.url = push.displayURL
+                state.withLockNotifying { $0.result = failed }
+                events(.stopped(failed))
+                return
+            }
+            let pushSink = PushSink(push: push, video: parameters.video, audio: parameters.audio, events: report)
             abandon.withLock { $0 = pushSink.abandon }
             sink = pushSink
         case .hls(let stream):
@@ -144,7 +160,7 @@ final class LiveOutput: Sendable {
 
     private func enqueue(_ packet: Packet, isVideo: Bool, offset: Int64) {
         let wakes = state.withLock { state -> Bool in
-            guard !state.ended, state.result == nil else { return false }
+            guard !state.ended, state.result == nil, !state.sinkStopped else { return false }
             let size = packet.size
             if state.dropping {
                 // Back once there is room again, at a keyframe (audio alone: at any packet).
@@ -180,11 +196,17 @@ final class LiveOutput: Sendable {
         if wakes { state.withLockNotifying { _ in } }
     }
 
+    /// The movie is over: nothing more comes; a push gives up a connection attempt under way. Returns at once
+    /// (a movie ends all its streams first, then waits for each: they finish side by side).
+    func end() {
+        state.withLockNotifying { $0.ended = true }
+        abandon.withLock { $0?.raise() }
+    }
+
     /// The movie is over: the stream writes what it holds and its end, and its result is ready. A push
     /// still trying to connect gives up at once; one connected sends what it holds (each write bounded).
     func finish() -> LiveResult {
-        state.withLockNotifying { $0.ended = true }
-        abandon.withLock { $0?.raise() }
+        end()
         let running = thread.withLock { current -> WorkerThread? in
             defer { current = nil }
             return current
@@ -221,9 +243,10 @@ final class LiveOutput: Sendable {
                 state.bytes = 0
                 return state.ended
             }, deadline: deadline) ?? false
+            if ended { sink.tick(ending: true) }  // the last batch: nothing is started for it
             for item in items { sink.take(item, recycle: recycle) }
-            sink.tick(ending: ended)
             if ended { break }
+            sink.tick(ending: false)
         }
         sink.finish(recycle: recycle)
         var result = sink.result(dropped: state.withLock { $0.drops })

@@ -17,6 +17,8 @@ public struct LivePush: Sendable, Equatable {
     /// The server's address as given (it may hold a stream key or a passphrase: show `displayURL` instead).
     public let url: String
     public let transport: Transport
+    /// The server's host name or address (looked up before each connection attempt).
+    let host: String
 
     /// Parses and checks a server address: a scheme Reel pushes to, a host, a port (SRT has no default), and
     /// for RTMP an application and a stream key. The error says what is missing and how the address looks.
@@ -30,11 +32,15 @@ public struct LivePush: Sendable, Equatable {
         let rest = url.dropFirst(transport.rawValue.count + 3)
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
         let authority = rest[..<authorityEnd]
-        let (host, port) = LivePush.split(authority)
         let shown = LivePush.hidingSecrets(url)
-        guard !host.isEmpty, !host.contains("@") else {
+        guard !authority.contains("@") else {
+            throw ReelError.invalidInput("--live \(shown): a user and password before the host are not supported: give the stream key in the path (RTMP) or passphrase= (SRT)")
+        }
+        let (host, port) = LivePush.split(authority)
+        guard !host.isEmpty else {
             throw ReelError.invalidInput("--live \(shown): no server host (\(transport == .srt ? "srt://HOST:PORT" : "rtmp://HOST/APP/KEY"))")
         }
+        self.host = String(host)
         if let port, Int(port).map({ !(1...65535).contains($0) }) ?? true {
             throw ReelError.invalidInput("--live \(shown): the port '\(port)' is not a number from 1 to 65535")
         }
@@ -73,18 +79,31 @@ public struct LivePush: Sendable, Equatable {
     /// whatever the scheme) and SRT's passphrase and stream id are replaced by `***`.
     public var displayURL: String { LivePush.hidingSecrets(url) }
 
-    static func hidingSecrets(_ url: String) -> String {
+    package static func hidingSecrets(_ url: String) -> String {
         let parts = url.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         var base = String(parts[0])
-        if let schemeEnd = base.firstRange(of: "://")?.upperBound,
-           let pathStart = base[schemeEnd...].firstIndex(of: "/"),
-           base[pathStart...].split(separator: "/").count >= 2, let slash = base.lastIndex(of: "/"),
-           base.index(after: slash) < base.endIndex {
-            base = base[...slash] + "***"
+        if let schemeEnd = base.firstRange(of: "://")?.upperBound {
+            let pathStart = base[schemeEnd...].firstIndex(of: "/") ?? base.endIndex
+            // A user and password before the host.
+            if let at = base[schemeEnd..<pathStart].lastIndex(of: "@") {
+                base = base[..<schemeEnd] + "***" + base[at...]
+            }
+        }
+        if let schemeEnd = base.firstRange(of: "://")?.upperBound, let pathStart = base[schemeEnd...].firstIndex(of: "/") {
+            // The last part of a path of two or more (a trailing '/' does not hide it).
+            var path = base[pathStart...]
+            var trailing = ""
+            while path.hasSuffix("/") {
+                path = path.dropLast()
+                trailing += "/"
+            }
+            if path.split(separator: "/").count >= 2, let slash = path.lastIndex(of: "/") {
+                base = base[..<pathStart] + path[...slash] + "***" + trailing
+            }
         }
         guard parts.count == 2 else { return base }
         let query = parameters(String(parts[1])).map { pair -> String in
-            let secret = ["passphrase", "streamid", "key"].contains(pair.key.lowercased())
+            let secret = ["passphrase", "streamid", "key", "password", "pass", "token"].contains(pair.key.lowercased())
             return pair.value.map { pair.key + "=" + (secret ? "***" : $0) } ?? pair.key
         }
         return base + "?" + query.joined(separator: "&")

@@ -1,4 +1,5 @@
 import FFmpegCore
+import Glibc
 import SystemSupport
 
 /// A live stream pushed to a server (LivePush): the movie's packets muxed by libavformat (MPEG-TS for SRT,
@@ -8,8 +9,9 @@ import SystemSupport
 /// the next keyframe after a new connection, packets are let go (counted). The movie never waits here.
 final class PushSink: LiveSink {
     let push: LivePush
-    private let video: Encoder?
-    private let audio: Encoder?
+    /// The encoders' stream descriptions, copied on the movie's thread (this thread never reads an encoder).
+    private let video: StreamParameters?
+    private let audio: StreamParameters?
     private let events: @Sendable (LiveEvent) -> Void
     /// Raised when the movie ends: a connection attempt under way is given up (writes are not: what the
     /// server takes within `stallLimit` is sent).
@@ -50,7 +52,7 @@ final class PushSink: LiveSink {
     /// Media sent, in the video's (or, without video, the audio's) ticks.
     private var sentTicks: Int64 = 0
 
-    init(push: LivePush, video: Encoder?, audio: Encoder?, events: @escaping @Sendable (LiveEvent) -> Void) {
+    init(push: LivePush, video: StreamParameters?, audio: StreamParameters?, events: @escaping @Sendable (LiveEvent) -> Void) {
         self.push = push
         self.video = video
         self.audio = audio
@@ -60,10 +62,11 @@ final class PushSink: LiveSink {
     func take(_ item: LiveItem, recycle: (Packet) -> Void) {
         switch item {
         case .video(let packet):
-            let starts = connection != nil && waitingForKeyframe && packet.isKeyframe
+            // The keyframe's time is read before the packet is written (the muxer empties it) and recycled.
+            let starts = connection != nil && waitingForKeyframe && packet.isKeyframe ? packet.pts : nil
             send(packet, isVideo: true)
             recycle(packet)
-            if starts { sendPendingAudio(from: packet, recycle: recycle) }
+            if let starts { sendPendingAudio(from: starts, recycle: recycle) }
         case .audio(let packet):
             if connection != nil, waitingForKeyframe, video != nil {
                 // x264 holds pictures back (lookahead, B-frames): the sound of the keyframe's time comes first.
@@ -84,6 +87,7 @@ final class PushSink: LiveSink {
 
     func tick(ending: Bool) {
         if ending {
+            // The last batch is being taken: no new attempt, no reconnection announced.
             self.ending = true
             return
         }
@@ -153,16 +157,19 @@ final class PushSink: LiveSink {
         recycle(packet)
     }
 
-    /// The sound held back for the first keyframe after a connection: what plays from its time on is sent,
-    /// what ends before it is let go (counted).
-    private func sendPendingAudio(from keyframe: Packet, recycle: (Packet) -> Void) {
+    /// The sound held back for the first keyframe after a connection: what plays from its time on is sent
+    /// (with one packet before it), what ends earlier is let go (counted).
+    private func sendPendingAudio(from keyframeTime: Int64, recycle: (Packet) -> Void) {
         guard let video, let audio else { return }
-        let start = Double(keyframe.pts) * video.timeBase.doubleValue
+        let start = Double(keyframeTime) * video.timeBase.doubleValue
         let tick = audio.timeBase.doubleValue
         let pending = pendingAudio
         pendingAudio.removeAll(keepingCapacity: true)
         for packet in pending {
-            if Double(packet.pts + packet.duration) * tick > start {
+            // One packet ending at or just before the picture is kept: an AAC decoder's first frame primes it
+            // (at the movie's start, the encoder's priming frame: the sound that plays with the first picture
+            // decodes whole).
+            if Double(packet.pts + 2 * packet.duration) * tick > start {
                 send(packet, isVideo: false)
                 recycle(packet)
             } else {
@@ -172,12 +179,18 @@ final class PushSink: LiveSink {
     }
 
     private func connect() {
+        // A name that does not resolve (no network yet, DNS down) is waited for; FFmpeg would report it as an
+        // I/O error, which from an RTMP server means it refused the stream. The system resolver bounds the wait.
+        if let problem = PushSink.lookUp(push.host) {
+            retry(after: "cannot look up \(push.host): \(problem)")
+            return
+        }
         let flag = InterruptFlag(following: abandon)
         flag.setDeadline(secondsFromNow: PushSink.connectLimit)
         do {
             let context = try OutputContext(path: push.url, formatName: push.transport.formatName, interrupt: flag)
-            let videoIndex = try video.map { try context.addStream(for: $0) }
-            let audioIndex = try audio.map { try context.addStream(for: $0) }
+            let videoIndex = try video.map { try context.addStream($0) }
+            let audioIndex = try audio.map { try context.addStream($0) }
             let muxer: [(key: String, value: String)] = push.transport == .rtmp ? [("flvflags", "no_duration_filesize")] : []
             let io: [(key: String, value: String)] = push.transport == .srt ? [("linger", PushSink.srtLinger)] : []
             try context.writeHeader(options: muxer, ioOptions: io)
@@ -193,7 +206,10 @@ final class PushSink: LiveSink {
         } catch {
             let reason = PushSink.reason(error, flag)
             let posix = (error as? FFmpegError).flatMap { (1...4095).contains(-$0.code) ? -$0.code : nil }
-            if abandon.isRaised { return }
+            if abandon.isRaised {
+                ending = true  // the movie is over: no more attempts
+                return
+            }
             if flag.deadlinePassed || !LiveBackoff.isPermanent(posixCode: posix, transport: push.transport, everConnected: everConnected) {
                 retry(after: reason)
             } else {
@@ -211,7 +227,7 @@ final class PushSink: LiveSink {
         gaps += 1
         discardedGroups += 1  // the rest of the group that was being sent
         events(.connection(LiveConnection(url: push.displayURL, state: .disconnected, reason: reason)))
-        retry(after: nil)
+        if !ending { retry(after: nil) }
     }
 
     private func retry(after reason: String?) {
@@ -228,6 +244,16 @@ final class PushSink: LiveSink {
         bytesSent += open.context.bytesAtClose
         connectedNanoseconds += MonotonicClock.nanoseconds() - open.since
         connection = nil
+    }
+
+    /// Why `host` does not resolve, or nil when it does (an address resolves at once).
+    private static func lookUp(_ host: String) -> String? {
+        var hints = addrinfo()
+        hints.ai_flags = AI_ADDRCONFIG
+        var found: UnsafeMutablePointer<addrinfo>?
+        let code = getaddrinfo(host, nil, &hints, &found)
+        if let found { freeaddrinfo(found) }
+        return code == 0 ? nil : String(cString: gai_strerror(code))
     }
 
     /// Why a call failed, in words, without the address (it may hold the stream key).

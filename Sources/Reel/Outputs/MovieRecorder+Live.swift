@@ -59,6 +59,7 @@ extension MovieRecorder {
         }
         guard !liveOutputs.isEmpty else { return late }
         finishLiveAudio()  // when no file was open at the end (its encoders were finished before)
+        for live in liveOutputs { live.end() }  // all at once: a stalled push does not hold the others up
         return liveOutputs.map { live in
             var result = live.finish()
             if result.error == nil { result.error = liveAudioFailure }
