@@ -49,6 +49,25 @@ import Testing
         #expect(SegmentInspection.worstToneError(Array(samples.dropFirst(2048).dropLast(1024)), frequency: 440, sampleRate: 48000, skip: 0) < 0.1)
     }
 
+    /// HEVC travels over SRT (MPEG-TS carries it; FLV in FFmpeg 5.1 does not): the listener's file decodes from
+    /// its first picture without an error, every picture there.
+    @Test func srtCarriesHEVC() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let listener = try SRTListener(output: folder + "/received.ts")
+        let result = try Processes.reel(["record", "movie.mov", "--max-duration", "2", "--live", listener.url, "--preset", "1080p-hevc",
+                                         "--size", "320x240", "--video", "lavfi:testsrc2?realtime=0", "--audio", "lavfi:sine?realtime=0",
+                                         "--json"], currentDirectory: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(listener.finish()?.status == 0)
+        let received = try MediaInspection(path: folder + "/received.ts")
+        #expect(received.videoFrames == 60, "\(received)")
+        let decode = try Processes.run("/usr/bin/ffmpeg", ["-v", "error", "-i", folder + "/received.ts", "-f", "null", "-"])
+        #expect(decode.status == 0 && decode.standardError.isEmpty, "\(decode.standardError)")
+        let codec = try FFprobe.stream(folder + "/received.ts", type: "video")?["codec_name"] as? String
+        #expect(codec == "hevc")
+    }
+
     /// nginx dies three seconds in and comes back two seconds later: the movie records every frame, Reel says
     /// what happened and reconnects after its backoff, and the server's second recording is the movie's
     /// pictures from a keyframe on.
