@@ -18,6 +18,7 @@ enum CtlCommand {
           switch-video SPEC|none switch the camera or screen (none: black pictures); e.g. lavfi:smptebars
           switch-audio SPEC|none switch the microphone (none: silence)
           camera-control N=V ... change a V4L2 camera's controls (torch=on, focus=manual:0.4 ...)
+          live-push URL          push the movie to srt://HOST:PORT or rtmp://HOST/APP/KEY from its next picture
           watch                  print events (progress each second, segments, the end) until the recording ends
         With --json the reply's data (or each event) is printed as JSON.
 
@@ -106,6 +107,9 @@ enum CtlCommand {
     static func describe(reply data: JSONDocument?) -> String {
         guard let data, let encoded = try? JSONEncoder().encode(data) else { return "ok" }
         if let photo = try? JSONDecoder().decode([String: String].self, from: encoded), let path = photo["path"] { return path }
+        if let push = try? JSONDecoder().decode([String: String].self, from: encoded), let url = push["pushing"] {
+            return "pushing to \(url) from the next picture"
+        }
         guard let status = try? JSONDecoder().decode(SessionStatus.self, from: encoded) else { return "ok" }
         var lines = [status.state.rawValue + (status.progress.map(progressText) ?? "")]
         lines.append("video: \(status.video ?? "none")")

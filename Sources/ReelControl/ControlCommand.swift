@@ -13,13 +13,15 @@ public enum ControlCommand: Sendable, Equatable {
     case switchVideo(DeviceSpec?)
     case switchAudio(DeviceSpec?)
     case cameraControl([CameraControlSetting])
+    /// Pushes the running movie to a server from its next picture (srt://, rtmp://), as `--live` at the start.
+    case livePush(LivePush)
     /// Events from now on: progress once a second, segment events, the end.
     case subscribe
 
     /// Every command with its arguments, for help texts and error messages.
     public static let usage = [
         "status", "stop", "pause", "resume", "photo FILE.jpg|png", "switch-video SPEC|none", "switch-audio SPEC|none",
-        "camera-control NAME=VALUE ...", "subscribe",
+        "camera-control NAME=VALUE ...", "live-push srt://HOST:PORT|rtmp://HOST/APP/KEY", "subscribe",
     ]
 
     /// Parses `[name, arguments...]`; throws `ReelError.invalidInput` saying what is wrong and what is expected.
@@ -56,6 +58,12 @@ public enum ControlCommand: Sendable, Equatable {
                 }
                 return setting
             })
+        case "live-push":
+            let url = try one("srt://HOST:PORT|rtmp://HOST/APP/KEY")
+            guard case .server(let push) = try LiveStream.destination(url) else {
+                throw ReelError.invalidInput("live-push \(url): give a server, srt://HOST:PORT or rtmp://HOST/APP/KEY (an HLS folder is set at the start, --live DIR)")
+            }
+            self = .livePush(push)
         default:
             throw ReelError.invalidInput("unknown command '\(name)': use one of \(ControlCommand.usage.joined(separator: ", "))")
         }

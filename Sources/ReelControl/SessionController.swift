@@ -23,7 +23,7 @@ public final class SessionController: Sendable {
     public static func isSlow(_ command: ControlCommand) -> Bool {
         switch command {
         case .photo, .switchVideo, .switchAudio, .cameraControl: return true
-        case .status, .stop, .pause, .resume, .subscribe: return false
+        case .status, .stop, .pause, .resume, .subscribe, .livePush: return false
         }
     }
 
@@ -57,6 +57,9 @@ public final class SessionController: Sendable {
         case .cameraControl(let settings):
             try setCameraControls(settings)
             return nil
+        case .livePush(let push):
+            try session.addLiveStream(push)
+            return ControlMessages.json(["pushing": push.displayURL])
         }
     }
 

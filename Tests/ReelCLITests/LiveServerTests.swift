@@ -189,6 +189,32 @@ import Testing
         #expect(server.recordedFiles().count == 1)
     }
 
+    /// `reel ctl SOCK live-push URL` starts a push while the movie records: the listener gets the movie's
+    /// pictures from the next one on, to the end; the reply names the server without its secrets.
+    @Test func aPushStartedOverTheControlSocket() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let listener = try SRTListener(output: folder + "/received.ts", passphrase: "0123456789abc")
+        let running = try Processes.start(Processes.reelExecutable, ["record", "movie.mov", "--max-duration", "4", "--control", "live.sock"]
+                                          + LiveServerTests.pacedNumbered, currentDirectory: folder)
+        #expect(Processes.waitForFile(folder + "/live.sock", seconds: 20), "the control socket did not appear")
+        usleep(1_000_000)
+        let reply = try Processes.reel(["ctl", "live.sock", "live-push", listener.url + "?passphrase=0123456789abc"], currentDirectory: folder)
+        #expect(reply.status == 0 && reply.standardOutput == "pushing to \(listener.url)?passphrase=*** from the next picture\n",
+                "\(reply.standardOutput) \(reply.standardError)")
+        let again = try Processes.reel(["ctl", "live.sock", "live-push", listener.url + "?passphrase=0123456789abc"], currentDirectory: folder)
+        #expect(again.status == 1 && again.standardError.contains("already pushes there") && !again.standardError.contains("0123456789abc"),
+                "\(again.standardError)")
+        let result = Processes.finish(running, timeout: 60)
+        listener.finish()
+        #expect(result.status == 0, "\(result.standardError)")
+        let movie = try TestInputs.frameNumbers(folder + "/movie.mov")
+        let received = try TestInputs.frameNumbers(folder + "/received.ts")
+        #expect(received.count >= 30 && Array(movie.suffix(received.count)) == received, "\(received.count) of \(movie.count)")
+        let live = try LiveServerTests.live(try TestInputs.json(result.standardOutput))
+        #expect(live["kind"] as? String == "srt" && live["error"] == nil && live["url"] as? String == listener.url + "?passphrase=***")
+    }
+
     /// An application nginx does not have: the server hangs up on the publish. Only the stream stops, with one
     /// line that names the server (not the key) and what to check; the movie is whole and Reel exits 0.
     @Test func refusedStreamKeyStopsOnlyTheStream() throws {

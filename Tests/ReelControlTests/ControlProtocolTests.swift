@@ -12,7 +12,9 @@ import Testing
         #expect(try ControlCommand(parsing: ["switch-audio", "none"]) == .switchAudio(nil))
         #expect(try ControlCommand(parsing: ["camera-control", "torch=on", "zoom=2"])
                 == .cameraControl([CameraControlSetting(parsing: "torch=on")!, CameraControlSetting(parsing: "zoom=2")!]))
+        #expect(try ControlCommand(parsing: ["live-push", "srt://127.0.0.1:9000"]) == .livePush(try LivePush(url: "srt://127.0.0.1:9000")))
         let bad: [([String], String)] = [
+            (["live-push"], "takes one argument"), (["live-push", "hls"], "give a server"), (["live-push", "srt://h"], "needs a port"),
             ([], "empty command"), (["dance"], "unknown command 'dance'"), (["status", "now"], "takes no arguments"),
             (["photo"], "takes one argument"), (["photo", "a.gif"], ".jpg"), (["switch-video"], "takes one argument"),
             (["switch-video", "nokind"], "has no kind"), (["camera-control"], "NAME=VALUE"), (["camera-control", "torch"], "not NAME=VALUE"),

@@ -154,11 +154,13 @@ public final class SRTListener {
     public let output: String
     private var running: Processes.Running?
 
-    public init(output: String) throws {
+    /// `passphrase`: the listener encrypts, and takes only callers that give the same one.
+    public init(output: String, passphrase: String? = nil) throws {
         try LiveServers.require("/usr/bin/srt-live-transmit")
         self.output = output
         port = try LiveServers.freePort(udp: true)
-        let command = "exec /usr/bin/srt-live-transmit -q -a no 'srt://127.0.0.1:\(port)?mode=listener' file://con > '\(output)'"
+        let secret = passphrase.map { "&passphrase=\($0)" } ?? ""
+        let command = "exec /usr/bin/srt-live-transmit -q -a no 'srt://127.0.0.1:\(port)?mode=listener\(secret)' file://con > '\(output)'"
         running = try Processes.start("/bin/sh", ["-c", command])
         // SRT listens on UDP: nothing to connect to before a caller. It is ready once its socket is bound.
         guard LiveServers.waitUntil(seconds: 10, { SRTListener.udpPortBound(port) }) else {
