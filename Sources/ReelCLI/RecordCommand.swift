@@ -119,6 +119,19 @@ enum RecordCommand {
         return result
     }
 
+    /// A live stream's line under the movie's: what it carried, and how its connection went.
+    static func summary(of live: LiveResult) -> String {
+        var text = "\(live.destination): \(String(printf: "%.2f", live.duration)) s, \(ByteCount.format(live.bytes))"
+        if live.kind == "hls" { text += ", \(live.segments) segment\(live.segments == 1 ? "" : "s")" }
+        if let connected = live.connectedSeconds {
+            text += live.bytes == 0 && live.error == nil ? ", never connected" : ", connected \(String(printf: "%.1f", connected)) s"
+            if let reconnects = live.reconnects, reconnects > 0 { text += ", \(reconnects) reconnection\(reconnects == 1 ? "" : "s")" }
+        }
+        if live.droppedPackets > 0 { text += ", \(live.droppedPackets) packets dropped" }
+        if let error = live.error { text += " — stopped: \(error)" }
+        return text
+    }
+
     static func report(_ result: RecordingResult, json: Bool) -> ExitCode {
         if json { Terminal.writeOutput(Terminal.json(result)) }
         guard result.recordedSuccessfully else {
@@ -130,6 +143,7 @@ enum RecordCommand {
                 Terminal.writeError(
                     "\(output.output): \(String(printf: "%.2f", output.duration)) s, \(ByteCount.format(output.bytes)), \(output.videoFrames) frames, \(output.droppedFrames) dropped — \(output.stopReason.rawValue)\n")
             }
+            for live in result.live ?? [] { Terminal.writeError(RecordCommand.summary(of: live) + "\n") }
         }
         // A size segment never drops a picture to stay under --segment-size; one that had to pass it says so.
         for segment in (result.outputs ?? [result]).flatMap({ $0.segments ?? [] }) {

@@ -56,10 +56,13 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let listener = try SRTListener(output: folder + "/received.ts")
         let result = try Processes.reel(["record", "movie.mov", "--max-duration", "2", "--live", listener.url, "--preset", "1080p-hevc",
-                                         "--size", "320x240", "--video", "lavfi:testsrc2?realtime=0", "--audio", "lavfi:sine?realtime=0",
-                                         "--json"], currentDirectory: folder)
+                                         "--size", "320x240", "--video", "lavfi:testsrc2?realtime=0", "--audio", "lavfi:sine?realtime=0"],
+                                        currentDirectory: folder)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(listener.finish()?.status == 0)
+        // Without --json, a line under the movie's says what the push carried.
+        let summary = result.standardError.split(separator: "\n").first { $0.hasPrefix(listener.url + ": ") }
+        #expect(summary?.hasPrefix(listener.url + ": 2.00 s, ") == true && summary?.contains(", connected ") == true, "\(result.standardError)")
         let received = try MediaInspection(path: folder + "/received.ts")
         #expect(received.videoFrames == 60, "\(received)")
         let decode = try Processes.run("/usr/bin/ffmpeg", ["-v", "error", "-i", folder + "/received.ts", "-f", "null", "-"])
