@@ -218,6 +218,45 @@ import Testing
         #expect(live["kind"] as? String == "srt" && live["error"] == nil && live["url"] as? String == listener.url + "?passphrase=***")
     }
 
+    /// A push whose network stalls from the start while the movie runs far ahead of real time (an unpaced
+    /// noisy source at a near-lossless rate: ~100 MB in under two seconds): the stream's queue fills and drops
+    /// whole groups of pictures instead of growing; the movie loses nothing, and Reel's memory grows by no
+    /// more than the queue's bound (24 MiB, and one batch being written) over the same movie recorded alone.
+    @Test func aStalledPushDropsGroupsInsteadOfGrowing() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try #"{"name": "near-lossless", "video": {"size": "320x240", "fps": 30, "x264Preset": "ultrafast", "crf": 1, "profile": "high", "keyframeInterval": 30}, "audio": {"sampleRate": 48000, "channels": 2, "bitrate": "96k"}}"#
+            .write(toFile: folder + "/heavy.json", atomically: true, encoding: .utf8)
+        let namespace = try NetworkNamespace()
+        let server = try RTMPServer(folder: folder + "/nginx", namespace: namespace)
+        let proxy = try FaultProxy(target: server.port, passSeconds: 0, stallSeconds: 30, namespace: namespace)
+        let common = ["--max-duration", "30", "--preset", "heavy.json", "--video", "lavfi:testsrc2,noise=alls=100:allf=t?realtime=0",
+                      "--audio", "lavfi:sine?realtime=0", "--json", "--overwrite"]
+        func peakOf(_ arguments: [String]) throws -> (ProcessResult, Int) {
+            let (executable, all) = namespace.command(Processes.reelExecutable, arguments)
+            let running = try Processes.start(executable, all, currentDirectory: folder)
+            var peak = 0
+            while running.process.isRunning {
+                peak = max(peak, LiveServerTests.residentKilobytes(running.process.processIdentifier))
+                usleep(50_000)
+            }
+            return (Processes.finish(running, timeout: 60), peak)
+        }
+        let (alone, alonePeak) = try peakOf(["record", "alone.mov"] + common)
+        let (pushed, pushedPeak) = try peakOf(["record", "pushed.mov", "--live", "rtmp://127.0.0.1:\(proxy.port)/live/cam"] + common)
+        _ = proxy.stop()
+        server.stop()
+        #expect(alone.status == 0 && pushed.status == 0, "\(pushed.standardError)")
+        let json = try TestInputs.json(pushed.standardOutput)
+        #expect(json["videoFrames"] as? Int == 900 && json["droppedFrames"] as? Int == 0, "\(json)")
+        let live = try LiveServerTests.live(json)
+        #expect((live["droppedGOPs"] as? Int ?? 0) >= 5 && (live["droppedPackets"] as? Int ?? 0) > 0, "\(live)")
+        if RealTimeChecks.make("resident memory (a sanitizer's shadow memory grows with every allocation)") {
+            // Unbounded, the queue would hold the whole stream (~100 MB) while the write is blocked.
+            #expect(pushedPeak - alonePeak < 2 * 24 * 1024 + 16 * 1024, "peak \(pushedPeak) kB with the push, \(alonePeak) kB alone")
+        }
+    }
+
     /// An application nginx does not have: the server hangs up on the publish. Only the stream stops, with one
     /// line that names the server (not the key) and what to check; the movie is whole and Reel exits 0.
     @Test func refusedStreamKeyStopsOnlyTheStream() throws {
