@@ -85,11 +85,12 @@ check-leaks: release
 	cp .build/release/reel .build/reel-leak-check && strip -g .build/reel-leak-check
 	@scratch=$$(mktemp -d) && \
 	port=$$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') && \
-	{ srt-live-transmit -q -a no "srt://127.0.0.1:$$port?mode=listener" file://con > $$scratch/pushed.ts 2>/dev/null & } && sleep 0.3 && \
+	{ srt-live-transmit -q -a no "srt://127.0.0.1:$$port?mode=listener" file://con > $$scratch/pushed.ts 2>/dev/null & } && \
+	listener=$$! && sleep 0.3 && \
 	$(LEAK_CHECK) .build/reel-leak-check record $$scratch/a.mov --video 'lavfi:testsrc2?realtime=0' \
 		--audio 'lavfi:sine?realtime=0' --preset low --max-duration 2 --fragment-interval 0.5 --still $$scratch/a.jpg --live $$scratch/hls --live-segment 1 \
 		--live "srt://127.0.0.1:$$port" --live rtmp://127.0.0.1:1/live/leak-check --quiet && \
-	test -s $$scratch/pushed.ts && \
+	{ kill $$listener 2>/dev/null; true; } && test -s $$scratch/pushed.ts && \
 	$(LEAK_CHECK) .build/reel-leak-check transcode $$scratch/a.mov $$scratch/b.mov --preset low --quiet && \
 	$(LEAK_CHECK) .build/reel-leak-check grab $$scratch/a.mov $$scratch/c.png --at 0.5 && \
 	rm -rf $$scratch && echo "check-leaks: no definitely-lost bytes"
