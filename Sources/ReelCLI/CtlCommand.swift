@@ -115,6 +115,7 @@ enum CtlCommand {
         lines.append("video: \(status.video ?? "none")")
         lines.append("audio: \(status.audio ?? "none")")
         for output in status.outputs { lines.append("output: \(output)") }
+        for push in status.livePushes ?? [] { lines.append("live: " + push.text.dropFirst("live stream ".count)) }
         return lines.joined(separator: "\n")
     }
 

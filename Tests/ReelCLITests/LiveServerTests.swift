@@ -172,13 +172,24 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let port = try LiveServers.freePort()
         let url = "rtmp://127.0.0.1:\(port)/live"
-        let running = try Processes.start(Processes.reelExecutable, ["record", "movie.mov", "--max-duration", "9", "--live", url + "/cam",
+        let running = try Processes.start(Processes.reelExecutable, ["record", "movie.mov", "--max-duration", "12", "--live", url + "/cam",
                                                                      "--control", "live.sock"] + LiveServerTests.pacedNumbered,
                                           currentDirectory: folder)
         #expect(Processes.waitForFile(folder + "/live.sock", seconds: 20), "the control socket did not appear")
         let watch = try Processes.start(Processes.reelExecutable, ["ctl", "live.sock", "watch"], currentDirectory: folder)
         usleep(1_500_000)
         let server = try RTMPServer(folder: folder + "/nginx", port: port)
+        // `status` shows the push's latest state: waiting for its next attempt, then connected.
+        var statusText = ""
+        let connected = LiveServers.waitUntil(seconds: 15) {
+            statusText = (try? Processes.reel(["ctl", "live.sock", "status"], currentDirectory: folder).standardOutput) ?? ""
+            return statusText.contains("live: \(url)/*** connected")
+        }
+        #expect(connected, "\(statusText)")
+        let statusJSON = try TestInputs.json(try Processes.reel(["ctl", "live.sock", "status", "--json"], currentDirectory: folder).standardOutput)
+        let pushes = statusJSON["livePushes"] as? [[String: Any]]
+        #expect(pushes?.count == 1 && pushes?.first?["state"] as? String == "connected" && pushes?.first?["url"] as? String == url + "/***",
+                "\(statusJSON)")
         let result = Processes.finish(running, timeout: 60)
         let watched = Processes.finish(watch, timeout: 20)
         server.stop()

@@ -113,7 +113,14 @@ public final class CaptureSession: Sendable {
             let (engine, movies) = preparation.makeSession(mainProgress: { progress in
                 shared.withLock { $0.live.progress = progress }
                 events(.progress(progress))
-            }, segmentEvents: events)
+            }, segmentEvents: { event in
+                // A push's connection shows in `status` too.
+                if case .liveConnection(let connection) = event { shared.withLock { $0.live.update(connection) } }
+                if case .liveStopped(let result) = event, let url = result.url {
+                    shared.withLock { $0.live.update(LiveConnection(url: url, state: .disconnected, reason: result.error)) }
+                }
+                events(event)
+            })
             let running = Running(engine: engine, switcher: InputSwitcher(engine: engine, factory: preparation.session.readerFactory),
                                   context: preparation.context, buffer: preparation.buffer, paced: preparation.paced,
                                   outputs: preparation.movies.map(\.outputPath), plan: preparation.plan,
@@ -224,7 +231,8 @@ public final class CaptureSession: Sendable {
         case .recording:
             return SessionStatus(state: current.paused ? .paused : .recording, video: current.video, audio: current.audio,
                                  outputs: running?.outputs ?? [], progress: current.progress,
-                                 timeline: running?.paced == true ? running?.engine.timelineNow : nil, result: nil)
+                                 timeline: running?.paced == true ? running?.engine.timelineNow : nil, result: nil,
+                                 livePushes: current.pushes.isEmpty ? nil : current.pushes)
         case .finished(let result):
             return SessionStatus(state: .finished, video: current.video, audio: current.audio,
                                  outputs: (result.outputs ?? [result]).map(\.output), progress: current.progress, result: result)

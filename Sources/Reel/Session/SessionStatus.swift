@@ -17,6 +17,8 @@ public struct SessionStatus: Sendable, Codable, Equatable {
     public var timeline: Double? = nil
     /// Once finished.
     public var result: RecordingResult?
+    /// The main movie's pushes to servers, each as its latest connection change says (nil without any).
+    public var livePushes: [LiveConnection]? = nil
 
     /// What the session keeps up to date while it runs.
     struct Live: Sendable {
@@ -26,5 +28,15 @@ public struct SessionStatus: Sendable, Codable, Equatable {
         var videoSpec: DeviceSpec? = nil
         var paused = false
         var progress: RecordingProgress?
+        /// Each push's latest connection change, in the order they first reported.
+        var pushes: [LiveConnection] = []
+
+        mutating func update(_ connection: LiveConnection) {
+            if let index = pushes.firstIndex(where: { $0.url == connection.url }) {
+                pushes[index] = connection
+            } else {
+                pushes.append(connection)
+            }
+        }
     }
 }
