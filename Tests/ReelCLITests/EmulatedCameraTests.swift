@@ -79,8 +79,12 @@ import Testing
         #expect(numbers.count == frames)
         let steps = zip(numbers, numbers.dropFirst()).map { ($1 - $0 + 256) % 256 }
         #expect(steps.filter { $0 == 0 }.count == duplicated && steps.reduce(0) { $0 + max(0, $1 - 1) } == dropped
-                && steps.allSatisfy { $0 <= 1 + dropped } && duplicated == dropped,
-                "dropped \(dropped), duplicated \(duplicated): \(numbers)")
+                && steps.allSatisfy { $0 <= 1 + dropped }, "dropped \(dropped), duplicated \(duplicated): \(numbers)")
+        // Only lost pictures are repeated when the reader keeps up after its freeze; a sanitizer's slowdown
+        // makes it late for more slots, which the movie fills with repeats too (counted above, all of them).
+        if RealTimeChecks.make("every repeat is a lost picture's (the reader keeps up with the camera after the freeze)") {
+            #expect(duplicated == dropped, "dropped \(dropped), duplicated \(duplicated): \(numbers)")
+        }
         return dropped
     }
 
