@@ -333,7 +333,7 @@ import Testing
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try Self.writeConfig(#"[{"path": "/dev/video0", "card": "Back Camera", "modes": \#(Self.modes)}, {"path": "/dev/video1", "card": "Front Camera", "modes": \#(Self.modes)}]"#, in: folder)
-        let port = try Self.freePort()
+        let port = try LiveServers.freePort()
         let running = try Processes.start(Processes.reelExecutable, [
             "serve", "--listen", "127.0.0.1:\(port)", "--recordings", "rec", "--video", "v4l2:/dev/video0", "--audio", "none",
             "--preset", "352x288"], currentDirectory: folder, environment: try Self.environment(in: folder))
@@ -363,21 +363,6 @@ import Testing
         let state = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(folder)/state.json"))) as? [String: Any]
         let torches = (state?["cameras"] as? [[String: Any]] ?? []).map { ($0["path"] as? String ?? "?", ($0["controls"] as? [String: Int])?["torch_intensity"] ?? -1) }
         #expect(torches.contains { $0 == ("/dev/video1", 100) } && torches.contains { $0 == ("/dev/video0", 100) }, "\(torches)")
-    }
-
-    /// A port nothing listens on now (the system's choice for port 0).
-    static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
-        }
-        guard bound else { throw TestError("no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// The AVFoundation-like names: focus, exposure, white balance, torch and zoom as the camera receives them.
