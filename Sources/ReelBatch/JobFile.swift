@@ -225,7 +225,8 @@ public enum JobFile {
             }
         }
         if fields.has("live") {
-            // Live streams of the movie: {"folder": TEMPLATE, "segmentDuration": S, "keep": N | "all"} for HLS,
+            // Live streams of the movie: {"folder": TEMPLATE, "segmentDuration": S, "keep": N | "all",
+            // "partDuration": S} for HLS (with parts: Low-Latency HLS),
             // {"url": "srt://…" | "rtmp://…/{name}"} for a server.
             for stream in try fields.objects("live") {
                 if stream.has("url") {
@@ -244,8 +245,8 @@ public enum JobFile {
                     job.livePushes.append(push)
                     continue
                 }
-                if let stray = stream.object.keys.sorted().first(where: { !["folder", "segmentDuration", "keep"].contains($0) }) {
-                    throw stream.fail(stray, "not a field of a live stream (allowed: folder, keep, segmentDuration; or url alone)")
+                if let stray = stream.object.keys.sorted().first(where: { !["folder", "segmentDuration", "keep", "partDuration"].contains($0) }) {
+                    throw stream.fail(stray, "not a field of a live stream (allowed: folder, keep, partDuration, segmentDuration; or url alone)")
                 }
                 var live = LiveStream(folder: try expand("folder", in: stream))
                 if stream.has("segmentDuration") {
@@ -253,6 +254,10 @@ public enum JobFile {
                 }
                 if stream.has("keep") {
                     live.window = stream.object["keep"] == .string("all") ? nil : try stream.integer("keep", in: LiveStream.windowRange)
+                }
+                if stream.has("partDuration") {
+                    live.partDuration = try stream.number("partDuration", in: LiveStream.partDurationRange)
+                    do { try live.validate() } catch let error as ReelError { throw stream.fail("partDuration", error.message) }
                 }
                 job.live.append(live)
             }

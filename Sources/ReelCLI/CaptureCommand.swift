@@ -51,7 +51,7 @@ enum CaptureCommand {
         let server: ControlSocketServer?
         do {
             let parsed = try ParsedArguments(arguments, command: "capture",
-                                             specification: .init(valueOptions: valueOptions, flagOptions: RecordingOptions.flagOptions))
+                                             specification: .init(valueOptions: valueOptions, flagOptions: RecordingOptions.flagOptions.union(RecordingOptions.liveFlagOptions)))
             guard parsed.positionals.count == 1, let basename = parsed.positionals.first else {
                 throw UsageError("capture: expected one BASENAME (writes BASENAME.jpg or BASENAME.mov)")
             }

@@ -35,7 +35,7 @@ enum RecordCommand {
     static func run(_ arguments: [String]) -> ExitCode {
         let specification = ParsedArguments.Specification(valueOptions: RecordingOptions.valueOptions.union(RecordingOptions.segmentOptions)
                                                               .union(RecordingOptions.liveOptions).union(["--control"]),
-                                                          flagOptions: RecordingOptions.flagOptions)
+                                                          flagOptions: RecordingOptions.flagOptions.union(RecordingOptions.liveFlagOptions))
         let options: RecordingOptions
         let control: String?
         do {
@@ -123,6 +123,7 @@ enum RecordCommand {
     static func summary(of live: LiveResult) -> String {
         var text = "\(live.destination): \(String(printf: "%.2f", live.duration)) s, \(ByteCount.format(live.bytes))"
         if live.kind == "hls" { text += ", \(live.segments) segment\(live.segments == 1 ? "" : "s")" }
+        if let parts = live.parts { text += " in \(parts) part\(parts == 1 ? "" : "s")" }
         if let connected = live.connectedSeconds {
             text += live.bytes == 0 && live.error == nil ? ", never connected" : ", connected \(String(printf: "%.1f", connected)) s"
             if let reconnects = live.reconnects, reconnects > 0 { text += ", \(reconnects) reconnection\(reconnects == 1 ? "" : "s")" }

@@ -13,7 +13,8 @@ struct RecordingOptions {
     static let segmentOptions: Set<String> = ["--segment-duration", "--segment-size", "--keep-segments", "--keep-free"]
 
     /// Live streams of the movie, for record.
-    static let liveOptions: Set<String> = ["--live", "--live-segment", "--live-keep"]
+    static let liveOptions: Set<String> = ["--live", "--live-segment", "--live-keep", "--live-part"]
+    static let liveFlagOptions: Set<String> = ["--low-latency"]
 
     static let liveHelp = """
         live streams (from the movie's encoders: no second encode):
@@ -30,6 +31,9 @@ struct RecordingOptions {
           --live-segment S       seconds per segment (default \(NumberText.plain(LiveStream.defaultSegmentDuration)); \(NumberText.plain(LiveStream.segmentDurationRange.lowerBound)) to \(NumberText.plain(LiveStream.segmentDurationRange.upperBound)))
           --live-keep N|all      segments the playlist lists, older ones deleted (default \(LiveStream.defaultWindow), at
                                  least \(LiveStream.windowRange.lowerBound)); all keeps the whole event
+          --low-latency          Low-Latency HLS: each segment also in parts (partN.I.m4s, EXT-X-PART) listed as
+                                 soon as written, with the next one as a preload hint
+          --live-part S          seconds per part (default \(NumberText.plain(LiveStream.defaultPartDuration)); \(NumberText.plain(LiveStream.partDurationRange.lowerBound)) to \(NumberText.plain(LiveStream.partDurationRange.upperBound)); implies --low-latency)
         """
 
     static let segmentHelp = """
@@ -180,8 +184,8 @@ struct RecordingOptions {
         return segmentation
     }
 
-    /// `--live DIR|srt://…|rtmp://…` (repeatable), with `--live-segment S` and `--live-keep N|all` for every
-    /// HLS stream.
+    /// `--live DIR|srt://…|rtmp://…` (repeatable), with `--live-segment S`, `--live-keep N|all` and
+    /// `--low-latency` / `--live-part S` for every HLS stream.
     static func live(_ arguments: ParsedArguments) throws -> (folders: [LiveStream], servers: [LivePush]) {
         var folders: [String] = [], servers: [LivePush] = []
         for text in arguments.allValues("--live") {
@@ -193,7 +197,8 @@ struct RecordingOptions {
             } catch let error as ReelError { throw UsageError(error.message) }
         }
         guard !folders.isEmpty else {
-            if let option = ["--live-segment", "--live-keep"].first(where: { arguments.value($0) != nil }) {
+            if let option = ["--live-segment", "--live-keep", "--live-part"].first(where: { arguments.value($0) != nil })
+                ?? (arguments.has("--low-latency") ? "--low-latency" : nil) {
                 throw UsageError("\(option) sets up an HLS stream: add --live DIR")
             }
             return ([], servers)
@@ -207,7 +212,13 @@ struct RecordingOptions {
                 window = try arguments.integer("--live-keep", in: LiveStream.windowRange)
             }
         }
-        return (folders.map { LiveStream(folder: $0, segmentDuration: duration, window: window) }, servers)
+        let part = try arguments.number("--live-part", in: LiveStream.partDurationRange)
+            ?? (arguments.has("--low-latency") ? LiveStream.defaultPartDuration : nil)
+        let streams = folders.map { LiveStream(folder: $0, segmentDuration: duration, window: window, partDuration: part) }
+        do {
+            try streams.first?.validate()
+        } catch let error as ReelError { throw UsageError(error.message) }
+        return (streams, servers)
     }
 
     static func checkMovieOutput(_ output: String, command: String) throws {

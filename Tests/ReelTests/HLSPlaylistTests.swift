@@ -49,6 +49,52 @@ import Testing
         #expect(check.problems.isEmpty)
     }
 
+    /// Low-Latency HLS: the server control and part target, parts for the last three target durations, the
+    /// open segment's parts and the next part as a preload hint (the segment's first when one has just ended).
+    @Test func lowLatencyText() {
+        var playlist = HLSPlaylist(mapURI: "init.mp4", targetDuration: 2, window: 6, lowLatency: HLSPlaylist.LowLatency(partTarget: 0.5))
+        let parts = { (number: Int) in (0..<4).map { HLSPlaylist.Part(uri: "part\(number).\($0).m4s", duration: 0.5, isIndependent: $0 == 0) } }
+        for number in 0..<5 {
+            var segment = HLSPlaylistTests.segment(number, 2)
+            segment.parts = parts(number)
+            playlist.append(segment)
+        }
+        playlist.appendPart(parts(5)[0], segmentProgramDateTime: 1_796_182_830_000, followsGap: false)
+        playlist.appendPart(parts(5)[1], segmentProgramDateTime: 1_796_182_830_000, followsGap: false)
+        playlist.preloadHint = "part5.2.m4s"
+        let text = playlist.text
+        #expect(text.contains("""
+            #EXT-X-INDEPENDENT-SEGMENTS
+            #EXT-X-SERVER-CONTROL:PART-HOLD-BACK=1.500000
+            #EXT-X-PART-INF:PART-TARGET=0.500000
+            #EXT-X-MAP:URI="init.mp4"
+            """))
+        // Three target durations (6 s) back from the end: the open second and the last three segments.
+        #expect(!text.contains("part1.") && text.contains("part2.3.m4s"))
+        #expect(text.hasSuffix("""
+            #EXT-X-PROGRAM-DATE-TIME:2026-12-02T03:40:24.000Z
+            #EXT-X-PART:DURATION=0.500000,URI="part4.0.m4s",INDEPENDENT=YES
+            #EXT-X-PART:DURATION=0.500000,URI="part4.1.m4s"
+            #EXT-X-PART:DURATION=0.500000,URI="part4.2.m4s"
+            #EXT-X-PART:DURATION=0.500000,URI="part4.3.m4s"
+            #EXTINF:2.000000,
+            segment4.m4s
+            #EXT-X-PROGRAM-DATE-TIME:2026-12-02T03:40:30.000Z
+            #EXT-X-PART:DURATION=0.500000,URI="part5.0.m4s",INDEPENDENT=YES
+            #EXT-X-PART:DURATION=0.500000,URI="part5.1.m4s"
+            #EXT-X-PRELOAD-HINT:TYPE=PART,URI="part5.2.m4s"
+
+            """))
+        let check = HLSPlaylistCheck(text)
+        #expect(check.problems.isEmpty, "\(check.problems)")
+        #expect(check.partTarget == 0.5 && check.partHoldBack == 1.5 && !check.canBlockReload && check.preloadHint == "part5.2.m4s")
+        #expect(check.openParts.count == 2 && check.entries.last?.parts.count == 4)
+        playlist.lowLatency?.canBlockReload = true
+        #expect(HLSPlaylistCheck(playlist.text).canBlockReload)
+        playlist.ended = true
+        #expect(!playlist.text.contains("PRELOAD-HINT") && playlist.text.hasSuffix("#EXT-X-ENDLIST\n"))
+    }
+
     @Test func secondsAndDates() {
         #expect(HLSPlaylist.seconds(2) == "2.000000")
         #expect(HLSPlaylist.seconds(6.0060059999) == "6.006006")
@@ -75,6 +121,23 @@ import Testing
         ("#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:6\n#EXT-X-INDEPENDENT-SEGMENTS\n#EXT-X-MAP:URI=\"i.mp4\"\na.m4s\n", "has no EXTINF before it"),
     ])
     func brokenPlaylists(text: String, problem: String) {
+        let check = HLSPlaylistCheck(text)
+        #expect(check.problems.contains { $0.contains(problem) }, "\(check.problems)")
+    }
+
+    /// Each broken rule of parts is named.
+    @Test(arguments: [
+        ("#EXT-X-PART:DURATION=0.5,URI=\"p.m4s\",INDEPENDENT=YES\n", "before any EXT-X-PART-INF"),
+        ("#EXT-X-PART-INF:PART-TARGET=0.5\n#EXT-X-PART:DURATION=0.5,URI=\"p.m4s\",INDEPENDENT=YES\n", "no EXT-X-SERVER-CONTROL with PART-HOLD-BACK"),
+        ("#EXT-X-SERVER-CONTROL:PART-HOLD-BACK=1.0\n#EXT-X-PART-INF:PART-TARGET=0.5\n", "less than three part targets"),
+        ("#EXT-X-SERVER-CONTROL:PART-HOLD-BACK=1.5\n#EXT-X-PART-INF:PART-TARGET=0.5\n#EXT-X-PART:DURATION=0.6,URI=\"p.m4s\",INDEPENDENT=YES\n", "longer than the part target"),
+        ("#EXT-X-SERVER-CONTROL:PART-HOLD-BACK=1.5\n#EXT-X-PART-INF:PART-TARGET=0.5\n#EXT-X-PART:DURATION=0.5,URI=\"a.m4s\",INDEPENDENT=YES\n#EXT-X-PART:DURATION=0.3,URI=\"b.m4s\"\n#EXT-X-PART:DURATION=0.5,URI=\"c.m4s\"\n", "less than 85 %"),
+        ("#EXT-X-SERVER-CONTROL:PART-HOLD-BACK=1.5\n#EXT-X-PART-INF:PART-TARGET=0.5\n#EXT-X-PART:DURATION=0.5,URI=\"a.m4s\"\n", "is not INDEPENDENT=YES"),
+        ("#EXT-X-SERVER-CONTROL:PART-HOLD-BACK=1.5\n#EXT-X-PART-INF:PART-TARGET=0.5\n#EXT-X-PART:DURATION=0.5,URI=\"a.m4s\",INDEPENDENT=YES\n#EXTINF:2,\nsegment0.m4s\n", "add up to 0.5 s, not its 2.0"),
+        ("#EXT-X-SERVER-CONTROL:PART-HOLD-BACK=1.5\n#EXT-X-PART-INF:PART-TARGET=0.5\n#EXT-X-PART:DURATION=0.5,URI=\"a.m4s\",INDEPENDENT=YES\n", "no EXT-X-PRELOAD-HINT"),
+    ])
+    func brokenLowLatencyPlaylists(tags: String, problem: String) {
+        let text = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:2\n#EXT-X-INDEPENDENT-SEGMENTS\n#EXT-X-MAP:URI=\"i.mp4\"\n" + tags
         let check = HLSPlaylistCheck(text)
         #expect(check.problems.contains { $0.contains(problem) }, "\(check.problems)")
     }

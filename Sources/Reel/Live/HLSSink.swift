@@ -28,7 +28,7 @@ final class HLSSink: LiveSink {
     }
 
     func take(_ item: LiveItem, recycle: (Packet) -> Void) {
-        let done: [LiveSegmenter<Packet>.Segment]
+        let done: [LiveSegmenter<Packet>.Piece]
         switch item {
         case .video(let packet): done = segmenter.addVideo(HLSSink.sample(packet), packet)
         case .audio(let packet): done = segmenter.addAudio(HLSSink.sample(packet), packet)
@@ -53,27 +53,28 @@ final class HLSSink: LiveSink {
                                 listedSegments: writer.playlist.segments.count, bytes: writer.bytesWritten, duration: duration,
                                 droppedPackets: dropped.packets, gaps: gaps, error: failure ?? dropped.referenceFailure)
         result.droppedGOPs = dropped.groups
+        if writer.playlist.lowLatency != nil { result.parts = writer.partsWritten }
         return result
     }
 
-    private func write(_ segments: [LiveSegmenter<Packet>.Segment], recycle: (Packet) -> Void) {
-        guard !segments.isEmpty else { return }
+    private func write(_ pieces: [LiveSegmenter<Packet>.Piece], recycle: (Packet) -> Void) {
+        guard !pieces.isEmpty else { return }
         let clock = segmenter.videoTimeBase ?? segmenter.audioTimeBase!
-        for segment in segments where failure == nil {
-            if segment.followsGap { gaps += 1 }
-            let start = Double(segment.start) * clock.secondsPerTick
+        for piece in pieces where failure == nil {
+            if piece.followsGap { gaps += 1 }
+            let start = Double(piece.start) * clock.secondsPerTick
             let zero = zeros.last { $0.from <= start + 1e-6 }?.zero ?? zeros.first?.zero ?? 0
             do {
-                try writer.write(segment, wallClock: zero + Int64((start * 1000).rounded()))
-                duration += segment.duration
-                reportVariant(writer)
+                try writer.write(piece, wallClock: zero + Int64((start * 1000).rounded()))
+                duration += piece.duration
+                if piece.endsSegment { reportVariant(writer) }
             } catch {
                 failure = "\(error)"
                 events(.stopped(result(dropped: LiveDrops())))
             }
         }
-        for segment in segments {
-            for entry in segment.video + segment.audio { recycle(entry.payload) }
+        for piece in pieces {
+            for entry in piece.video + piece.audio { recycle(entry.payload) }
         }
     }
 

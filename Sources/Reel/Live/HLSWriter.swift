@@ -4,7 +4,8 @@ import QuickTime
 import SystemSupport
 
 /// The files of one HLS stream in a folder: the init segment (`init.mp4`: ftyp + moov, from FFmpeg's mp4
-/// muxer), media segments (`segmentN.m4s`: MediaFragment's boxes and the packets' payloads) and the media
+/// muxer), media segments (`segmentN.m4s`: MediaFragment's boxes and the packets' payloads), for Low-Latency
+/// HLS their parts (`partN.I.m4s`: a segment is its parts' fragments one after the other), and the media
 /// playlist (`index.m3u8`). Every file is written under a hidden name and renamed into place, so a reader
 /// never sees half of one; a segment is in place before the playlist names it, and deleted only once it has
 /// been out of the playlist for as long as the playlist lasts (RFC 8216bis 6.2.2).
@@ -42,6 +43,8 @@ final class HLSWriter {
     /// Segments out of the playlist, kept for readers that loaded it before (deleted after `window` more).
     private var retired: [HLSPlaylist.Segment] = []
     private(set) var segmentsWritten = 0
+    private(set) var partsWritten = 0
+    /// Bytes of media segments (a low-latency stream's part files hold those bytes again, not counted).
     private(set) var bytesWritten: Int64 = 0
     /// Bits per second: the highest of any segment, and over all of them (a multivariant playlist's
     /// BANDWIDTH and AVERAGE-BANDWIDTH).
@@ -55,7 +58,7 @@ final class HLSWriter {
     /// Writes the init segment for the encoders' streams and an empty playlist is not written yet (a player
     /// that finds no playlist retries; one that finds an empty live playlist may give up).
     init(folder: String, video: Encoder?, audio: Encoder?, segmentDuration: Double, frameDuration: Double,
-         window: Int?) throws {
+         window: Int?, lowLatency: HLSPlaylist.LowLatency?) throws {
         self.folder = folder
         let bytes = try HLSWriter.initSegment(folder: folder, video: video, audio: audio)
         let scales = HLSWriter.timescales(inInit: bytes)
@@ -75,7 +78,7 @@ final class HLSWriter {
         }
         playlist = HLSPlaylist(mapURI: HLSWriter.initName,
                                targetDuration: HLSWriter.targetDuration(segmentDuration: segmentDuration, frameDuration: frameDuration),
-                               window: window)
+                               window: window, lowLatency: lowLatency)
         try place(bytes, as: HLSWriter.initName)
     }
 
@@ -85,44 +88,98 @@ final class HLSWriter {
         max(1, Int((segmentDuration + frameDuration).rounded()))
     }
 
-    /// Writes a segment and lists it; `wallClock` is its first picture's time (ms since 1970).
-    func write(_ segment: LiveSegmenter<Packet>.Segment, wallClock: Int64) throws {
-        let parts = [(video, segment.video), (audio, segment.audio)].compactMap { track, entries in
+    /// Writes a piece (a whole segment, or a part of one) and lists it; `wallClock` is its first picture's
+    /// time (ms since 1970). A low-latency stream writes each part as a file of its own and the playlist
+    /// after each; the segment, its parts' fragments one after the other, once its last part is in.
+    func write(_ piece: LiveSegmenter<Packet>.Piece, wallClock: Int64) throws {
+        let tracks = [(video, piece.video), (audio, piece.audio)].compactMap { track, entries in
             track.flatMap { entries.isEmpty ? nil : ($0, entries) }
         }
-        guard !parts.isEmpty else { return }
-        // The payloads as stored (pictures length-prefixed) go after room for the header, which their sizes
-        // then fill in: the segment is built in one buffer, its payload copied once.
-        let headerSize = MediaFragment.headerSize(sampleCounts: parts.map { $0.1.count })
+        if !tracks.isEmpty {
+            let fragment = try self.fragment(of: tracks)
+            if piece.startsSegment || openSegment == nil { openSegment = OpenSegment(wallClock: wallClock, followsGap: piece.followsGap) }
+            if playlist.lowLatency != nil {
+                let (number, index) = (nextNumber, playlist.openParts.count)
+                let name = HLSWriter.partName(segment: number, part: index)
+                try place(fragment, as: name)
+                partsWritten += 1
+                playlist.appendPart(HLSPlaylist.Part(uri: name, duration: piece.duration, isIndependent: piece.isIndependent),
+                                    segmentProgramDateTime: openSegment!.wallClock, followsGap: openSegment!.followsGap)
+                playlist.preloadHint = HLSWriter.partName(segment: piece.endsSegment ? number + 1 : number, part: piece.endsSegment ? 0 : index + 1)
+            }
+            openSegment!.bytes += fragment
+            openSegment!.duration += piece.duration
+            fragmentSequence += 1
+        }
+        if piece.endsSegment, let segment = openSegment {
+            openSegment = nil
+            try close(segment)
+        } else if playlist.lowLatency != nil && !tracks.isEmpty {
+            try writePlaylist()
+        }
+    }
+
+    /// The segment being written: its fragments so far, its length, and its first picture's time.
+    private struct OpenSegment {
+        var wallClock: Int64
+        var followsGap: Bool
+        var bytes: [UInt8] = []
+        var duration = 0.0
+    }
+    private var openSegment: OpenSegment?
+
+    /// A fragment (moof + mdat) of the tracks' packets: the payloads as stored (pictures length-prefixed) go
+    /// after room for the header, which their sizes then fill in, so it is built in one buffer, each payload
+    /// copied once.
+    private func fragment(of tracks: [(Track, [LiveSegmenter<Packet>.Entry])]) throws -> [UInt8] {
+        let headerSize = MediaFragment.headerSize(sampleCounts: tracks.map { $0.1.count })
         buffer.removeAll(keepingCapacity: true)
         buffer.append(contentsOf: repeatElement(0, count: headerSize))
-        let tracks = parts.map { track, entries in
+        let described = tracks.map { track, entries in
             MediaFragment.Track(trackID: track.trackID, samples: entries.map { entry in
                 var sample = track.sample(entry.sample)
                 sample.size = entry.payload.withPayload { SamplePayload.append($0, codec: track.codec, to: &buffer) }
                 return sample
             }, isVideo: track.trackID == video?.trackID)
         }
-        let header = try MediaFragment.header(sequence: fragmentSequence, tracks: tracks)
+        let header = try MediaFragment.header(sequence: fragmentSequence, tracks: described)
         buffer.replaceSubrange(0..<headerSize, with: header)
+        return buffer
+    }
+
+    /// Writes a whole segment and lists it; its parts leave the folder once they have been out of the
+    /// playlist as long as the playlist lasts, the segment itself once it has.
+    private func close(_ segment: OpenSegment) throws {
         let number = nextNumber
         let name = "segment\(number).m4s"
-        try place(buffer, as: name)
-        fragmentSequence += 1
+        try place(segment.bytes, as: name)
         nextNumber += 1
         segmentsWritten += 1
-        bytesWritten += Int64(buffer.count)
+        bytesWritten += Int64(segment.bytes.count)
         mediaSeconds += segment.duration
-        if segment.duration > 0 { peakBitRate = max(peakBitRate, Int((Double(buffer.count) * 8 / segment.duration).rounded(.up))) }
+        if segment.duration > 0 { peakBitRate = max(peakBitRate, Int((Double(segment.bytes.count) * 8 / segment.duration).rounded(.up))) }
         let left = playlist.append(HLSPlaylist.Segment(number: number, uri: name, duration: segment.duration,
-                                                       programDateTime: wallClock, followsGap: segment.followsGap))
+                                                       programDateTime: segment.wallClock, followsGap: segment.followsGap,
+                                                       parts: playlist.openParts))
         try writePlaylist()
         retired += left
         if let window = playlist.window, retired.count > window {
             for old in retired.prefix(retired.count - window) { unlink(folder + "/" + old.uri) }
             retired.removeFirst(retired.count - window)
         }
+        segmentsWithParts.append(playlist.segments.last!)
+        // Parts listed for three target durations, then kept as long again for players that loaded them.
+        let keptWithParts = Int((Double(playlist.targetDuration * 6) / max(segment.duration, 0.001)).rounded(.up)) + 2
+        while segmentsWithParts.count > keptWithParts {
+            for part in segmentsWithParts.removeFirst().parts { unlink(folder + "/" + part.uri) }
+        }
     }
+
+    /// Segments whose part files are still in the folder, oldest first.
+    private var segmentsWithParts: [HLSPlaylist.Segment] = []
+
+    /// `partN.I.m4s`: part I (from 0) of segment N.
+    static func partName(segment: Int, part: Int) -> String { "part\(segment).\(part).m4s" }
 
     /// The stream is over: the playlist says so (EXT-X-ENDLIST).
     func finish() throws {

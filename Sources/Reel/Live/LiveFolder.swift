@@ -4,15 +4,18 @@ import Glibc
 /// The folder a live stream writes: checked with the recording's other outputs before anything is written,
 /// and made ready (created, an earlier stream's files removed when overwriting) just before the start.
 package enum LiveFolder {
-    /// The names an HLS stream writes there (the playlist, the init segment, `segmentN.m4s`), and the hidden
-    /// names each is written under first (`.NAME.partial`; `.init.mp4.muxer` for FFmpeg's header).
+    /// The names an HLS stream writes there (the playlist, the init segment, `segmentN.m4s`, `partN.I.m4s`),
+    /// and the hidden names each is written under first (`.NAME.partial`; `.init.mp4.muxer` for FFmpeg's header).
     static func isStreamFile(_ name: String) -> Bool {
         if name == "." + HLSWriter.initName + ".muxer" { return true }
         if name.hasPrefix("."), name.hasSuffix(".partial") { return isStreamFile(String(name.dropFirst().dropLast(".partial".count))) }
         if name == HLSWriter.playlistName || name == HLSWriter.initName { return true }
-        guard name.hasPrefix("segment"), name.hasSuffix(".m4s") else { return false }
-        let number = name.dropFirst("segment".count).dropLast(".m4s".count)
-        return !number.isEmpty && number.allSatisfy(\.isNumber)
+        guard name.hasSuffix(".m4s") else { return false }
+        let isNumber: (Substring) -> Bool = { !$0.isEmpty && $0.allSatisfy { ("0"..."9").contains($0) } }
+        if name.hasPrefix("segment") { return isNumber(name.dropFirst("segment".count).dropLast(".m4s".count)) }
+        guard name.hasPrefix("part") else { return false }
+        let numbers = name.dropFirst("part".count).dropLast(".m4s".count).split(separator: ".", omittingEmptySubsequences: false)
+        return numbers.count == 2 && numbers.allSatisfy(isNumber)
     }
 
     /// Rejects a stream that cannot be written, before anything is: a folder that is a file or an output's

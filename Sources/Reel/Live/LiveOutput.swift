@@ -72,10 +72,13 @@ final class LiveOutput: Sendable {
         return push
     }
 
-    /// A push sends each picture as it comes (latency is what it is for); HLS waits for segment boundaries.
+    /// A push and a low-latency HLS stream take each picture as it comes (latency is what they are for);
+    /// HLS of whole segments waits for segment boundaries.
     private var wakesForEveryPicture: Bool {
-        guard case .push = destination else { return false }
-        return true
+        switch destination {
+        case .push: return true
+        case .hls(let stream): return stream.partDuration != nil
+        }
     }
 
     /// The HLS stream this output writes, if it writes one (its segment duration sets the movie's keyframes).
@@ -118,10 +121,14 @@ final class LiveOutput: Sendable {
             sink = pushSink
         case .hls(let stream):
             let playlist = stream.folder + "/" + HLSWriter.playlistName
+            let segmenter = LiveSegmenter<Packet>(segmentDuration: stream.segmentDuration, partDuration: stream.partDuration,
+                                                  videoTimeBase: video.map { TimeBase($0.timeBase) },
+                                                  audioTimeBase: audio.map { TimeBase($0.timeBase) })
             let writer: HLSWriter
             do {
                 writer = try HLSWriter(folder: stream.folder, video: video, audio: audio, segmentDuration: stream.segmentDuration,
-                                       frameDuration: frameDuration, window: stream.window)
+                                       frameDuration: frameDuration, window: stream.window,
+                                       lowLatency: segmenter.partTarget.map { HLSPlaylist.LowLatency(partTarget: $0) })
             } catch {
                 let failed = LiveResult(kind: "hls", playlist: playlist, segments: 0, listedSegments: 0, bytes: 0, duration: 0,
                                         droppedPackets: 0, gaps: 0, error: "\(error)")
@@ -129,9 +136,6 @@ final class LiveOutput: Sendable {
                 events(.stopped(failed))
                 return
             }
-            let segmenter = LiveSegmenter<Packet>(segmentDuration: stream.segmentDuration,
-                                                  videoTimeBase: video.map { TimeBase($0.timeBase) },
-                                                  audioTimeBase: audio.map { TimeBase($0.timeBase) })
             let resolution = video.map { (width: $0.width, height: $0.height) }
             sink = HLSSink(writer: writer, segmenter: segmenter, playlistPath: playlist, events: report) { [variant] writer in
                 guard let variant else { return }

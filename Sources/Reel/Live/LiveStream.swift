@@ -11,6 +11,9 @@ public struct LiveStream: Sendable, Equatable {
     public var segmentDuration: Double
     /// Segments the playlist lists; nil keeps the whole event (EXT-X-PLAYLIST-TYPE:EVENT).
     public var window: Int?
+    /// Low-Latency HLS: seconds of media per partial segment (EXT-X-PART, rounded to whole pictures), each
+    /// listed as soon as it is written; nil writes whole segments only.
+    public var partDuration: Double?
 
     public static let defaultSegmentDuration: Double = 6
     /// A segment holds at least a second; Apple's players buffer three target durations behind the edge.
@@ -18,12 +21,17 @@ public struct LiveStream: Sendable, Equatable {
     /// Apple's authoring spec: a live playlist lists at least six segments.
     public static let defaultWindow = 6
     public static let windowRange: ClosedRange<Int> = 6...100_000
+    /// Apple's LL-HLS parts are about a third of a second to a second; half a second keeps a player following
+    /// the live edge (three parts behind it) within about two seconds of the camera.
+    public static let defaultPartDuration: Double = 0.5
+    public static let partDurationRange: ClosedRange<Double> = 0.2...2
 
     public init(folder: String, segmentDuration: Double = LiveStream.defaultSegmentDuration,
-                window: Int? = LiveStream.defaultWindow) {
+                window: Int? = LiveStream.defaultWindow, partDuration: Double? = nil) {
         self.folder = folder
         self.segmentDuration = segmentDuration
         self.window = window
+        self.partDuration = partDuration
     }
 
     /// Parses a `--live` value: a folder for HLS, or a server to push to (srt://, rtmp://).
@@ -42,6 +50,14 @@ public struct LiveStream: Sendable, Equatable {
     package func validate() throws {
         if !LiveStream.segmentDurationRange.contains(segmentDuration) {
             throw ReelError.invalidInput("live segment duration \(NumberText.plain(segmentDuration)) s is out of range: use \(NumberText.plain(LiveStream.segmentDurationRange.lowerBound)) to \(NumberText.plain(LiveStream.segmentDurationRange.upperBound)) seconds")
+        }
+        if let partDuration {
+            guard LiveStream.partDurationRange.contains(partDuration) else {
+                throw ReelError.invalidInput("live part duration \(NumberText.plain(partDuration)) s is out of range: use \(NumberText.plain(LiveStream.partDurationRange.lowerBound)) to \(NumberText.plain(LiveStream.partDurationRange.upperBound)) seconds")
+            }
+            guard partDuration * 2 <= segmentDuration else {
+                throw ReelError.invalidInput("live parts of \(NumberText.plain(partDuration)) s do not fit a \(NumberText.plain(segmentDuration)) s segment twice: use longer segments or shorter parts")
+            }
         }
         if let window, !LiveStream.windowRange.contains(window) {
             throw ReelError.invalidInput("--live-keep \(window): a live playlist lists at least \(LiveStream.windowRange.lowerBound) segments (or 'all')")
@@ -66,6 +82,8 @@ public struct LiveResult: Sendable, Codable, Equatable {
     /// Media segments written, and how many the playlist lists at the end (HLS).
     public var segments: Int
     public var listedSegments: Int
+    /// Partial segments written (Low-Latency HLS).
+    public var parts: Int? = nil
     /// Bytes written (HLS) or sent to the server (a push).
     public var bytes: Int64
     /// Seconds of media written (the sum of every EXTINF) or sent.
