@@ -9,6 +9,7 @@ enum ServeCommand {
     static let help = """
         usage: reel serve [--listen HOST:PORT] [--recordings DIR] [--token TOKEN]
                           [--video SPEC|none] [--audio SPEC|none] [--preset NAME] [--no-camera]
+                          [--live-folder DIR]
 
         Serves the camera page (live preview, tap = photo, hold = movie, retake/use, recordings) and its JSON
         API (see the README's "Serving the camera") until Ctrl-C, which finalizes what is being recorded.
@@ -19,6 +20,9 @@ enum ServeCommand {
           --video, --audio     the camera and microphone (default: as reel record); none leaves one out
           --preset NAME        the capture and movie quality (default \(CameraServer.Options.defaultPreset); reel presets)
           --no-camera          do not start the camera; the page or POST /api/session/start does
+          --live-folder DIR    serve the HLS stream another reel writes to DIR (reel record --live DIR
+                               --low-latency) at /live/index.m3u8, answering Low-Latency HLS blocking
+                               playlist reloads (_HLS_msn, _HLS_part) and preload hints as it is written
 
         exit codes: 0 stopped, 1 the camera or server failed, 2 bad usage (a busy port, an unknown preset)
         """
@@ -28,7 +32,7 @@ enum ServeCommand {
         let server: CameraServer
         do {
             let parsed = try ParsedArguments(arguments, command: "serve", specification: .init(
-                valueOptions: ["--listen", "--recordings", "--token", "--video", "--audio", "--preset"],
+                valueOptions: ["--listen", "--recordings", "--token", "--video", "--audio", "--preset", "--live-folder"],
                 flagOptions: ["--no-camera"]))
             guard parsed.positionals.isEmpty else { throw UsageError("serve: unexpected '\(parsed.positionals[0])' (reel serve --help)") }
             var options = CameraServer.Options()
@@ -39,6 +43,7 @@ enum ServeCommand {
             if let audio = parsed.value("--audio") { options.audio = audio == "none" ? nil : try DeviceSpec(parsing: audio).description }
             if let preset = parsed.value("--preset") { options.preset = preset }
             options.startsCamera = !parsed.has("--no-camera")
+            options.liveFolder = parsed.value("--live-folder")
             server = try CameraServer(options)
         } catch {
             return .reporting(error)

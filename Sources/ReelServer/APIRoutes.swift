@@ -8,10 +8,13 @@ import SystemSupport
 /// `{"error": ...}` that says what to change, never a crash.
 final class APIRoutes: Sendable {
     let camera: CameraService
+    /// The HLS stream served at /live/ (`--live-folder`), if any.
+    let live: LiveOrigin?
     private let policy: Locked<AccessPolicy?> = Locked(nil)
 
-    init(camera: CameraService) {
+    init(camera: CameraService, live: LiveOrigin? = nil) {
         self.camera = camera
+        self.live = live
     }
 
     func setPolicy(_ policy: AccessPolicy) { self.policy.withLock { $0 = policy } }
@@ -48,6 +51,11 @@ final class APIRoutes: Sendable {
         if method == "GET", let file = WebPage.file(at: path) {
             return HTTPResponse(status: 200, headers: [("Content-Type", file.contentType), ("Content-Security-Policy", WebPage.contentSecurityPolicy)],
                                 body: .bytes(file.bytes))
+        }
+        if path.hasPrefix("/live/") {
+            guard let live else { return .error(404, "no live stream is served: start reel serve with --live-folder DIR") }
+            guard method == "GET" || method == "HEAD" else { return .error(405, "the live stream is read with GET") }
+            return live.respond(to: String(path.dropFirst("/live/".count)), query: request.query)
         }
         if path.hasPrefix("/recordings/") {
             let name = String(path.dropFirst("/recordings/".count))

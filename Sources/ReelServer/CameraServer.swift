@@ -15,6 +15,9 @@ public final class CameraServer: Sendable {
         public var preset: String
         /// Start the camera at once (the page can start it too).
         public var startsCamera: Bool
+        /// A folder another Reel writes HLS to (`reel record --live DIR --low-latency`), served at /live/ with
+        /// blocking playlist reloads.
+        public var liveFolder: String?
 
         /// The capture and movie quality when none is given: small enough for any machine to serve a preview
         /// beside the recording.
@@ -24,7 +27,7 @@ public final class CameraServer: Sendable {
         public init(listen: String = ListenAddress.defaultValue, recordings: String = Options.defaultRecordings, token: String? = nil,
                     video: String? = DeviceDiscovery.defaultVideo().description,
                     audio: String? = DeviceDiscovery.defaultAudio().description, preset: String = Options.defaultPreset,
-                    startsCamera: Bool = true) {
+                    startsCamera: Bool = true, liveFolder: String? = nil) {
             self.listen = listen
             self.recordings = recordings
             self.token = token
@@ -32,6 +35,7 @@ public final class CameraServer: Sendable {
             self.audio = audio
             self.preset = preset
             self.startsCamera = startsCamera
+            self.liveFolder = liveFolder
         }
     }
 
@@ -45,6 +49,7 @@ public final class CameraServer: Sendable {
 
     private let server: HTTPServer
     private let camera: CameraService
+    private let live: LiveOrigin?
     private let routes: APIRoutes
     private let options: Options
     private let address: ListenAddress
@@ -68,7 +73,8 @@ public final class CameraServer: Sendable {
         token = options.token ?? (address.isLoopback ? nil : CameraServer.randomToken())
         let folder = try RecordingsFolder(path: options.recordings)
         camera = CameraService(folder: folder, inputs: .init(video: options.video, audio: options.audio, preset: options.preset))
-        let routes = APIRoutes(camera: camera)
+        live = try options.liveFolder.map { try LiveOrigin(folder: $0) }
+        let routes = APIRoutes(camera: camera, live: live)
         self.routes = routes
         server = HTTPServer(address: address, limits: limits) { request in routes.handle(request) }
         self.options = options
@@ -77,6 +83,7 @@ public final class CameraServer: Sendable {
     /// Binds, starts the camera (unless told not to) and serves.
     public func start() throws -> Started {
         try server.start()
+        live?.start()
         routes.setPolicy(AccessPolicy(token: token, address: address, port: server.port))
         if options.startsCamera { try camera.startSession() }
         let host = ListenAddress.hostHeader(address.host, family: address.family, port: server.port)
@@ -87,6 +94,7 @@ public final class CameraServer: Sendable {
     /// Finalizes what is being recorded, ends every stream and stops serving.
     public func stop() {
         camera.shutDown()
+        live?.stop()  // held requests answer at once, so the server's connections can end
         server.stop()
     }
 

@@ -15,7 +15,7 @@ import SystemSupport
 /// ahead of the first picture, AAC's priming frame plays before it) are not negative and no edit list is
 /// needed: the first picture and the first sound sample both present at exactly 10 s.
 final class HLSWriter {
-    static let playlistName = "index.m3u8"
+    static let playlistName = LiveStream.playlistName
     static let initName = "init.mp4"
     static let timelineOffset: Int64 = 10
 

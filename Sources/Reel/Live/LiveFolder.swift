@@ -6,7 +6,7 @@ import Glibc
 package enum LiveFolder {
     /// The names an HLS stream writes there (the playlist, the init segment, `segmentN.m4s`, `partN.I.m4s`),
     /// and the hidden names each is written under first (`.NAME.partial`; `.init.mp4.muxer` for FFmpeg's header).
-    static func isStreamFile(_ name: String) -> Bool {
+    package static func isStreamFile(_ name: String) -> Bool {
         if name == "." + HLSWriter.initName + ".muxer" { return true }
         if name.hasPrefix("."), name.hasSuffix(".partial") { return isStreamFile(String(name.dropFirst().dropLast(".partial".count))) }
         if name == HLSWriter.playlistName || name == HLSWriter.initName { return true }

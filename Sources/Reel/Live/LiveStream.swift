@@ -15,6 +15,8 @@ public struct LiveStream: Sendable, Equatable {
     /// listed as soon as it is written; nil writes whole segments only.
     public var partDuration: Double?
 
+    /// The media playlist's name in the folder.
+    public static let playlistName = "index.m3u8"
     public static let defaultSegmentDuration: Double = 6
     /// A segment holds at least a second; Apple's players buffer three target durations behind the edge.
     public static let segmentDurationRange: ClosedRange<Double> = 1...30
