@@ -27,6 +27,7 @@ import time
 
 import control
 import hls
+import llhls
 import push
 import serve
 
@@ -471,6 +472,7 @@ def targets(report):
     checks.append(("10,000-job validation < 1 s", report["validation"]["wall"]["median"] < 1,
                    f"{report['validation']['wall']['median']:.3f} s"))
     checks.append(push.latency_target(report["pushLatency"]))
+    checks.append(llhls.latency_target(report["llhlsLatency"]))
     live_control = report["control"]
     for row in live_control["switching"]:
         checks.append((f"switch to {row['source']}: latency ≤ 150 ms", row["latencyMs"]["median"] <= 150,
@@ -524,7 +526,7 @@ def markdown(report):
               "Cost growth (record 352x288, Reel): " + ", ".join(
                   f"{g['seconds']} s → {g['wall']['median']:.2f} s wall, {g['rss']['median']:.0f} MB" for g in report["growth"]),
               "", f"Validating a 10,000-job file: {report['validation']['wall']['median']:.3f} s (whole process).", "",
-              push.latency_text(report["pushLatency"]), "",
+              push.latency_text(report["pushLatency"]), "", llhls.latency_text(report["llhlsLatency"]), "",
               "| target | met | measured |", "| --- | --- | --- |"]
     lines += [f"| {t['target']} | {'yes' if t['met'] else '**no**'} | {t['measured']} |" for t in report["targets"]]
     lines += ["", "Commands (Reel, then ffmpeg):", ""]
@@ -611,6 +613,7 @@ def main():
             "control": control.run(REEL, work, quick),
             "serve": serve.run(REEL, work, quick),
             "pushLatency": push.latency(sys.modules[__name__], work, quick),
+            "llhlsLatency": llhls.latency(sys.modules[__name__], work, quick),
         }
         report["targets"] = targets(report)
         results = os.path.join(ROOT, "benchmarks", "results")
