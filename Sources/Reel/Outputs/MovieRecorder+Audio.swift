@@ -92,6 +92,7 @@ extension MovieRecorder {
             fifo.drain(trim)
             audio.queueStart = queuedStart + Int64(trim)
         }
+        guard setup.writesFile else { return try encodeAudioWithoutFile(final: final, originSample: originSample) }
         while !audioDone, let segment = segments.audioFile {
             let position = audio.queueStart! - originSample
             if segment.end == nil, let planned = nextBoundary, !setup.hasVideo, position + Int64(fifo.count) >= planned.sample {

@@ -7,7 +7,7 @@ import SystemSupport
 extension MovieRecorder {
     func openLiveStreams() throws {
         guard !setup.live.isEmpty else { return }
-        if setup.segmentation != nil && setup.hasAudio { liveAudio = try LiveAudio(setup.preset) }
+        if (setup.segmentation != nil || !setup.writesFile) && setup.hasAudio { liveAudio = try LiveAudio(setup.preset) }
         for live in setup.live { open(live) }
     }
 

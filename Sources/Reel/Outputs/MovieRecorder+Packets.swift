@@ -54,6 +54,11 @@ extension MovieRecorder {
     /// the files before it will get no more pictures.
     func writeVideo(_ packet: Packet) throws {
         video.packetReceived()
+        guard setup.writesFile else {
+            sendLive(video: packet)
+            packet.unref()
+            return
+        }
         guard let (segment, isLater, ended) = segments.routeVideo(slot: packet.pts) else {
             packet.unref()
             return

@@ -40,6 +40,9 @@ extension MovieRecorder {
         var sharedVideo: SharedEncoders.Role? = nil
         /// Live streams of this movie's packets (`--live`): they get a reference to each packet it writes.
         var live: [LiveOutput] = []
+        /// False for the encoders of live streams alone (LiveStreamOutput): no file, the packets go to the
+        /// streams only, the sound through LiveAudio.
+        var writesFile = true
         /// The live streams' segment duration: a keyframe is forced at each multiple of it (0: none).
         var liveSegmentDuration: Double { live.compactMap(\.hlsStream?.segmentDuration).min() ?? 0 }
     }

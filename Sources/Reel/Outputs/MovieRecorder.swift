@@ -78,8 +78,11 @@ final class MovieRecorder: @unchecked Sendable {
     var liveOutputs: [LiveOutput] = []
     /// Live streams added from other threads, taken in before the next captured item.
     let liveJoins = LiveJoins()
-    /// A segmented movie's sound for its live streams, encoded without the files' joins.
+    /// A segmented movie's sound for its live streams, encoded without the files' joins (and the sound of
+    /// streams without a movie).
     var liveAudio: LiveAudio?
+    /// Without a file: the frame samples go through on their way to LiveAudio.
+    var liveOnlyAudioFrame: Frame?
     /// Why the streams' own sound encode stopped, if it did (their results say so).
     var liveAudioFailure: String?
     /// The picture as this movie's encoder gets it: a reference to the shared pixels (no copy) with this
@@ -226,7 +229,7 @@ final class MovieRecorder: @unchecked Sendable {
     /// Finalizes the movie and publishes the result; the session stops handing it items.
     func finish() {
         doneFlag.store(true, ordering: .releasing)
-        var result = finalize()
+        var result = setup.writesFile ? finalize() : finalizeWithoutFile()
         let live = finishLiveStreams()
         if !live.isEmpty { result.live = live }
         // Followers of this movie's encoders get no more packets from it; a follower takes no more.
@@ -267,7 +270,11 @@ final class MovieRecorder: @unchecked Sendable {
                 conversion = (SampleFIFO(format: .floatPlanar, channels: setup.preset.audio.channels), Frame(), 0)
             }
         }
-        try openSegment(at: SegmentBoundaries.Boundary(slot: 0, sample: 0))
+        if setup.writesFile {
+            try openSegment(at: SegmentBoundaries.Boundary(slot: 0, sample: 0))
+        } else {
+            video.startSegment()
+        }
         try openLiveStreams()
     }
 }

@@ -1,5 +1,52 @@
 /// Live streams added to a recording session while it runs.
 extension CaptureSession {
+    /// The running session's own movie, for a live stream that joins it; why there is none otherwise.
+    func movieForJoiningStream() throws -> MovieRecorder {
+        try shared.withLock { shared in
+            guard case .recording(let running) = shared.phase else {
+                throw ReelError.invalidInput("the session is not recording: add live streams to its configuration, or once it runs")
+            }
+            guard let movie = running.mainMovie else {
+                throw ReelError.invalidInput("a live stream comes from the session's movie: this session records none")
+            }
+            return movie
+        }
+    }
+
+    /// The running session, for an output added to it; why it cannot take one otherwise.
+    func runningForNewOutput(_ what: String) throws -> Running {
+        try shared.withLock { shared in
+            guard case .recording(let running) = shared.phase else {
+                throw ReelError.invalidInput("the session is not running: add \(what) once it has started")
+            }
+            return running
+        }
+    }
+
+    /// Adds live streams with encoders of their own (a session without a movie, such as `reel serve`'s
+    /// camera): they start at the next picture. Throws `ReelError.invalidInput`, before anything is written,
+    /// when the session is not running, when there is no stream, or when a folder or server cannot be used
+    /// (the checks of `--live`).
+    public func addOutput(_ live: LiveStreamOutput) throws {
+        guard !live.streams.isEmpty || !live.pushes.isEmpty else {
+            throw ReelError.invalidInput("a live stream output needs a folder (LiveStream) or a server (LivePush)")
+        }
+        let running = try runningForNewOutput("live streams")
+        try LiveFolder.check(live.streams, plan: running.plan, overwrite: running.context.configuration.overwrite)
+        try LivePush.check(live.pushes, videoCodec: live.preset.video.codec)
+        let outputs = live.streams.map { LiveOutput(stream: $0) } + live.pushes.map { LiveOutput(push: $0) }
+        let setup = try running.context.liveStreams(preset: live.preset, live: outputs)
+        for stream in live.streams { try LiveFolder.prepare(stream) }
+        let slots = running.paced ? MovieRecorder.livePictureQueue + 2 : 2
+        running.buffer.addSlots(.video, count: slots)
+        let recorder = MovieRecorder(setup: setup, buffer: running.buffer, paced: running.paced,
+                                     readerDrops: running.engine.readerDropCount, progress: { _ in })
+        live.attach(recorder)
+        guard running.engine.add(recorder, slots: slots) else {
+            throw ReelError.invalidInput("the session has ended: start it again before adding live streams")
+        }
+    }
+
     /// Pushes the session's movie to a server from now on (SRT or RTMP, as `--live` does at the start): the
     /// stream begins at the movie's next picture, which the movie makes a keyframe, and is in the movie's
     /// result (`live`) when it ends. Throws when the session records no movie or is not running, when the

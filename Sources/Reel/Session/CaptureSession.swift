@@ -27,7 +27,7 @@ public final class CaptureSession: Sendable {
 
     /// Everything the session's threads share, under one lock: what it is doing (`Phase`), its outputs, and
     /// what `status` reports. Read and changed together, so `status` is one consistent picture.
-    private struct Shared {
+    struct Shared {
         var phase = Phase.ready
         var photoOutputs: [PhotoOutput] = []
         var previewOutputs: [PreviewOutput] = []
@@ -53,7 +53,7 @@ public final class CaptureSession: Sendable {
         }
     }
 
-    private enum Phase {
+    enum Phase {
         case ready
         /// `start` opens the inputs: `stop` raises the flag, which ends a wait for an input (a named pipe
         /// without a writer) and stops the readers.
@@ -63,7 +63,7 @@ public final class CaptureSession: Sendable {
     }
 
     /// The running session: its engine, input switching, and what a movie added while it runs shares.
-    private struct Running {
+    struct Running {
         var engine: SessionEngine
         var switcher: InputSwitcher
         var context: MovieContext
@@ -76,7 +76,7 @@ public final class CaptureSession: Sendable {
         var mainMovie: MovieRecorder?
     }
 
-    private let shared = Locked(Shared())
+    let shared = Locked(Shared())
 
     public init() {}
 
@@ -315,19 +315,6 @@ public final class CaptureSession: Sendable {
             running.outputs.append(path)
             running.plan = plan
             shared.phase = .recording(running)
-        }
-    }
-
-    /// The running session's own movie, for a live stream that joins it; why there is none otherwise.
-    func movieForJoiningStream() throws -> MovieRecorder {
-        try shared.withLock { shared in
-            guard case .recording(let running) = shared.phase else {
-                throw ReelError.invalidInput("the session is not recording: add live streams to its configuration, or once it runs")
-            }
-            guard let movie = running.mainMovie else {
-                throw ReelError.invalidInput("a live stream comes from the session's movie: this session records none")
-            }
-            return movie
         }
     }
 

@@ -31,6 +31,24 @@ struct MovieContext: @unchecked Sendable {
         return (renditions.index(width: width, height: height, colour: plan), plan.output)
     }
 
+    /// The setup of encoders for live streams alone (LiveStreamOutput): no file, no limits; its time zero
+    /// is the first picture it gets.
+    func liveStreams(preset: Preset, live: [LiveOutput]) throws -> MovieRecorder.Setup {
+        guard !hasVideo || preset.video.codec.isAvailable else {
+            throw ReelError.invalidInput("this FFmpeg has no \(preset.video.codec.encoderName) encoder for preset \(preset.name): use an h264 preset")
+        }
+        let (rendition, colour) = try self.rendition(for: preset)
+        var setup = MovieRecorder.Setup(
+            temporaryPath: "", fragmentInterval: 0, fragmentMemoryLimit: configuration.fragmentMemoryLimit, outputPath: "",
+            folder: ".", preset: preset, limits: RecordingLimits(minFreeDiskSpace: 0), rotation: rotation, hasVideo: hasVideo,
+            rendition: rendition, videoColour: colour, hasAudio: hasAudio, captureAudio: captureAudio, timelineFromInputStart: false,
+            videoDevice: hasVideo ? configuration.video?.description : nil,
+            audioDevice: hasAudio ? configuration.audio?.description : nil, inputDuration: nil, sessionStart: sessionStart)
+        setup.live = live
+        setup.writesFile = false
+        return setup
+    }
+
     /// A movie's setup: its rendition (added if no movie of its size came before) and colour, its limits
     /// checked against its folder. `joinsRunningSession`: the movie's time zero is the first picture it
     /// gets, not the input's start.
