@@ -167,6 +167,30 @@ function applyStatus(status) {
   $('power').setAttribute('aria-label', status.running ? 'Stop the camera' : 'Start the camera');
   $('camera-controls').hidden = !(status.running && (status.inputs.video || '').startsWith('v4l2:'));
   if (!status.recording && !state.pressing) stopTimer();
+  showView(status.live);
+}
+
+/* `reel serve --live`: the camera's Low-Latency HLS can replace the MJPEG preview where the browser plays
+   HLS itself (Safari, Chromium 142+). The preview stays the default: it is what the shutter sees now, while a
+   player holds a few parts back. */
+function showView(live) {
+  const video = $('live');
+  const playable = Boolean(live) && video.canPlayType('application/vnd.apple.mpegurl') !== '';
+  $('view').hidden = !playable;
+  const showing = playable && state.viewLive;
+  $('view').setAttribute('aria-pressed', String(showing));
+  $('view').title = showing ? 'Show the live preview' : 'Show the HLS stream';
+  if (showing && video.hidden) {
+    video.src = live + '?' + Date.now();
+    video.hidden = false;
+    $('preview').hidden = true;
+    video.play().catch(() => {});
+  } else if (!showing && !video.hidden) {
+    video.removeAttribute('src');
+    video.load();
+    video.hidden = true;
+    $('preview').hidden = false;
+  }
 }
 
 async function switchCamera() {
@@ -262,6 +286,10 @@ async function main() {
   $('retake').addEventListener('click', retake);
   $('use').addEventListener('click', () => { closeReview(); $('shutter').focus(); });
   $('switch').addEventListener('click', switchCamera);
+  $('view').addEventListener('click', async () => {
+    state.viewLive = !state.viewLive;
+    try { applyStatus(await api('GET', '/api/status')); } catch (error) { /* shown */ }
+  });
   $('power').addEventListener('click', power);
   $('video').addEventListener('change', (e) => changeInput('video', e.target.value));
   $('audio').addEventListener('change', (e) => changeInput('audio', e.target.value));

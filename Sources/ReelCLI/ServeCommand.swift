@@ -9,7 +9,7 @@ enum ServeCommand {
     static let help = """
         usage: reel serve [--listen HOST:PORT] [--recordings DIR] [--token TOKEN]
                           [--video SPEC|none] [--audio SPEC|none] [--preset NAME] [--no-camera]
-                          [--live-folder DIR]
+                          [--live | --live-folder DIR]
 
         Serves the camera page (live preview, tap = photo, hold = movie, retake/use, recordings) and its JSON
         API (see the README's "Serving the camera") until Ctrl-C, which finalizes what is being recorded.
@@ -20,6 +20,9 @@ enum ServeCommand {
           --video, --audio     the camera and microphone (default: as reel record); none leaves one out
           --preset NAME        the capture and movie quality (default \(CameraServer.Options.defaultPreset); reel presets)
           --no-camera          do not start the camera; the page or POST /api/session/start does
+          --live               also stream the camera as Low-Latency HLS at /live/index.m3u8 (its own
+                               encode at the preset, no B-frames; 2 s segments of 0.5 s parts), with
+                               blocking playlist reloads; the page plays it where the browser can
           --live-folder DIR    serve the HLS stream another reel writes to DIR (reel record --live DIR
                                --low-latency) at /live/index.m3u8, answering Low-Latency HLS blocking
                                playlist reloads (_HLS_msn, _HLS_part) and preload hints as it is written
@@ -33,7 +36,7 @@ enum ServeCommand {
         do {
             let parsed = try ParsedArguments(arguments, command: "serve", specification: .init(
                 valueOptions: ["--listen", "--recordings", "--token", "--video", "--audio", "--preset", "--live-folder"],
-                flagOptions: ["--no-camera"]))
+                flagOptions: ["--no-camera", "--live"]))
             guard parsed.positionals.isEmpty else { throw UsageError("serve: unexpected '\(parsed.positionals[0])' (reel serve --help)") }
             var options = CameraServer.Options()
             if let listen = parsed.value("--listen") { options.listen = listen }
@@ -44,6 +47,7 @@ enum ServeCommand {
             if let preset = parsed.value("--preset") { options.preset = preset }
             options.startsCamera = !parsed.has("--no-camera")
             options.liveFolder = parsed.value("--live-folder")
+            options.streamsCamera = parsed.has("--live")
             server = try CameraServer(options)
         } catch {
             return .reporting(error)

@@ -34,13 +34,17 @@ enum BlockingReload {
         var openParts: Int
         var ended: Bool
         var targetDuration: Int
+        /// Seconds of whole segments listed.
+        var listedSeconds: Double = 0
 
         /// Reads the position from a playlist's text (the tags Reel writes).
         init?(playlist text: String) {
-            var sequence = 0, segments = 0, parts = 0, target: Int?
+            var sequence = 0, segments = 0, parts = 0, target: Int?, seconds = 0.0
             ended = false
             for line in text.split(separator: "\n") {
-                if line.hasPrefix("#EXT-X-MEDIA-SEQUENCE:") {
+                if line.hasPrefix("#EXTINF:") {
+                    seconds += Double(line.dropFirst("#EXTINF:".count).prefix { $0 != "," }) ?? 0
+                } else if line.hasPrefix("#EXT-X-MEDIA-SEQUENCE:") {
                     sequence = Int(line.dropFirst("#EXT-X-MEDIA-SEQUENCE:".count)) ?? 0
                 } else if line.hasPrefix("#EXT-X-TARGETDURATION:") {
                     target = Int(line.dropFirst("#EXT-X-TARGETDURATION:".count))
@@ -57,14 +61,20 @@ enum BlockingReload {
             nextSegment = sequence + segments
             openParts = parts
             targetDuration = target
+            listedSeconds = seconds
         }
 
-        init(nextSegment: Int, openParts: Int, ended: Bool, targetDuration: Int) {
+        init(nextSegment: Int, openParts: Int, ended: Bool, targetDuration: Int, listedSeconds: Double = 0) {
             self.nextSegment = nextSegment
             self.openParts = openParts
             self.ended = ended
             self.targetDuration = targetDuration
+            self.listedSeconds = listedSeconds
         }
+
+        /// Whether any player can start on it: it lists three target durations (where a player that does not
+        /// read parts starts, RFC 8216bis 6.3.3), or the whole stream.
+        var isPlayable: Bool { ended || listedSeconds >= Double(3 * targetDuration) - 0.001 }
 
         /// Whether the playlist answers the request now: it lists what was asked for (or has ended).
         func answers(_ request: Request) -> Bool {

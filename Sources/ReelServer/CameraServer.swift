@@ -18,6 +18,8 @@ public final class CameraServer: Sendable {
         /// A folder another Reel writes HLS to (`reel record --live DIR --low-latency`), served at /live/ with
         /// blocking playlist reloads.
         public var liveFolder: String?
+        /// The camera itself as Low-Latency HLS at /live/ (encoders of its own while the camera runs).
+        public var streamsCamera: Bool
 
         /// The capture and movie quality when none is given: small enough for any machine to serve a preview
         /// beside the recording.
@@ -27,7 +29,7 @@ public final class CameraServer: Sendable {
         public init(listen: String = ListenAddress.defaultValue, recordings: String = Options.defaultRecordings, token: String? = nil,
                     video: String? = DeviceDiscovery.defaultVideo().description,
                     audio: String? = DeviceDiscovery.defaultAudio().description, preset: String = Options.defaultPreset,
-                    startsCamera: Bool = true, liveFolder: String? = nil) {
+                    startsCamera: Bool = true, liveFolder: String? = nil, streamsCamera: Bool = false) {
             self.listen = listen
             self.recordings = recordings
             self.token = token
@@ -36,6 +38,7 @@ public final class CameraServer: Sendable {
             self.preset = preset
             self.startsCamera = startsCamera
             self.liveFolder = liveFolder
+            self.streamsCamera = streamsCamera
         }
     }
 
@@ -72,13 +75,32 @@ public final class CameraServer: Sendable {
         // Beyond loopback, a token is a must: generate one when none was given.
         token = options.token ?? (address.isLoopback ? nil : CameraServer.randomToken())
         let folder = try RecordingsFolder(path: options.recordings)
-        camera = CameraService(folder: folder, inputs: .init(video: options.video, audio: options.audio, preset: options.preset))
-        live = try options.liveFolder.map { try LiveOrigin(folder: $0) }
+        if options.streamsCamera && options.liveFolder != nil {
+            throw ReelError.invalidInput("--live and --live-folder both serve /live/: choose one")
+        }
+        let cameraStream = options.streamsCamera ? try CameraLiveStream() : nil
+        camera = CameraService(folder: folder, inputs: .init(video: options.video, audio: options.audio, preset: options.preset),
+                               liveStream: cameraStream)
+        do {
+            let camera = self.camera
+            live = try (options.liveFolder ?? cameraStream?.folder).map { folder in
+                try LiveOrigin(folder: folder) { playable in
+                    cameraStream?.setPlayable(playable)
+                    camera.liveStreamChanged()
+                }
+            }
+        } catch {
+            cameraStream?.remove()
+            throw error
+        }
         let routes = APIRoutes(camera: camera, live: live)
         self.routes = routes
         server = HTTPServer(address: address, limits: limits) { request in routes.handle(request) }
         self.options = options
     }
+
+    /// The folder the camera's stream is written to (`streamsCamera`), for the tests to see it go.
+    var liveFolderForTests: String? { camera.liveStream?.folder }
 
     /// Binds, starts the camera (unless told not to) and serves.
     public func start() throws -> Started {
@@ -96,6 +118,7 @@ public final class CameraServer: Sendable {
         camera.shutDown()
         live?.stop()  // held requests answer at once, so the server's connections can end
         server.stop()
+        camera.liveStream?.remove()
     }
 
     private static func randomToken() -> String {

@@ -48,10 +48,15 @@ final class CameraService: @unchecked Sendable {
     static let previewWidth = 640
     static let previewRate: Double = 15
 
-    init(folder: RecordingsFolder, inputs: Inputs, shutter: ShutterPolicy = .standard) {
+    /// The camera as LL-HLS at /live/ (`reel serve --live`), if asked for; the running stream.
+    let liveStream: CameraLiveStream?
+    private var liveOutput: LiveStreamOutput?
+
+    init(folder: RecordingsFolder, inputs: Inputs, shutter: ShutterPolicy = .standard, liveStream: CameraLiveStream? = nil) {
         self.folder = folder
         self.inputs = inputs
         self.shutter = shutter
+        self.liveStream = liveStream
     }
 
     // MARK: the session
@@ -73,6 +78,13 @@ final class CameraService: @unchecked Sendable {
                                                   framesPerSecond: CameraService.previewRate)
             session.addOutput(previewOutput)
             try session.start(capture) { [weak self] event in self?.sessionEvent(event) }
+            do {
+                liveOutput = try liveStream?.start(on: session, preset: preset)
+            } catch {
+                session.stop()
+                _ = session.waitUntilFinished()
+                throw error
+            }
             let hub = preview
             Task.detached {
                 for await picture in previewOutput.pictures {
@@ -96,6 +108,11 @@ final class CameraService: @unchecked Sendable {
     }
 
     private func sessionEvent(_ event: RecordingEvent) {
+        if case .liveStopped(let result) = event {
+            // The camera's stream stopped before the camera (its folder failed): the page falls back to the preview.
+            events.publish("live", json: CameraService.json(result))
+            publishState()
+        }
         if case .finished(let result) = event {
             // The session ended by itself (a device lost): say so; a movie in it has its own result.
             if result.stopReason != .stopped {
@@ -335,6 +352,8 @@ final class CameraService: @unchecked Sendable {
         var recorded: Double?
         var holdThreshold: Double
         var previewViewers: Int
+        /// The camera's LL-HLS playlist while it streams (`reel serve --live`).
+        var live: String?
     }
 
     func status() -> Status {
@@ -343,9 +362,13 @@ final class CameraService: @unchecked Sendable {
             let paused = take.map { $0.output.isPaused } ?? false
             return Status(running: running, inputs: inputs, recording: take.map { URL(fileURLWithPath: $0.path).lastPathComponent },
                           paused: paused, recorded: take.map { $0.output.progress?.mediaDuration ?? 0 },
-                          holdThreshold: shutter.holdThreshold, previewViewers: preview.viewerCount)
+                          holdThreshold: shutter.holdThreshold, previewViewers: preview.viewerCount,
+                          live: running && liveOutput?.results == nil && liveStream?.isPlayable == true ? "/live/index.m3u8" : nil)
         }
     }
+
+    /// The camera's stream began or was cleared (its playlist came or went): the page learns it from the state.
+    func liveStreamChanged() { publishState() }
 
     private func publishState() {
         events.publish("state", json: CameraService.json(status()))

@@ -24,12 +24,16 @@ final class LiveOrigin: Sendable {
     private let notifications: FileDescriptor
     private let watch: Int32
     private let thread = Locked<WorkerThread?>(nil)
+    /// Called when the stream becomes playable (its playlist lists three target durations, see
+    /// `Position.isPlayable`) or stops being so (cleared for a new stream).
+    private let playableChanged: @Sendable (Bool) -> Void
 
     /// A request waits at most this long before the playlist has a target duration to bound it.
     static let longestWaitWithoutPlaylist = 6.0
 
     /// Throws `ReelError.invalidInput` when the folder is not there.
-    init(folder: String) throws {
+    init(folder: String, playableChanged: @escaping @Sendable (Bool) -> Void = { _ in }) throws {
+        self.playableChanged = playableChanged
         var info = stat()
         guard stat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
             throw ReelError.invalidInput("--live-folder \(ErrorText.path(folder)) is not a folder: give the folder `reel record --live DIR` writes (create it first)")
@@ -72,13 +76,20 @@ final class LiveOrigin: Sendable {
     /// Reads the playlist again (after the folder changed) and wakes the waiting requests.
     private func reload() {
         let text = (try? Data(contentsOf: URL(fileURLWithPath: folder + "/" + LiveStream.playlistName))).map { String(decoding: $0, as: UTF8.self) }
-        state.withLockNotifying { state in
+        let changed = state.withLockNotifying { state -> Bool? in
             state.changes += 1
+            let was = state.position?.isPlayable == true
             if let text, let position = BlockingReload.Position(playlist: text) {
                 state.playlist = text
                 state.position = position
+            } else if text == nil {
+                state.playlist = nil  // cleared for a new stream
+                state.position = nil
             }
+            let now = state.position?.isPlayable == true
+            return was != now ? now : nil
         }
+        if let changed { playableChanged(changed) }
     }
 
     /// The response for `/live/NAME`.

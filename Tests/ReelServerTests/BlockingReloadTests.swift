@@ -35,7 +35,10 @@ import Testing
 
     @Test func whenThePlaylistAnswers() throws {
         let position = try #require(BlockingReload.Position(playlist: BlockingReloadTests.playlist))
-        #expect(position == .init(nextSegment: 5, openParts: 1, ended: false, targetDuration: 1))
+        #expect(position == .init(nextSegment: 5, openParts: 1, ended: false, targetDuration: 1, listedSeconds: 2))
+        // Two seconds listed: not yet the three target durations a player without parts starts behind.
+        #expect(!position.isPlayable)
+        #expect(BlockingReload.Position(nextSegment: 5, openParts: 0, ended: false, targetDuration: 1, listedSeconds: 3).isPlayable)
         #expect(position.answers(.init(segment: 4)) && position.answers(.init(segment: 5, part: 0)))
         #expect(!position.answers(.init(segment: 5)) && !position.answers(.init(segment: 5, part: 1)))
         #expect(!position.answers(.init(segment: 6, part: 0)))

@@ -14,7 +14,7 @@ import Testing
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try FileManager.default.createDirectory(atPath: "\(folder)/hls", withIntermediateDirectories: true)
-        let server = try CameraServer(.init(recordings: "\(folder)/recordings", video: nil, audio: nil, preset: "352x288",
+        let server = try CameraServer(.init(listen: "127.0.0.1:0", recordings: "\(folder)/recordings", video: nil, audio: nil, preset: "352x288",
                                             startsCamera: false, liveFolder: "\(folder)/hls"))
         let started = try server.start()
         defer { server.stop() }
@@ -88,6 +88,49 @@ import Testing
     @Test func aMissingFolderIsOneClearError() throws {
         #expect(throws: ReelError.self) {
             _ = try CameraServer(.init(video: nil, audio: nil, startsCamera: false, liveFolder: "/nonexistent/hls"))
+        }
+    }
+}
+
+/// Issue 26: `reel serve --live` streams the camera itself as LL-HLS at /live/ (a LiveStreamOutput beside the
+/// preview), answers blocking reloads on it, and removes its private folder at the end.
+@Suite(.serialized) struct CameraLiveStreamTests {
+    @Test func theCameraIsServedAsLowLatencyHLS() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try CameraServer(.init(listen: "127.0.0.1:0", recordings: "\(folder)/recordings", video: "lavfi:\(TestInputs.numberedPictures(rate: "30"))",
+                                            audio: "lavfi:sine", preset: "352x288", streamsCamera: true))
+        let started = try server.start()
+        var stopped = false
+        defer { if !stopped { server.stop() } }
+        let client = HTTPTestClient(port: started.port)
+        // Named in the status once a player can start on it (three 2 s segments).
+        #expect(LiveServers.waitUntil(seconds: 30) { (try? client.request("GET", "/api/status"))?.object["live"] as? String == "/live/index.m3u8" })
+        let playlist = try client.request("GET", "/live/index.m3u8")
+        let check = HLSPlaylistCheck(playlist.text)
+        #expect(check.problems.isEmpty && check.canBlockReload && check.partTarget == 0.5 && check.targetDuration == 2, "\(check)")
+        #expect(check.entries.count >= 3)
+        let position = try #require(BlockingReload.Position(playlist: playlist.text))
+        let asked = Date()
+        let next = try client.request("GET", "/live/index.m3u8?_HLS_msn=\(position.nextSegment)&_HLS_part=\(position.openParts)", timeout: 10)
+        #expect(next.status == 200 && next.text.contains("part\(position.nextSegment).\(position.openParts).m4s"))
+        #expect(Date().timeIntervalSince(asked) < 2, "answered as the part came")
+        // Its pictures are the camera's, in order: the init segment and the newest segment decode.
+        let newest = try #require(HLSPlaylistCheck(next.text).entries.last)
+        let bytes = try client.request("GET", "/live/init.mp4").body + client.request("GET", "/live/\(newest.uri)").body
+        try Data(bytes).write(to: URL(fileURLWithPath: "\(folder)/newest.mp4"))
+        let numbers = try TestInputs.frameNumbers("\(folder)/newest.mp4")
+        #expect(numbers.count == 60 && numbers == Array(numbers[0]..<(numbers[0] + 60)), "\(numbers)")
+        let privateFolder = try #require(server.liveFolderForTests)
+        #expect(FileManager.default.fileExists(atPath: privateFolder))
+        server.stop()
+        stopped = true
+        #expect(!FileManager.default.fileExists(atPath: privateFolder), "the stream's folder is removed at the end")
+    }
+
+    @Test func liveAndLiveFolderAreOneOrTheOther() {
+        #expect(throws: ReelError.self) {
+            _ = try CameraServer(.init(video: nil, audio: nil, startsCamera: false, liveFolder: "/tmp", streamsCamera: true))
         }
     }
 }

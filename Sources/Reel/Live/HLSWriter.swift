@@ -114,7 +114,9 @@ final class HLSWriter {
         if piece.endsSegment, let segment = openSegment {
             openSegment = nil
             try close(segment)
-        } else if playlist.lowLatency != nil && !tracks.isEmpty {
+        } else if playlist.lowLatency != nil && !tracks.isEmpty && !playlist.segments.isEmpty {
+            // Not before the first whole segment: a player that finds a playlist of parts alone may give up
+            // (Chromium's does), one that finds none retries.
             try writePlaylist()
         }
     }

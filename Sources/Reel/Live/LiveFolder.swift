@@ -85,7 +85,7 @@ package enum LiveFolder {
     }
 
     /// Creates the folder, or removes an earlier stream's files from it (the check allowed overwriting).
-    static func prepare(_ stream: LiveStream) throws {
+    package static func prepare(_ stream: LiveStream) throws {
         if !FileSystem.isFolder(stream.folder) {
             try FileSystem.createFolders(stream.folder)
             return

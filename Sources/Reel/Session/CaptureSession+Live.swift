@@ -40,7 +40,8 @@ extension CaptureSession {
         let slots = running.paced ? MovieRecorder.livePictureQueue + 2 : 2
         running.buffer.addSlots(.video, count: slots)
         let recorder = MovieRecorder(setup: setup, buffer: running.buffer, paced: running.paced,
-                                     readerDrops: running.engine.readerDropCount, progress: { _ in })
+                                     readerDrops: running.engine.readerDropCount, progress: { _ in },
+                                     segmentEvents: running.outputEvents)
         live.attach(recorder)
         guard running.engine.add(recorder, slots: slots) else {
             throw ReelError.invalidInput("the session has ended: start it again before adding live streams")

@@ -74,6 +74,8 @@ public final class CaptureSession: Sendable {
         var plan: OutputPlan
         /// The session's own movie (nil when it records none): live streams added while it runs join it.
         var mainMovie: MovieRecorder?
+        /// Where outputs report segment and live-stream events (the session's event callback, status).
+        var outputEvents: @Sendable (RecordingEvent) -> Void
     }
 
     let shared = Locked(Shared())
@@ -110,21 +112,22 @@ public final class CaptureSession: Sendable {
         do {
             let preparation = try RecordingPreparation(configuration, movieOutputs: pending, interrupt: interrupt)
             let shared = self.shared
-            let (engine, movies) = preparation.makeSession(mainProgress: { progress in
-                shared.withLock { $0.live.progress = progress }
-                events(.progress(progress))
-            }, segmentEvents: { event in
+            let outputEvents: @Sendable (RecordingEvent) -> Void = { event in
                 // A push's connection shows in `status` too.
                 if case .liveConnection(let connection) = event { shared.withLock { $0.live.update(connection) } }
                 if case .liveStopped(let result) = event, let url = result.url {
                     shared.withLock { $0.live.update(LiveConnection(url: url, state: .disconnected, reason: result.error)) }
                 }
                 events(event)
-            })
+            }
+            let (engine, movies) = preparation.makeSession(mainProgress: { progress in
+                shared.withLock { $0.live.progress = progress }
+                events(.progress(progress))
+            }, segmentEvents: outputEvents)
             let running = Running(engine: engine, switcher: InputSwitcher(engine: engine, factory: preparation.session.readerFactory),
                                   context: preparation.context, buffer: preparation.buffer, paced: preparation.paced,
                                   outputs: preparation.movies.map(\.outputPath), plan: preparation.plan,
-                                  mainMovie: configuration.recordsMovie ? movies.first : nil)
+                                  mainMovie: configuration.recordsMovie ? movies.first : nil, outputEvents: outputEvents)
             let (photos, previews) = shared.withLock { shared in
                 shared.live = SessionStatus.Live(video: configuration.video?.description, audio: configuration.audio?.description,
                                                  videoSpec: configuration.video)
