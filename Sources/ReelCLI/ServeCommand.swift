@@ -9,7 +9,7 @@ enum ServeCommand {
     static let help = """
         usage: reel serve [--listen HOST:PORT] [--recordings DIR] [--token TOKEN]
                           [--video SPEC|none] [--audio SPEC|none] [--preset NAME] [--no-camera]
-                          [--live | --live-folder DIR]
+                          [--live | --live-folder DIR] [--live-push URL ...]
 
         Serves the camera page (live preview, tap = photo, hold = movie, retake/use, recordings) and its JSON
         API (see the README's "Serving the camera") until Ctrl-C, which finalizes what is being recorded.
@@ -23,6 +23,9 @@ enum ServeCommand {
           --live               also stream the camera as Low-Latency HLS at /live/index.m3u8 (its own
                                encode at the preset, no B-frames; 2 s segments of 0.5 s parts), with
                                blocking playlist reloads; the page plays it where the browser can
+          --live-push URL      also push the camera to a server (srt://HOST:PORT, rtmp://HOST/APP/KEY;
+                               repeatable), reconnecting as reel record does; connection changes are
+                               events on /api/events (liveConnected, liveDisconnected, liveReconnecting)
           --live-folder DIR    serve the HLS stream another reel writes to DIR (reel record --live DIR
                                --low-latency) at /live/index.m3u8, answering Low-Latency HLS blocking
                                playlist reloads (_HLS_msn, _HLS_part) and preload hints as it is written
@@ -35,7 +38,7 @@ enum ServeCommand {
         let server: CameraServer
         do {
             let parsed = try ParsedArguments(arguments, command: "serve", specification: .init(
-                valueOptions: ["--listen", "--recordings", "--token", "--video", "--audio", "--preset", "--live-folder"],
+                valueOptions: ["--listen", "--recordings", "--token", "--video", "--audio", "--preset", "--live-folder", "--live-push"],
                 flagOptions: ["--no-camera", "--live"]))
             guard parsed.positionals.isEmpty else { throw UsageError("serve: unexpected '\(parsed.positionals[0])' (reel serve --help)") }
             var options = CameraServer.Options()
@@ -48,6 +51,7 @@ enum ServeCommand {
             options.startsCamera = !parsed.has("--no-camera")
             options.liveFolder = parsed.value("--live-folder")
             options.streamsCamera = parsed.has("--live")
+            options.livePushes = parsed.allValues("--live-push")
             server = try CameraServer(options)
         } catch {
             return .reporting(error)

@@ -3,17 +3,22 @@ import Glibc
 @_spi(ReelTools) import Reel
 import SystemSupport
 
-/// `reel serve --live`: the camera as Low-Latency HLS at /live/index.m3u8, from encoders of its own
-/// (`LiveStreamOutput`: the session records no movie; takes come and go beside it). The stream is written to a
-/// private folder of the server's (made at start, removed at stop) that a LiveOrigin serves with blocking
-/// reloads. It uses the camera's preset with the encoder holding no picture back (latency low: no B-frames,
-/// no lookahead), 2 s segments of 0.5 s parts.
+/// `reel serve --live` / `--live-push URL`: the camera as Low-Latency HLS at /live/index.m3u8 and pushed to
+/// servers, from encoders of its own (`LiveStreamOutput`: the session records no movie; takes come and go
+/// beside it). The HLS is written to a private folder of the server's (made at start, removed at stop) that
+/// a LiveOrigin serves with blocking reloads. It uses the camera's preset with the encoder holding no
+/// picture back (latency low: no B-frames, no lookahead), 2 s segments of 0.5 s parts.
 final class CameraLiveStream: Sendable {
     let folder: String
+    /// Whether the HLS is written (`--live`), and the servers pushed to.
+    let writesHLS: Bool
+    let pushes: [LivePush]
     static let segmentDuration: Double = 2
 
     /// Makes the private folder (under TMPDIR, else /tmp). Throws `ReelError.runtime` when it cannot.
-    init() throws {
+    init(writesHLS: Bool, pushes: [LivePush]) throws {
+        self.writesHLS = writesHLS
+        self.pushes = pushes
         let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var template = Array((base + "/reel-serve-live-XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { buffer in mkdtemp(buffer.baseAddress!).map { String(cString: $0) } }
@@ -45,7 +50,7 @@ final class CameraLiveStream: Sendable {
     /// players reload from the new playlist).
     func start(on session: CaptureSession, preset: Preset) throws -> LiveStreamOutput {
         try LiveFolder.prepare(stream)
-        let output = LiveStreamOutput(preset: CameraLiveStream.livePreset(preset), streams: [stream])
+        let output = LiveStreamOutput(preset: CameraLiveStream.livePreset(preset), streams: writesHLS ? [stream] : [], pushes: pushes)
         try session.addOutput(output)
         return output
     }

@@ -20,6 +20,8 @@ public final class CameraServer: Sendable {
         public var liveFolder: String?
         /// The camera itself as Low-Latency HLS at /live/ (encoders of its own while the camera runs).
         public var streamsCamera: Bool
+        /// Servers the camera is pushed to (srt://, rtmp://: `--live-push`), from the same encoders.
+        public var livePushes: [String] = []
 
         /// The capture and movie quality when none is given: small enough for any machine to serve a preview
         /// beside the recording.
@@ -78,12 +80,19 @@ public final class CameraServer: Sendable {
         if options.streamsCamera && options.liveFolder != nil {
             throw ReelError.invalidInput("--live and --live-folder both serve /live/: choose one")
         }
-        let cameraStream = options.streamsCamera ? try CameraLiveStream() : nil
+        let pushes = try options.livePushes.map { text -> LivePush in
+            guard case .server(let push) = try LiveStream.destination(text) else {
+                throw ReelError.invalidInput("--live-push \(text): give a server (srt://HOST:PORT or rtmp://HOST/APP/KEY)")
+            }
+            return push
+        }
+        try LivePush.check(pushes, videoCodec: try PresetLibrary.preset(named: options.preset).video.codec)
+        let cameraStream = options.streamsCamera || !pushes.isEmpty ? try CameraLiveStream(writesHLS: options.streamsCamera, pushes: pushes) : nil
         camera = CameraService(folder: folder, inputs: .init(video: options.video, audio: options.audio, preset: options.preset),
                                liveStream: cameraStream)
         do {
             let camera = self.camera
-            live = try (options.liveFolder ?? cameraStream?.folder).map { folder in
+            live = try (options.liveFolder ?? (options.streamsCamera ? cameraStream?.folder : nil)).map { folder in
                 try LiveOrigin(folder: folder) { playable in
                     cameraStream?.setPlayable(playable)
                     camera.liveStreamChanged()

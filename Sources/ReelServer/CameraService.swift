@@ -108,10 +108,14 @@ final class CameraService: @unchecked Sendable {
     }
 
     private func sessionEvent(_ event: RecordingEvent) {
+        // The camera's streams (`--live`, `--live-push`), named as on the control socket.
         if case .liveStopped(let result) = event {
-            // The camera's stream stopped before the camera (its folder failed): the page falls back to the preview.
-            events.publish("live", json: CameraService.json(result))
+            // A stream stopped before the camera (its folder failed, a server refused it).
+            events.publish("liveStopped", json: CameraService.json(result))
             publishState()
+        }
+        if case .liveConnection(let connection) = event {
+            events.publish(connection.eventName, json: CameraService.json(connection))
         }
         if case .finished(let result) = event {
             // The session ended by itself (a device lost): say so; a movie in it has its own result.

@@ -128,6 +128,32 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: privateFolder), "the stream's folder is removed at the end")
     }
 
+    /// `--live-push`: the camera pushed to an SRT listener; the connection is an event on /api/events.
+    @Test func aPushOfTheCameraIsAnEventOnTheEventStream() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let listener = try SRTListener(output: "\(folder)/camera.ts")
+        var options = CameraServer.Options(listen: "127.0.0.1:0", recordings: "\(folder)/recordings",
+                                           video: "lavfi:\(TestInputs.numberedPictures(rate: "30"))", audio: "lavfi:sine", preset: "352x288")
+        options.livePushes = [listener.url]
+        let server = try CameraServer(options)
+        let started = try server.start()
+        let events = try HTTPTestClient.Connection(port: started.port)
+        try events.send(Array("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:\(started.port)\r\n\r\n".utf8))
+        let seen = String(decoding: events.read(until: "event: liveConnected", timeout: 20), as: UTF8.self)
+        #expect(seen.contains("event: liveConnected") && seen.contains(listener.url), "\(seen.suffix(400))")
+        Thread.sleep(forTimeInterval: 2)
+        server.stop()
+        _ = listener.finish()
+        let numbers = try TestInputs.frameNumbers("\(folder)/camera.ts")
+        #expect(numbers.count >= 30 && numbers == Array(numbers[0]..<(numbers[0] + numbers.count)), "\(numbers.count) pictures")
+        #expect(throws: ReelError.self, "a folder is not a server") {
+            var bad = CameraServer.Options(listen: "127.0.0.1:0", video: nil, audio: nil, startsCamera: false)
+            bad.livePushes = ["some/folder"]
+            _ = try CameraServer(bad)
+        }
+    }
+
     @Test func liveAndLiveFolderAreOneOrTheOther() {
         #expect(throws: ReelError.self) {
             _ = try CameraServer(.init(video: nil, audio: nil, startsCamera: false, liveFolder: "/tmp", streamsCamera: true))
