@@ -18,7 +18,9 @@ enum CtlCommand {
           switch-video SPEC|none switch the camera or screen (none: black pictures); e.g. lavfi:smptebars
           switch-audio SPEC|none switch the microphone (none: silence)
           camera-control N=V ... change a V4L2 camera's controls (torch=on, focus=manual:0.4 ...)
-          live-push URL          push the movie to srt://HOST:PORT or rtmp://HOST/APP/KEY from its next picture
+          live DIR|URL           stream the movie as HLS into DIR (relative: beside the recording; 6 s segments)
+                                 or push it to srt://HOST:PORT or rtmp://HOST/APP/KEY, from its next picture
+          live-push URL          the same, for a server only
           watch                  print events (progress each second, segments, the end) until the recording ends
         With --json the reply's data (or each event) is printed as JSON.
 
@@ -109,6 +111,9 @@ enum CtlCommand {
         if let photo = try? JSONDecoder().decode([String: String].self, from: encoded), let path = photo["path"] { return path }
         if let push = try? JSONDecoder().decode([String: String].self, from: encoded), let url = push["pushing"] {
             return "pushing to \(url) from the next picture"
+        }
+        if let stream = try? JSONDecoder().decode([String: String].self, from: encoded), let playlist = stream["streaming"] {
+            return "streaming HLS to \(playlist) from the next picture"
         }
         guard let status = try? JSONDecoder().decode(SessionStatus.self, from: encoded) else { return "ok" }
         var lines = [status.state.rawValue + (status.progress.map(progressText) ?? "")]

@@ -15,13 +15,16 @@ public enum ControlCommand: Sendable, Equatable {
     case cameraControl([CameraControlSetting])
     /// Pushes the running movie to a server from its next picture (srt://, rtmp://), as `--live` at the start.
     case livePush(LivePush)
+    /// Streams the running movie as HLS into a folder (relative: beside the recording) from its next picture.
+    case liveFolder(String)
     /// Events from now on: progress once a second, segment events, the end.
     case subscribe
 
     /// Every command with its arguments, for help texts and error messages.
     public static let usage = [
         "status", "stop", "pause", "resume", "photo FILE.jpg|png", "switch-video SPEC|none", "switch-audio SPEC|none",
-        "camera-control NAME=VALUE ...", "live-push srt://HOST:PORT|rtmp://HOST/APP/KEY", "subscribe",
+        "camera-control NAME=VALUE ...", "live DIR|srt://HOST:PORT|rtmp://HOST/APP/KEY", "live-push srt://HOST:PORT|rtmp://HOST/APP/KEY",
+        "subscribe",
     ]
 
     /// Parses `[name, arguments...]`; throws `ReelError.invalidInput` saying what is wrong and what is expected.
@@ -58,10 +61,15 @@ public enum ControlCommand: Sendable, Equatable {
                 }
                 return setting
             })
+        case "live":
+            switch try LiveStream.destination(try one("DIR|srt://HOST:PORT|rtmp://HOST/APP/KEY")) {
+            case .folder(let folder): self = .liveFolder(folder)
+            case .server(let push): self = .livePush(push)
+            }
         case "live-push":
             let url = try one("srt://HOST:PORT|rtmp://HOST/APP/KEY")
             guard case .server(let push) = try LiveStream.destination(url) else {
-                throw ReelError.invalidInput("live-push \(url): give a server, srt://HOST:PORT or rtmp://HOST/APP/KEY (an HLS folder is set at the start, --live DIR)")
+                throw ReelError.invalidInput("live-push \(url): give a server, srt://HOST:PORT or rtmp://HOST/APP/KEY (an HLS folder: live DIR)")
             }
             self = .livePush(push)
         default:

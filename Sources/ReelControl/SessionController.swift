@@ -23,7 +23,7 @@ public final class SessionController: Sendable {
     public static func isSlow(_ command: ControlCommand) -> Bool {
         switch command {
         case .photo, .switchVideo, .switchAudio, .cameraControl: return true
-        case .status, .stop, .pause, .resume, .subscribe, .livePush: return false
+        case .status, .stop, .pause, .resume, .subscribe, .livePush, .liveFolder: return false
         }
     }
 
@@ -60,6 +60,10 @@ public final class SessionController: Sendable {
         case .livePush(let push):
             try session.addLiveStream(push)
             return ControlMessages.json(["pushing": push.displayURL])
+        case .liveFolder(let path):
+            let folder = path.hasPrefix("/") ? path : "\(self.folder)/\(path)"
+            try session.addLiveStream(LiveStream(folder: folder))
+            return ControlMessages.json(["streaming": folder + "/" + LiveStream.playlistName])
         }
     }
 

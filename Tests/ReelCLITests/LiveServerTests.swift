@@ -1,4 +1,5 @@
 import Foundation
+@testable import Reel
 import ReelTestSupport
 import Testing
 
@@ -227,6 +228,31 @@ import Testing
         #expect(received.count >= 30 && Array(movie.suffix(received.count)) == received, "\(received.count) of \(movie.count)")
         let live = try LiveServerTests.live(try TestInputs.json(result.standardOutput))
         #expect(live["kind"] as? String == "srt" && live["error"] == nil && live["url"] as? String == listener.url + "?passphrase=***")
+    }
+
+    /// `reel ctl SOCK live DIR` starts an HLS stream while the movie records (relative: beside the recording):
+    /// its playlist holds the movie's pictures from the next one on, to the end.
+    @Test func anHLSStreamStartedOverTheControlSocket() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let running = try Processes.start(Processes.reelExecutable, ["record", "movie.mov", "--max-duration", "8", "--control", "live.sock",
+                                                                    ] + LiveServerTests.pacedNumbered, currentDirectory: folder)
+        #expect(Processes.waitForFile(folder + "/live.sock", seconds: 20), "the control socket did not appear")
+        usleep(1_000_000)
+        let reply = try Processes.reel(["ctl", "live.sock", "live", "hls"], currentDirectory: folder)
+        #expect(reply.status == 0 && reply.standardOutput.hasPrefix("streaming HLS to ") && reply.standardOutput.contains("/hls/index.m3u8"),
+                "\(reply.standardOutput) \(reply.standardError)")
+        let again = try Processes.reel(["ctl", "live.sock", "live", "hls"], currentDirectory: folder)
+        #expect(again.status == 1 && again.standardError.contains("already"), "\(again.standardError)")
+        let result = Processes.finish(running, timeout: 60)
+        #expect(result.status == 0, "\(result.standardError)")
+        let check = HLSPlaylistCheck(try String(contentsOfFile: folder + "/hls/index.m3u8", encoding: .utf8))
+        #expect(check.problems.isEmpty && check.isEnded, "\(check.problems)")
+        let movie = try TestInputs.frameNumbers(folder + "/movie.mov")
+        let streamed = try TestInputs.frameNumbers(folder + "/hls/index.m3u8")
+        #expect(streamed.count >= 60 && Array(movie.suffix(streamed.count)) == streamed, "\(streamed.count) of \(movie.count)")
+        let live = try LiveServerTests.live(try TestInputs.json(result.standardOutput))
+        #expect(live["kind"] as? String == "hls" && live["error"] == nil, "\(live)")
     }
 
     /// A push whose network stalls from the start while the movie runs far ahead of real time (an unpaced

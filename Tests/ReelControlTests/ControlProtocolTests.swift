@@ -13,6 +13,10 @@ import Testing
         #expect(try ControlCommand(parsing: ["camera-control", "torch=on", "zoom=2"])
                 == .cameraControl([CameraControlSetting(parsing: "torch=on")!, CameraControlSetting(parsing: "zoom=2")!]))
         #expect(try ControlCommand(parsing: ["live-push", "srt://127.0.0.1:9000"]) == .livePush(try LivePush(url: "srt://127.0.0.1:9000")))
+        #expect(try ControlCommand(parsing: ["live", "srt://127.0.0.1:9000"]) == .livePush(try LivePush(url: "srt://127.0.0.1:9000")))
+        #expect(try ControlCommand(parsing: ["live", "hls/lecture"]) == .liveFolder("hls/lecture"))
+        #expect(throws: ReelError.self) { try ControlCommand(parsing: ["live-push", "hls/lecture"]) }
+        #expect(throws: ReelError.self) { try ControlCommand(parsing: ["live", "http://example.org/x"]) }
         let bad: [([String], String)] = [
             (["live-push"], "takes one argument"), (["live-push", "hls"], "give a server"), (["live-push", "srt://h"], "needs a port"),
             ([], "empty command"), (["dance"], "unknown command 'dance'"), (["status", "now"], "takes no arguments"),

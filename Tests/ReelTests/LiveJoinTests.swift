@@ -45,6 +45,45 @@ import Testing
         #expect(try SegmentInspection.startsWithKeyframe(folder + "/joined.ts"))
     }
 
+    /// An HLS folder added while the movie records: it starts at the next picture (a keyframe) and cuts its
+    /// segments on the movie's grid (multiples of 2 s from the movie's start, where the movie now forces
+    /// keyframes): the first is short, the others exact; its pictures are the movie's from the join on.
+    @Test func anHLSFolderAddedWhileRecordingCutsOnTheMoviesGrid() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var configuration = try FastRecording.configuration(
+            folder + "/movie.mov", limits: RecordingLimits(maxDuration: 7),
+            video: DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: "30"))"), audio: DeviceSpec(parsing: "lavfi:sine"))
+        configuration.preset.video.width = 64
+        configuration.preset.video.height = 64
+        configuration.preset.video.keyframeInterval = 250  // the grid's keyframes are the movie's forced ones, not its GOP's
+        let session = CaptureSession()
+        try session.start(configuration)
+        try await Task.sleep(for: .milliseconds(1300))
+        let stream = LiveStream(folder: folder + "/hls", segmentDuration: 2, window: nil)
+        try session.addLiveStream(stream)
+        #expect(throws: ReelError.self, "the same folder twice") { try session.addLiveStream(stream) }
+        #expect(throws: ReelError.self, "another segment length") {
+            try session.addLiveStream(LiveStream(folder: folder + "/other", segmentDuration: 3, window: nil))
+        }
+        let result = await session.finished()
+        #expect(result.recordedSuccessfully, "\(result.error ?? "")")
+        let live = try #require(result.live?.first)
+        #expect(live.kind == "hls" && live.error == nil && live.droppedPackets == 0, "\(live)")
+        let check = HLSPlaylistCheck(try String(contentsOfFile: folder + "/hls/index.m3u8", encoding: .utf8))
+        #expect(check.problems.isEmpty && check.isEnded, "\(check.problems)")
+        let pictures = check.entries.map { Int(($0.duration * 30).rounded()) }
+        #expect(pictures.count >= 3 && pictures[0] < 60 && pictures.dropFirst().dropLast().allSatisfy { $0 == 60 }, "\(pictures)")
+        let movie = try TestInputs.frameNumbers(folder + "/movie.mov")
+        let streamed = try TestInputs.frameNumbers(folder + "/hls/index.m3u8")
+        #expect(movie.count == 210 && Array(movie.suffix(streamed.count)) == streamed, "\(streamed.count) of \(movie.count)")
+        // The segments' first pictures are at the movie's multiples of 2 s (60 pictures), keyframes it forced.
+        let start = movie.count - streamed.count
+        let keyframes = try LiveJoinTests.keyframeIndexes(folder + "/movie.mov")
+        #expect(keyframes.contains(start) && [60, 120, 180].allSatisfy { keyframes.contains($0) || $0 < start }, "keyframes \(keyframes), joined at \(start)")
+        #expect(start + pictures[0] == ((start / 60) + 1) * 60, "the first segment ends on the grid")
+    }
+
     @Test func aSessionWithoutAMovieTakesNoStream() throws {
         let session = CaptureSession()
         #expect { try session.addLiveStream(try LivePush(url: "srt://127.0.0.1:9")) } throws: {

@@ -56,14 +56,20 @@ final class LiveOutput: Sendable {
     }
     let variant: Variant?
 
-    init(stream: LiveStream, variant: Variant? = nil) {
+    /// An HLS stream that joins a running movie cuts its segments on the movie's grid (multiples of the
+    /// duration from its start, where the movie forces keyframes), not from its own first picture.
+    let joinsRunningMovie: Bool
+
+    init(stream: LiveStream, variant: Variant? = nil, joinsRunningMovie: Bool = false) {
         destination = .hls(stream)
         self.variant = variant
+        self.joinsRunningMovie = joinsRunningMovie
     }
 
     init(push: LivePush) {
         destination = .push(push)
         variant = nil
+        joinsRunningMovie = false
     }
 
     /// The server this output pushes to, if it is a push.
@@ -123,7 +129,8 @@ final class LiveOutput: Sendable {
             let playlist = stream.folder + "/" + HLSWriter.playlistName
             let segmenter = LiveSegmenter<Packet>(segmentDuration: stream.segmentDuration, partDuration: stream.partDuration,
                                                   videoTimeBase: video.map { TimeBase($0.timeBase) },
-                                                  audioTimeBase: audio.map { TimeBase($0.timeBase) })
+                                                  audioTimeBase: audio.map { TimeBase($0.timeBase) },
+                                                  gridOrigin: joinsRunningMovie && video != nil ? 0 : nil)
             let writer: HLSWriter
             do {
                 writer = try HLSWriter(folder: stream.folder, video: video, audio: audio, segmentDuration: stream.segmentDuration,

@@ -65,8 +65,12 @@ struct LiveSegmenter<Payload> {
     /// Early audio kept at most (10 s at 48 kHz): a stream whose pictures never come costs no more.
     static var earlyAudioLimit: Int { 470 }
 
-    init(segmentDuration: Double, partDuration: Double? = nil, videoTimeBase: TimeBase?, audioTimeBase: TimeBase?) {
+    /// `gridOrigin`: where the segment grid starts (the clock track's ticks); nil starts it at the first
+    /// piece (a stream that joins a running movie passes the movie's start, where its keyframes are forced).
+    init(segmentDuration: Double, partDuration: Double? = nil, videoTimeBase: TimeBase?, audioTimeBase: TimeBase?,
+         gridOrigin: Int64? = nil) {
         precondition(videoTimeBase != nil || audioTimeBase != nil, "a live stream has a track")
+        origin = gridOrigin
         self.segmentDuration = segmentDuration
         self.videoTimeBase = videoTimeBase
         self.audioTimeBase = audioTimeBase

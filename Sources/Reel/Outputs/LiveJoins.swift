@@ -8,8 +8,11 @@ final class LiveJoins: Sendable {
     private struct State {
         var pending: [LiveOutput] = []
         var closed = false
-        /// The servers pushed to by streams that joined (the setup's are passed in to each `add`).
-        var servers: Set<String> = []
+        /// Where the streams that joined go (a server's URL, an HLS folder's path; the setup's are passed in to
+        /// each `add`).
+        var destinations: Set<String> = []
+        /// The segment duration of the HLS streams that joined (they share the movie's keyframe grid).
+        var segmentDuration: Double?
     }
     private let state = Locked(State())
     private let waiting = Atomic<Bool>(false)
@@ -17,16 +20,25 @@ final class LiveJoins: Sendable {
     /// Whether streams wait to be taken in (read by the movie's thread per item).
     var hasPending: Bool { waiting.load(ordering: .acquiring) }
 
-    /// Hands `output`, a push to `url`, to the movie; false when the movie has finished (it takes no stream
-    /// any more) or already pushes there (`already`: the pushes it started with).
-    func add(_ output: LiveOutput, pushingTo url: String, already: [LivePush]) -> Bool {
+    /// Hands `output`, a stream to `destination` (a server's URL, a folder's path), to the movie; false when
+    /// the movie has finished (it takes no stream any more) or already streams there (`already`: the
+    /// destinations it started with).
+    func add(_ output: LiveOutput, to destination: String, already: [String]) -> Bool {
         state.withLock { state in
-            guard !state.closed, !already.contains(where: { $0.url == url }), state.servers.insert(url).inserted else { return false }
+            guard !state.closed, !already.contains(destination) else { return false }
+            if let stream = output.hlsStream {
+                guard (state.segmentDuration ?? stream.segmentDuration) == stream.segmentDuration else { return false }
+                state.segmentDuration = stream.segmentDuration
+            }
+            guard state.destinations.insert(destination).inserted else { return false }
             state.pending.append(output)
             waiting.store(true, ordering: .releasing)
             return true
         }
     }
+
+    /// The segment duration of the HLS streams that joined, if one did.
+    var segmentDuration: Double? { state.withLock { $0.segmentDuration } }
 
     /// The streams added since the last call (the movie's thread).
     func take() -> [LiveOutput] {

@@ -32,7 +32,10 @@ extension MovieRecorder {
     func joinLiveStreams() {
         let joining = liveJoins.take()
         guard !joining.isEmpty else { return }
-        for live in joining { open(live) }
+        for live in joining {
+            if let stream = live.hlsStream { video.startLiveSegments(every: stream.segmentDuration) }
+            open(live)
+        }
         video.requestKeyframe()
     }
 

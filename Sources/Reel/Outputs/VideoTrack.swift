@@ -48,6 +48,13 @@ struct VideoTrack {
     /// A live stream joined the running movie: its first picture is the next one sent, a keyframe (one extra
     /// keyframe for the movie, instead of the stream waiting up to a GOP).
     mutating func requestKeyframe() { keyframeAtResume = true }
+    /// An HLS stream joined a movie that had none: from now on a keyframe at each multiple of its segment
+    /// duration on the movie's timeline (the grid its segments are cut on).
+    mutating func startLiveSegments(every seconds: Double) {
+        if liveSegments.interval == 0 { liveSegments = KeyframeSchedule(interval: seconds) }
+    }
+    /// The live segments' duration (0: none).
+    var liveSegmentDuration: Double { liveSegments.interval }
 
     /// A new file begins (a segment): its fragments count from its first picture.
     mutating func startSegment() { keyframes = KeyframeSchedule(interval: fragmentInterval) }

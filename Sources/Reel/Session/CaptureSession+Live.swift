@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// Live streams added to a recording session while it runs.
 extension CaptureSession {
     /// The running session's own movie, for a live stream that joins it; why there is none otherwise.
@@ -10,6 +12,34 @@ extension CaptureSession {
                 throw ReelError.invalidInput("a live stream comes from the session's movie: this session records none")
             }
             return movie
+        }
+    }
+
+    /// Streams the session's movie as HLS into a folder from now on (as `--live DIR` does at the start): the
+    /// stream begins at the movie's next picture, a keyframe, and its segments are cut on the movie's grid
+    /// (multiples of the segment duration from the movie's start, where the movie forces keyframes from now
+    /// on), so the first one is shorter. Throws, writing nothing, when the session records no movie or is not
+    /// running, when the folder cannot be used (the checks of `--live`), when the movie streams there
+    /// already, or when the movie's other HLS streams cut segments of another length.
+    public func addLiveStream(_ stream: LiveStream) throws {
+        let movie = try movieForJoiningStream()
+        let running = try runningForNewOutput("live streams")
+        guard movie.takesLiveStreamsWhileRecording else {
+            throw ReelError.invalidInput("--live \(stream.folder): a segmented movie with sound takes live streams at its start only")
+        }
+        if let other = movie.setup.live.compactMap(\.hlsStream).first?.segmentDuration ?? movie.liveJoins.segmentDuration,
+           other != stream.segmentDuration {
+            throw ReelError.invalidInput("--live \(stream.folder): the movie's HLS streams cut \(NumberText.plain(other)) s segments; give this one the same")
+        }
+        try LiveFolder.check([stream], plan: running.plan, overwrite: running.context.configuration.overwrite)
+        let folder = URL(fileURLWithPath: stream.folder).standardizedFileURL.path
+        let started = movie.setup.live.compactMap(\.hlsStream).map { URL(fileURLWithPath: $0.folder).standardizedFileURL.path }
+        guard !started.contains(folder) else {
+            throw ReelError.invalidInput("--live \(stream.folder): the movie streams there already")
+        }
+        try LiveFolder.prepare(stream)
+        guard movie.liveJoins.add(LiveOutput(stream: stream, joinsRunningMovie: true), to: folder, already: started) else {
+            throw ReelError.invalidInput("--live \(stream.folder): the movie has ended or streams there already")
         }
     }
 
@@ -59,7 +89,7 @@ extension CaptureSession {
         guard movie.takesLiveStreamsWhileRecording else {
             throw ReelError.invalidInput("--live \(push.displayURL): a segmented movie with sound takes live streams at its start only")
         }
-        guard movie.liveJoins.add(LiveOutput(push: push), pushingTo: push.url, already: movie.setup.live.compactMap(\.push)) else {
+        guard movie.liveJoins.add(LiveOutput(push: push), to: push.url, already: movie.setup.live.compactMap(\.push?.url)) else {
             throw ReelError.invalidInput("--live \(push.displayURL): the movie has ended or already pushes there")
         }
     }
