@@ -472,7 +472,7 @@ def targets(report):
     checks.append(("10,000-job validation < 1 s", report["validation"]["wall"]["median"] < 1,
                    f"{report['validation']['wall']['median']:.3f} s"))
     checks.append(push.latency_target(report["pushLatency"]))
-    checks.append(llhls.latency_target(report["llhlsLatency"]))
+    checks.extend(llhls.latency_targets(report["llhlsLatency"]))
     live_control = report["control"]
     for row in live_control["switching"]:
         checks.append((f"switch to {row['source']}: latency ≤ 150 ms", row["latencyMs"]["median"] <= 150,

@@ -257,6 +257,7 @@ public enum JobFile {
                 }
                 if stream.has("partDuration") {
                     live.partDuration = try stream.number("partDuration", in: LiveStream.partDurationRange)
+                    if !stream.has("segmentDuration") { live.segmentDuration = LiveStream.defaultLowLatencySegmentDuration }
                     do { try live.validate() } catch let error as ReelError { throw stream.fail("partDuration", error.message) }
                 }
                 job.live.append(live)

@@ -28,7 +28,7 @@ struct RecordingOptions {
                                  also push FLV to an RTMP server (H.264 presets only)
                                  A lost server never stops the movie: Reel tries it again after 1, 2, 4 ... 30 s
                                  and says so; a server that refuses the stream key stops only that stream
-          --live-segment S       seconds per segment (default \(NumberText.plain(LiveStream.defaultSegmentDuration)); \(NumberText.plain(LiveStream.segmentDurationRange.lowerBound)) to \(NumberText.plain(LiveStream.segmentDurationRange.upperBound)))
+          --live-segment S       seconds per segment (default \(NumberText.plain(LiveStream.defaultSegmentDuration)), with --low-latency \(NumberText.plain(LiveStream.defaultLowLatencySegmentDuration)); \(NumberText.plain(LiveStream.segmentDurationRange.lowerBound)) to \(NumberText.plain(LiveStream.segmentDurationRange.upperBound)))
           --live-keep N|all      segments the playlist lists, older ones deleted (default \(LiveStream.defaultWindow), at
                                  least \(LiveStream.windowRange.lowerBound)); all keeps the whole event
           --low-latency          Low-Latency HLS: each segment also in parts (partN.I.m4s, EXT-X-PART) listed as
@@ -203,7 +203,9 @@ struct RecordingOptions {
             }
             return ([], servers)
         }
-        let duration = try arguments.number("--live-segment", in: LiveStream.segmentDurationRange) ?? LiveStream.defaultSegmentDuration
+        let lowLatency = arguments.has("--low-latency") || arguments.value("--live-part") != nil
+        let duration = try arguments.number("--live-segment", in: LiveStream.segmentDurationRange)
+            ?? (lowLatency ? LiveStream.defaultLowLatencySegmentDuration : LiveStream.defaultSegmentDuration)
         var window: Int? = LiveStream.defaultWindow
         if let keep = arguments.value("--live-keep") {
             if keep == "all" {

@@ -13,7 +13,6 @@ final class CameraLiveStream: Sendable {
     /// Whether the HLS is written (`--live`), and the servers pushed to.
     let writesHLS: Bool
     let pushes: [LivePush]
-    static let segmentDuration: Double = 2
 
     /// Makes the private folder (under TMPDIR, else /tmp). Throws `ReelError.runtime` when it cannot.
     init(writesHLS: Bool, pushes: [LivePush]) throws {
@@ -29,7 +28,7 @@ final class CameraLiveStream: Sendable {
     }
 
     var stream: LiveStream {
-        LiveStream(folder: folder, segmentDuration: CameraLiveStream.segmentDuration, partDuration: LiveStream.defaultPartDuration)
+        LiveStream(folder: folder, segmentDuration: LiveStream.defaultLowLatencySegmentDuration, partDuration: LiveStream.defaultPartDuration)
     }
 
     private let playable = Locked(false)

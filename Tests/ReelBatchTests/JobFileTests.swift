@@ -47,15 +47,20 @@ import Testing
         let jobs = try parse("""
             {"jobs": [{"name": "cam", "type": "record", "video": "lavfi:testsrc2", "maxDuration": 5, "output": "{name}.mov",
                        "live": [{"folder": "live/{name}"}, {"folder": "/srv/hls", "segmentDuration": 2, "keep": "all"},
-                                {"folder": "w", "keep": 10}]}]}
+                                {"folder": "w", "keep": 10}, {"folder": "ll", "partDuration": 0.5},
+                                {"folder": "ll6", "partDuration": 1, "segmentDuration": 6}]}]}
             """)
         #expect(jobs[0].live == [LiveStream(folder: "/data/batch/live/cam"),
                                  LiveStream(folder: "/srv/hls", segmentDuration: 2, window: nil),
-                                 LiveStream(folder: "/data/batch/w", window: 10)])
+                                 LiveStream(folder: "/data/batch/w", window: 10),
+                                 LiveStream(folder: "/data/batch/ll", segmentDuration: 2, partDuration: 0.5),
+                                 LiveStream(folder: "/data/batch/ll6", segmentDuration: 6, partDuration: 1)])
         for (text, problem) in [
             (#"[{"folder": "x", "fps": 5}]"#, "jobs.cam.live[0].fps: not a field of a live stream"),
             (#"[{"folder": "x", "keep": 2}]"#, "jobs.cam.live[0].keep"),
             (#"[{"folder": "x", "segmentDuration": 100}]"#, "jobs.cam.live[0].segmentDuration"),
+            (#"[{"folder": "x", "partDuration": 5}]"#, "jobs.cam.live[0].partDuration"),
+            (#"[{"folder": "x", "partDuration": 1.5}]"#, "do not fit a 2 s segment twice"),
             (#""x""#, "jobs.cam.live: expected a list of objects"),
         ] {
             let job = #"{"jobs": [{"name": "cam", "type": "record", "maxDuration": 1, "output": "a.mov", "live": "# + text + "}]}"

@@ -26,6 +26,9 @@ public struct LiveStream: Sendable, Equatable {
     /// Apple's LL-HLS parts are about a third of a second to a second; half a second keeps a player following
     /// the live edge (three parts behind it) within about two seconds of the camera.
     public static let defaultPartDuration: Double = 0.5
+    /// Segments of a low-latency stream: its playlist appears with its first whole segment (a player that
+    /// reads no parts gives up on a playlist of parts alone), so viewers can start after 2 s, not 6.
+    public static let defaultLowLatencySegmentDuration: Double = 2
     public static let partDurationRange: ClosedRange<Double> = 0.2...2
 
     public init(folder: String, segmentDuration: Double = LiveStream.defaultSegmentDuration,
