@@ -38,9 +38,10 @@ import Testing
         let mainAudio = try Self.packets("\(folder)/main.mov", stream: "a")
         let copyAudio = try Self.packets("\(folder)/copy.mov", stream: "a")
         #expect(mainAudio.count > 90 && copyAudio == mainAudio, "and its sound's")
-        // The copy encoded nothing; the others each ran an encoder of their own.
+        // The copy encoded nothing; the others each ran an encoder of their own (how much CPU that took is the
+        // machine's: 60 small pictures took 9.6 ms on one CI run, so only "some" is asserted).
         let encode = outputs.map { $0.stages?.encodeVideo ?? -1 }
-        #expect(encode[0] > 0.01 && encode[1] == 0 && encode[2] > 0 && encode[3] > 0.01, "\(encode)")
+        #expect(encode[0] > 0 && encode[1] == 0 && encode[2] > 0 && encode[3] > 0, "\(encode)")
         let encodeAudio = outputs.map { $0.stages?.encodeAudio ?? -1 }
         #expect(encodeAudio[0] > 0 && encodeAudio[1] == 0 && encodeAudio[3] > 0, "\(encodeAudio)")
         // And it plays as the main movie does: every picture, in order, and its sound.
