@@ -175,4 +175,22 @@ import Testing
         #expect(done.map(\.endsSegment) == [false, false, false, false, true, false, false, false, true])
         #expect(done.map(\.isIndependent) == [true, false, false, false, false, true, false, false, false])
     }
+
+    /// The stream ends just after a part began at a B-frame (shown before the slot it is decoded in): the
+    /// last part still has a length, on the decode clock the cuts are made on (a CI run once ended a stream
+    /// there and wrote a part of 0 s).
+    @Test func aLastPartBegunByABFrameHasALength() {
+        var segmenter = LiveSegmenter<Int>(segmentDuration: 1, partDuration: 2.0 / 30, videoTimeBase: TimeBase(1, 30), audioTimeBase: nil)
+        // I P B in decode order: pts 0 3 1, dts -2 -1 0 (x264's two-frame delay).
+        let pictures: [(pts: Int64, dts: Int64, key: Bool)] = [(0, -2, true), (3, -1, false), (1, 0, false)]
+        var done: [LiveSegmenter<Int>.Piece] = []
+        for (index, picture) in pictures.enumerated() {
+            done += segmenter.addVideo(Sample(decodeTime: picture.dts, presentationOffset: picture.pts - picture.dts, duration: 1, size: 1,
+                                              isKeyframe: picture.key), index)
+        }
+        done += segmenter.finish()
+        #expect(done.map(\.video.count) == [2, 1])
+        #expect(done.allSatisfy { $0.duration > 0 }, "\(done.map(\.duration))")
+        #expect(abs(done.map(\.duration).reduce(0, +) - 3.0 / 30) < 1e-9)
+    }
 }

@@ -199,8 +199,11 @@ struct LiveSegmenter<Payload> {
         current?.audio += ahead
         ahead.removeAll()
         if var last = current {
-            let track = videoTimeBase != nil ? last.video : last.audio
-            last.end = track.map { $0.sample.presentationTime + $0.sample.duration }.max() ?? last.start
+            // On the clock the cuts were made on: pictures by decode time (shifted by the keyframe's delay), so a
+            // last part that a B-frame began (shown before its decode slot) still has its length.
+            last.end = videoTimeBase != nil
+                ? last.video.map { $0.sample.decodeTime + decodeDelay + $0.sample.duration }.max() ?? last.start
+                : last.audio.map { $0.sample.presentationTime + $0.sample.duration }.max() ?? last.start
             last.endsSegment = true
             if !last.video.isEmpty || !last.audio.isEmpty { done.append(complete(last, nextAudio: nil)) }
         }
