@@ -24,7 +24,7 @@ import Testing
         try session.start(configuration) { event in
             if case .liveConnection(let connection) = event { events.withLock { $0.append(connection.state.rawValue) } }
         }
-        try await Task.sleep(for: .milliseconds(1500))
+        try await LiveJoinTests.waitForTimeline(session, seconds: 1.5)
         try session.addLiveStream(try LivePush(url: listener.url))
         #expect(throws: ReelError.self, "the same server twice") { try session.addLiveStream(try LivePush(url: listener.url)) }
         let result = await session.finished()
@@ -59,7 +59,7 @@ import Testing
         configuration.preset.video.keyframeInterval = 250  // the grid's keyframes are the movie's forced ones, not its GOP's
         let session = CaptureSession()
         try session.start(configuration)
-        try await Task.sleep(for: .milliseconds(1300))
+        try await LiveJoinTests.waitForTimeline(session, seconds: 1.3)
         let stream = LiveStream(folder: folder + "/hls", segmentDuration: 2, window: nil)
         try session.addLiveStream(stream)
         #expect(throws: ReelError.self, "the same folder twice") { try session.addLiveStream(stream) }
@@ -89,6 +89,20 @@ import Testing
         #expect { try session.addLiveStream(try LivePush(url: "srt://127.0.0.1:9")) } throws: {
             ($0 as? ReelError)?.message.contains("not recording") == true
         }
+    }
+
+    /// Waits until the session's timeline is `seconds` in (a busy machine may take a while to open the inputs).
+    static func waitForTimeline(_ session: CaptureSession, seconds: Double) async throws {
+        for _ in 0..<600 {
+            let status = session.status
+            if let now = status.timeline, now >= seconds { return }
+            if status.state == .finished {
+                Issue.record("the session finished before its timeline reached \(seconds) s (this task was not run for that long)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("the session's timeline did not reach \(seconds) s within 30 s")
     }
 
     /// The picture numbers (in presentation order) that are keyframes.
