@@ -76,6 +76,13 @@ def follow(base, until, fps):
     return sorted(latencies), parts
 
 
+def summary(job, latencies, parts, command):
+    """A latency row: the pictures' latencies (sorted) summed up."""
+    return {"job": job, "kind": "llhlsLatency", "parts": parts, "pictures": len(latencies),
+            "median": statistics.median(latencies), "p95": latencies[int(0.95 * (len(latencies) - 1))],
+            "max": latencies[-1], "min": latencies[0], "command": command}
+
+
 def camera_row(bench, cwd, name, seconds):
     """`reel serve --live`: the camera's own stream (its preset with latency low), followed the same way."""
     port = free_port()
@@ -87,10 +94,8 @@ def camera_row(bench, cwd, name, seconds):
     finally:
         server.terminate()
         server.wait(timeout=30)
-    return {"job": f"LL-HLS latency: reel serve --live, camera at {name} (latency low), capture to arrival", "kind": "llhlsLatency",
-            "parts": parts, "pictures": len(latencies), "median": statistics.median(latencies),
-            "p95": latencies[int(0.95 * (len(latencies) - 1))], "max": latencies[-1], "min": latencies[0],
-            "command": bench.shown(command, cwd)}
+    return summary(f"LL-HLS latency: reel serve --live, camera at {name} (latency low), capture to arrival",
+                   latencies, parts, bench.shown(command, cwd))
 
 
 def latency_row(bench, cwd, name, seconds):
@@ -111,10 +116,8 @@ def latency_row(bench, cwd, name, seconds):
         recorder.wait(timeout=seconds + 60)
         server.terminate()
         server.wait(timeout=30)
-    return {"job": f"LL-HLS latency: {name} paced, 0.5 s parts from reel serve, capture to arrival", "kind": "llhlsLatency",
-            "parts": parts, "pictures": len(latencies), "median": statistics.median(latencies),
-            "p95": latencies[int(0.95 * (len(latencies) - 1))], "max": latencies[-1], "min": latencies[0],
-            "command": bench.shown(command, cwd)}
+    return summary(f"LL-HLS latency: {name} paced, 0.5 s parts from reel serve, capture to arrival",
+                   latencies, parts, bench.shown(command, cwd))
 
 
 def latency(bench, cwd, quick):

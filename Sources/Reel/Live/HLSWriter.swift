@@ -107,7 +107,8 @@ final class HLSWriter {
                                     segmentProgramDateTime: openSegment!.wallClock, followsGap: openSegment!.followsGap)
                 playlist.preloadHint = HLSWriter.partName(segment: piece.endsSegment ? number + 1 : number, part: piece.endsSegment ? 0 : index + 1)
             }
-            openSegment!.bytes += fragment
+            // A segment's first fragment is taken as it is (no copy: a whole segment without parts is one).
+            if openSegment!.bytes.isEmpty { openSegment!.bytes = fragment } else { openSegment!.bytes += fragment }
             openSegment!.duration += piece.duration
             fragmentSequence += 1
         }
