@@ -6,11 +6,16 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <malloc.h>
+#include <poll.h>
+#ifndef POLLRDHUP
+#define POLLRDHUP 0x2000  /* Linux: the peer shut down its side (a _GNU_SOURCE name) */
+#endif
 #include <microhttpd.h>
 
-/// A daemon on its own polling thread with a thread per connection (a streaming response may block its
-/// connection's thread), bound to `address`, with the connection count, idle timeout, per-connection memory
-/// (request headers are read into it) and connections per client address bounded.
+/// A daemon with one internal epoll thread for every connection, bound to `address`, with the connection count,
+/// idle timeout, per-connection memory (request headers are read into it) and connections per client address
+/// bounded. Handlers never block that thread: a response that waits (a held playlist reload, a stream's next
+/// bytes, an answer computed on a work pool) suspends its connection and is resumed when it has something.
 /// `accept` decides on each new connection from its address; `notify` hears of each connection's start and end.
 static inline struct MHD_Daemon *reel_mhd_start(const struct sockaddr *address, MHD_AccessHandlerCallback handler,
                                                 void *context, MHD_RequestCompletedCallback completed,
@@ -27,9 +32,36 @@ static inline struct MHD_Daemon *reel_mhd_start(const struct sockaddr *address, 
         { MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, context },
         { MHD_OPTION_END, 0, NULL },
     };
-    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME
                          | (address->sa_family == AF_INET6 ? MHD_USE_IPv6 : 0);
     return MHD_start_daemon(flags, 0, accept, context, handler, context, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
+}
+
+struct reel_mhd_values_visit { void (*each)(void *, const char *, const char *); void *context; };
+
+static inline enum MHD_Result reel_mhd_values_visit_one(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    (void)kind;
+    struct reel_mhd_values_visit *visit = cls;
+    if (key) visit->each(visit->context, key, value ? value : "");
+    return MHD_YES;
+}
+
+/// Calls `each` with every value of `kind` a request carries (headers, query arguments or cookies), in order.
+static inline void reel_mhd_values(struct MHD_Connection *connection, enum MHD_ValueKind kind,
+                                   void (*each)(void *context, const char *key, const char *value), void *context) {
+    struct reel_mhd_values_visit visit = { each, context };
+    MHD_get_connection_values(connection, kind, reel_mhd_values_visit_one, &visit);
+}
+
+static inline enum MHD_ValueKind reel_mhd_header_kind(void) { return MHD_HEADER_KIND; }
+static inline enum MHD_ValueKind reel_mhd_query_kind(void) { return MHD_GET_ARGUMENT_KIND; }
+static inline enum MHD_ValueKind reel_mhd_cookie_kind(void) { return MHD_COOKIE_KIND; }
+
+/// Whether the peer of a connected socket hung up (closed or shut down its side): checked, without waiting,
+/// for connections that are suspended, which libmicrohttpd does not watch.
+static inline int reel_socket_hung_up(int socket) {
+    struct pollfd entry = { socket, POLLRDHUP, 0 };
+    return poll(&entry, 1, 0) == 1 && (entry.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
 }
 
 /// A connection's socket (owned by libmicrohttpd), or -1.
@@ -50,18 +82,6 @@ static inline int reel_mhd_notify_started(void) { return MHD_CONNECTION_NOTIFY_S
 static inline unsigned int reel_mhd_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info ? info->port : 0;
-}
-
-static inline const char *reel_mhd_header(struct MHD_Connection *connection, const char *name) {
-    return MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
-}
-
-static inline const char *reel_mhd_query(struct MHD_Connection *connection, const char *name) {
-    return MHD_lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND, name);
-}
-
-static inline const char *reel_mhd_cookie(struct MHD_Connection *connection, const char *name) {
-    return MHD_lookup_connection_value(connection, MHD_COOKIE_KIND, name);
 }
 
 /// A response holding a copy of `size` bytes.

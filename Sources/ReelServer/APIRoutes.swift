@@ -6,11 +6,20 @@ import SystemSupport
 /// Every route of `reel serve` (see the README's "Serving the camera"): the page, the JSON API, the
 /// recordings, the events and the preview. Requests pass the AccessPolicy first; a bad request is a 4xx with
 /// `{"error": ...}` that says what to change, never a crash.
+///
+/// `handle` runs on the server's polling thread and never blocks it: the page, downloads and the live stream
+/// are answered there, and the API (which waits on the camera: a photo, a movie finalized, a device opened) is
+/// answered from a small work pool, its connection parked meanwhile. A full pool is a 503 at once.
 final class APIRoutes: Sendable {
     let camera: CameraService
     /// The HLS stream served at /live/ (`--live-folder`), if any.
     let live: LiveOrigin?
     private let policy: Locked<AccessPolicy?> = Locked(nil)
+    private let work = WorkPool(name: "reel.serve.api", threads: APIRoutes.workThreads, queueLimit: APIRoutes.queuedRequests)
+
+    /// API requests answered at once, and queued beyond them before the server says it is busy.
+    static let workThreads = 4
+    static let queuedRequests = 32
 
     init(camera: CameraService, live: LiveOrigin? = nil) {
         self.camera = camera
@@ -19,22 +28,49 @@ final class APIRoutes: Sendable {
 
     func setPolicy(_ policy: AccessPolicy) { self.policy.withLock { $0 = policy } }
 
-    @available(*, noasync)
-    func handle(_ request: HTTPRequest) -> HTTPResponse {
-        guard let policy = policy.withLock({ $0 }) else { return .error(503, "the server is starting") }
+    /// Answers what was asked already and takes no more API requests (the server is stopping).
+    func close() { work.close() }
+
+    func handle(_ request: HTTPRequest) -> HTTPAnswer {
+        guard let policy = policy.withLock({ $0 }) else { return .now(.error(503, "the server is starting")) }
         // Opening /?token=TOKEN once sets the cookie the page's requests then carry.
         if request.path == "/", let token = request.query("token"), let expected = policy.token {
-            guard AccessPolicy.constantTimeEqual(token, expected) else { return .error(401, "wrong token") }
-            return HTTPResponse(status: 303, headers: [
+            guard AccessPolicy.constantTimeEqual(token, expected) else { return .now(.error(401, "wrong token")) }
+            return .now(HTTPResponse(status: 303, headers: [
                 ("Location", "/"),
                 ("Set-Cookie", "\(AccessPolicy.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"),
-            ], body: .bytes([]))
+            ], body: .bytes([])))
         }
         switch policy.check(method: request.method, header: request.header, cookie: request.cookie) {
         case .allowed: break
-        case .unauthorized(let why): return .error(401, why)
-        case .forbidden(let why): return .error(403, why)
+        case .unauthorized(let why): return .now(.error(401, why))
+        case .forbidden(let why): return .now(.error(403, why))
         }
+        let method = request.method, path = request.path
+        if method == "GET", let file = WebPage.file(at: path) {
+            return .now(HTTPResponse(status: 200, headers: [("Content-Type", file.contentType), ("Content-Security-Policy", WebPage.contentSecurityPolicy)],
+                                     body: .bytes(file.bytes)))
+        }
+        if path.hasPrefix("/live/") {
+            guard let live else { return .now(.error(404, "no live stream is served: start reel serve with --live-folder DIR")) }
+            guard method == "GET" || method == "HEAD" else { return .now(.error(405, "the live stream is read with GET")) }
+            return live.respond(to: String(path.dropFirst("/live/".count)), query: request.query)
+        }
+        if path.hasPrefix("/recordings/") {
+            let name = String(path.dropFirst("/recordings/".count))
+            guard method == "GET" || method == "HEAD" else { return .now(.error(405, "recordings are read with GET; delete with DELETE /api/recordings/NAME")) }
+            return .now(download(name, range: request.header("Range")))
+        }
+        let pending = PendingResponse()
+        guard work.submit({ [self] in pending.answer(answer(request)) }) else {
+            return .now(.error(503, "the server is busy: \(APIRoutes.workThreads + APIRoutes.queuedRequests) requests are being answered; try again"))
+        }
+        return .later(pending)
+    }
+
+    /// An API request's response, on the work pool.
+    @available(*, noasync)
+    private func answer(_ request: HTTPRequest) -> HTTPResponse {
         do {
             return try route(request)
         } catch let error as ReelError {
@@ -48,20 +84,6 @@ final class APIRoutes: Sendable {
 
     private func route(_ request: HTTPRequest) throws -> HTTPResponse {
         let method = request.method, path = request.path
-        if method == "GET", let file = WebPage.file(at: path) {
-            return HTTPResponse(status: 200, headers: [("Content-Type", file.contentType), ("Content-Security-Policy", WebPage.contentSecurityPolicy)],
-                                body: .bytes(file.bytes))
-        }
-        if path.hasPrefix("/live/") {
-            guard let live else { return .error(404, "no live stream is served: start reel serve with --live-folder DIR") }
-            guard method == "GET" || method == "HEAD" else { return .error(405, "the live stream is read with GET") }
-            return live.respond(to: String(path.dropFirst("/live/".count)), query: request.query)
-        }
-        if path.hasPrefix("/recordings/") {
-            let name = String(path.dropFirst("/recordings/".count))
-            guard method == "GET" || method == "HEAD" else { return .error(405, "recordings are read with GET; delete with DELETE /api/recordings/NAME") }
-            return download(name, range: request.header("Range"))
-        }
         if path.hasPrefix("/api/recordings/") && method == "DELETE" {
             let name = String(path.dropFirst("/api/recordings/".count))
             do {

@@ -124,6 +124,7 @@ public final class CameraServer: Sendable {
 
     /// Finalizes what is being recorded, ends every stream and stops serving.
     public func stop() {
+        routes.close()  // API requests under way are answered; no more are taken
         camera.shutDown()
         live?.stop()  // held requests answer at once, so the server's connections can end
         server.stop()

@@ -4,6 +4,13 @@ import Glibc
 import Reel
 import SystemSupport
 
+/// What a handler gives for a request: a response now, or one that comes later (the connection waits parked,
+/// holding no thread).
+enum HTTPAnswer: Sendable {
+    case now(HTTPResponse)
+    case later(PendingResponse)
+}
+
 /// A response: a status, headers and a body held in memory, a file range (sent by the kernel from the
 /// descriptor, which libmicrohttpd then owns and closes), or a stream produced while it is sent.
 struct HTTPResponse: Sendable {
@@ -46,8 +53,8 @@ struct HTTPResponse: Sendable {
         HTTPResponse(status: status, headers: [("Content-Type", contentType)], body: .bytes(Array(text.utf8)))
     }
 
-    /// Hands the response to libmicrohttpd for `connection`.
-    func queue(on connection: OpaquePointer) -> MHD_Result {
+    /// Hands the response to libmicrohttpd for `connection` (a stream waits parked in `parking` for its bytes).
+    func queue(on connection: HTTPConnection, parking: ConnectionParking) -> MHD_Result {
         let response: OpaquePointer?
         switch body {
         case .bytes(let bytes):
@@ -57,61 +64,12 @@ struct HTTPResponse: Sendable {
             // libmicrohttpd closes the descriptor with the response; without one it stays ours (and closes).
             if response != nil { _ = descriptor.release() }
         case .stream(let stream):
-            response = stream.makeResponse()
+            response = stream.makeResponse(connection: connection, parking: parking)
         }
         guard let response else { return HTTPServer.no }
         for (name, value) in HTTPResponse.commonHeaders + headers { MHD_add_response_header(response, name, value) }
-        let queued = MHD_queue_response(connection, UInt32(status), response)
+        let queued = MHD_queue_response(connection.pointer, UInt32(status), response)
         MHD_destroy_response(response)
         return queued
-    }
-}
-
-/// A body produced while it is sent (Server-Sent Events, an MJPEG stream): `next` is called on the
-/// connection's thread for more bytes, may block until it has some (it must not return an empty array), and
-/// returns nil to end the response.
-/// libmicrohttpd releases the stream when the response is done (the client left, or `next` ended it).
-final class ResponseStream: @unchecked Sendable {
-    private let next: @Sendable () -> [UInt8]?
-    private let finished: @Sendable () -> Void
-    private var pending: [UInt8] = []
-    private var sent = 0
-
-    /// `finished` is called once the response is done with (sent, or the client went away).
-    init(next: @escaping @Sendable () -> [UInt8]?, finished: @escaping @Sendable () -> Void = {}) {
-        self.next = next
-        self.finished = finished
-    }
-
-    deinit { finished() }
-
-    fileprivate func makeResponse() -> OpaquePointer? {
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let response = MHD_create_response_from_callback(reel_mhd_size_unknown(), 16 * 1024, ResponseStream.read, context,
-                                                         ResponseStream.release)
-        if response == nil { Unmanaged<ResponseStream>.fromOpaque(context).release() }
-        return response
-    }
-
-    private static let read: MHD_ContentReaderCallback = { context, _, buffer, capacity in
-        guard let context, let buffer else { return reel_mhd_end_with_error() }
-        let stream = Unmanaged<ResponseStream>.fromOpaque(context).takeUnretainedValue()
-        if stream.sent == stream.pending.count {
-            guard let more = stream.next() else { return reel_mhd_end_of_stream() }
-            stream.pending = more
-            stream.sent = 0
-            if more.isEmpty { return 0 }
-        }
-        let count = min(capacity, stream.pending.count - stream.sent)
-        stream.pending.withUnsafeBytes { source in
-            UnsafeMutableRawPointer(buffer).copyMemory(from: source.baseAddress! + stream.sent, byteCount: count)
-        }
-        stream.sent += count
-        return count
-    }
-
-    private static let release: MHD_ContentReaderFreeCallback = { context in
-        guard let context else { return }
-        Unmanaged<ResponseStream>.fromOpaque(context).release()
     }
 }

@@ -2,13 +2,15 @@ import CMicroHTTPD
 import Glibc
 import Reel
 
-/// An HTTP/1.1 server on libmicrohttpd: its own polling thread and one thread per connection, so a handler
-/// may block (a streaming response waits for its next preview picture or event). Every bound that keeps a
-/// slow or hostile client from exhausting it is set here: connections in all and per address, the idle
-/// timeout, the memory a connection's headers may take, and the request body size (413 past it).
+/// An HTTP/1.1 server on libmicrohttpd: one epoll thread serves every connection, and handlers never block it.
+/// A response that waits — a held playlist reload, a stream between two pictures or events, an answer computed
+/// on a work pool — parks its connection (ConnectionParking) and is woken by whoever has what it waits for, so
+/// a thousand waiting clients cost no thread. Every bound that keeps a slow or hostile client from exhausting
+/// it is set here: connections in all and per address, the idle timeout, the memory a connection's headers
+/// may take, the time a request's head may take (RequestDeadlines), and the request body size (413 past it).
 ///
-/// The server owns the daemon; `stop()` (or deinit) stops it after every connection's thread has ended, so
-/// streaming responses must be woken first (see `ResponseStream.Producer` and the hubs' `close()`).
+/// The server owns the daemon; `stop()` (or deinit) resumes every parked connection (their streams end, their
+/// pending answers are 503) and then stops it.
 final class HTTPServer: @unchecked Sendable {
     struct Limits: Sendable {
         var connections: UInt32 = 64
@@ -22,13 +24,16 @@ final class HTTPServer: @unchecked Sendable {
         var bodyBytes = 64 * 1024
     }
 
-    typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+    /// Runs on the polling thread: it must not block (return `.later` for what takes time).
+    typealias Handler = @Sendable (HTTPRequest) -> HTTPAnswer
 
     let address: ListenAddress
     private let handler: Handler
     private let limits: Limits
     private var daemon: OpaquePointer?
     private let deadlines: RequestDeadlines
+    /// The connections waiting for a pending answer or a stream's next bytes.
+    let parking = ConnectionParking()
     private var context: Unmanaged<HTTPServer>?
     /// The port bound (the one asked for, or the one the system chose for port 0).
     private(set) var port: Int = 0
@@ -55,23 +60,27 @@ final class HTTPServer: @unchecked Sendable {
         }
         daemon = started
         context = unmanaged
-        deadlines.start()
+        let parking = self.parking
+        deadlines.start(tick: { parking.sweep() })
         port = Int(reel_mhd_port(started))
     }
 
-    /// Stops listening and waits for every connection's thread to end.
+    /// Stops listening and closes every connection (the parked ones are resumed first, as libmicrohttpd requires).
     func stop() {
         guard let daemon else { return }
         self.daemon = nil
+        parking.close()
         MHD_stop_daemon(daemon)
         deadlines.stop()
         context = nil
     }
 
-    /// One request being received: its body, collected over the handler's calls, and whether it grew too large.
+    /// One request being received: its body, collected over the handler's calls, whether it grew too large, and
+    /// the answer it waits for once handled.
     private final class Upload {
         var body: [UInt8] = []
         var tooLarge = false
+        var pending: PendingResponse?
     }
 
     /// libmicrohttpd's MHD_YES and MHD_NO.
@@ -100,12 +109,25 @@ final class HTTPServer: @unchecked Sendable {
             uploadSize.pointee = 0
             return HTTPServer.yes
         }
+        let handle = HTTPConnection(pointer: connection)
+        if let pending = upload.pending {
+            // Resumed: the answer came (or the client left, or the server is stopping).
+            return (pending.response ?? .error(503, "the server is stopping")).queue(on: handle, parking: server.parking)
+        }
+        if upload.tooLarge {
+            return HTTPResponse.error(413, "the request body is larger than \(server.limits.bodyBytes) bytes").queue(on: handle, parking: server.parking)
+        }
         let request = HTTPRequest(connection: connection, method: String(cString: method), url: String(cString: url),
                                   body: upload.body)
-        let response = upload.tooLarge
-            ? HTTPResponse.error(413, "the request body is larger than \(server.limits.bodyBytes) bytes")
-            : server.handler(request)
-        return response.queue(on: connection)
+        switch server.handler(request) {
+        case .now(let response):
+            return response.queue(on: handle, parking: server.parking)
+        case .later(let pending):
+            upload.pending = pending
+            pending.attach(server.parking)
+            if server.parking.park(handle, for: pending, unless: { pending.isAnswered }) { return HTTPServer.yes }
+            return (pending.response ?? .error(503, "the server is stopping")).queue(on: handle, parking: server.parking)
+        }
     }
 
     private static let acceptPolicy: MHD_AcceptPolicyCallback = { cls, address, _ in
@@ -125,24 +147,4 @@ final class HTTPServer: @unchecked Sendable {
         Unmanaged<Upload>.fromOpaque(pending).release()
         requestContext.pointee = nil
     }
-}
-
-/// A request, valid while its handler runs (headers, query and cookies are read from the connection).
-struct HTTPRequest: @unchecked Sendable {
-    private let connection: OpaquePointer
-    let method: String
-    /// The path, percent-decoded by libmicrohttpd, without the query.
-    let path: String
-    let body: [UInt8]
-
-    init(connection: OpaquePointer, method: String, url: String, body: [UInt8]) {
-        self.connection = connection
-        self.method = method
-        self.path = url
-        self.body = body
-    }
-
-    func header(_ name: String) -> String? { reel_mhd_header(connection, name).map { String(cString: $0) } }
-    func query(_ name: String) -> String? { reel_mhd_query(connection, name).map { String(cString: $0) } }
-    func cookie(_ name: String) -> String? { reel_mhd_cookie(connection, name).map { String(cString: $0) } }
 }

@@ -11,7 +11,7 @@ import SystemSupport
 ///   clients too.
 /// - Connections per client address: at most `perAddress` from any address but the machine's own
 ///   (127.0.0.1, ::1), so one remote host leaves room for others.
-/// A watchdog thread checks the deadlines twice a second until `stop()`.
+/// A watchdog thread checks the deadlines twice a second until `stop()` (and sweeps the parked connections).
 final class RequestDeadlines: Sendable {
     private struct Connection {
         var socket: Int32
@@ -39,8 +39,9 @@ final class RequestDeadlines: Sendable {
         self.perAddress = perAddress
     }
 
-    func start() {
-        let thread = WorkerThread(name: "reel.http.deadlines") { [self] in watch() }
+    /// Starts the watchdog; `tick` runs on it at each round (the server's sweep of parked connections).
+    func start(tick: @escaping @Sendable () -> Void = {}) {
+        let thread = WorkerThread(name: "reel.http.deadlines") { [self] in watch(tick: tick) }
         state.withLock { $0.watchdog = thread }
     }
 
@@ -87,7 +88,7 @@ final class RequestDeadlines: Sendable {
         }
     }
 
-    private func watch() {
+    private func watch(tick: @Sendable () -> Void) {
         let limit = Int64(headSeconds * 1e9)
         while true {
             let late: [Int32] = state.withLock { state in
@@ -101,6 +102,7 @@ final class RequestDeadlines: Sendable {
             }
             // The socket stays open (libmicrohttpd closes it): no descriptor can be reused under its thread.
             for socket in late where socket >= 0 { shutdown(socket, Int32(SHUT_RDWR)) }
+            tick()
             let stopping = state.wait(until: { $0.stopping ? true : nil }, deadline: MonotonicClock.nanoseconds() + 500_000_000)
             if stopping == true { return }
         }
