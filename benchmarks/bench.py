@@ -492,6 +492,14 @@ def targets(report):
                    f"{load['droppedFrames']} dropped of {load['videoFrames']}; {load['failures']} failed requests"))
     checks.append(("serve: API p99 under that load ≤ 50 ms", load["apiMs"]["p99"] <= 50,
                    f"p50 {load['apiMs']['p50']:.1f} ms, p99 {load['apiMs']['p99']:.1f} ms, max {load['apiMs']['max']:.1f} ms over {load['requests']}"))
+    held = report["serve"]["held"]
+    checks.append((f"serve: {held['reloads']} held LL-HLS reloads + {held['streams']} idle streams wait without a thread each "
+                   "(server threads grow by ≤ 5), all answered ≤ 250 ms after the playlist changes",
+                   held["threads"]["held"] - held["threads"]["idle"] <= 5 and held["answeredBeforeChange"] == 0
+                   and held["answered"] == held["reloads"] and held["lastAnswerMs"] is not None and held["lastAnswerMs"] <= 250,
+                   f"threads {held['threads']['idle']} idle → {held['threads']['held']} with {held['reloads'] + held['streams']} waiting; "
+                   f"RSS {held['rssMB']['idle']} → {held['rssMB']['held']} MB; {held['answered']} of {held['reloads']} answered, "
+                   f"the last {held['lastAnswerMs']} ms after the change"))
     rounds = report["serve"]["takes"]
     first, total = str(rounds["first"]), str(rounds["total"])
     checks.append((f"serve: memory flat over takes {first}→{total} (< 20 MB), no descriptor left open",

@@ -8,12 +8,17 @@
   recorded: the movie's dropped frames and the API's latency percentiles.
 - Takes: the server's resident memory after a first round of takes and after many more (a tap and a movie
   with a tier each), and its open descriptors: a camera box records take after take for days.
+- Held: many clients waiting at once — blocking LL-HLS playlist reloads held on `--live-folder`, event and
+  preview streams with nothing to send — and the server's threads and memory while they wait, then the time
+  from one playlist change until every held reload has its whole answer. A waiting client must cost no thread.
 """
 import http.client
 import json
 import os
 import re
+import selectors
 import signal
+import socket
 import statistics
 import subprocess
 import threading
@@ -23,10 +28,10 @@ SOURCE = "lavfi:testsrc2=size=1280x720:rate=30"
 
 
 class Server:
-    def __init__(self, reel, folder, preset="720p"):
+    def __init__(self, reel, folder, preset="720p", extra=()):
         self.process = subprocess.Popen(
             [reel, "serve", "--listen", "127.0.0.1:0", "--recordings", os.path.join(folder, "serve-recordings"),
-             "--video", SOURCE, "--audio", "lavfi:sine", "--preset", preset],
+             "--video", SOURCE, "--audio", "lavfi:sine", "--preset", preset, *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.process.stdout.readline()
         match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
@@ -195,8 +200,80 @@ def takes(reel, folder, first, total):
             "descriptors": {str(k): v[1] for k, v in marks.items()}}
 
 
+# An LL-HLS playlist as `reel record --live DIR --low-latency` writes it: segments to 4, part 5.0, the hint 5.1.
+HELD_PLAYLIST = """#EXTM3U
+#EXT-X-VERSION:7
+#EXT-X-TARGETDURATION:1
+#EXT-X-MEDIA-SEQUENCE:3
+#EXT-X-INDEPENDENT-SEGMENTS
+#EXT-X-SERVER-CONTROL:PART-HOLD-BACK=0.750000
+#EXT-X-PART-INF:PART-TARGET=0.250000
+#EXT-X-MAP:URI="init.mp4"
+#EXTINF:1.000000,
+segment3.m4s
+#EXT-X-PART:DURATION=0.250000,URI="part4.0.m4s",INDEPENDENT=YES
+#EXT-X-PART:DURATION=0.250000,URI="part4.1.m4s"
+#EXTINF:1.000000,
+segment4.m4s
+#EXT-X-PART:DURATION=0.250000,URI="part5.0.m4s",INDEPENDENT=YES
+"""
+
+
+def write_playlist(folder, text):
+    with open(os.path.join(folder, ".index.m3u8.partial"), "w") as handle:
+        handle.write(text)
+    os.rename(os.path.join(folder, ".index.m3u8.partial"), os.path.join(folder, "index.m3u8"))
+
+
+def held(reel, folder, reloads, streams):
+    """`reloads` blocking reloads for part 5.1 and `streams` event + `streams` preview streams (no camera: nothing
+    to send) wait at once; then part 5.1 is listed and every reload is answered."""
+    hls = os.path.join(folder, "held-hls")
+    os.makedirs(hls, exist_ok=True)
+    write_playlist(hls, HELD_PLAYLIST + '#EXT-X-PRELOAD-HINT:TYPE=PART,URI="part5.1.m4s"\n')
+    with Server(reel, folder, preset="352x288", extra=("--no-camera", "--live-folder", hls)) as server:
+        server.request("GET", "/api/status")
+        task = f"/proc/{server.process.pid}/task"
+        idle_threads, idle_rss = len(os.listdir(task)), resident_mb(server.process.pid)
+
+        def open_request(path):
+            connection = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+            connection.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nConnection: close\r\n\r\n".encode())
+            return connection
+        waiting = [open_request("/live/index.m3u8?_HLS_msn=5&_HLS_part=1") for _ in range(reloads)]
+        others = [open_request(path) for path in ["/api/events"] * streams + ["/preview.mjpg"] * streams]
+        time.sleep(1.5)
+        held_threads, held_rss = len(os.listdir(task)), resident_mb(server.process.pid)
+        selector = selectors.DefaultSelector()
+        received = {}
+        for connection in waiting:
+            connection.setblocking(False)
+            selector.register(connection, selectors.EVENT_READ)
+            received[connection] = b""
+        early = sum(1 for key, _ in selector.select(timeout=0))
+        changed = time.monotonic()
+        write_playlist(hls, HELD_PLAYLIST + '#EXT-X-PART:DURATION=0.250000,URI="part5.1.m4s"\n'
+                       + '#EXT-X-PRELOAD-HINT:TYPE=PART,URI="part5.2.m4s"\n')
+        answered, last = 0, None
+        while answered < reloads and time.monotonic() - changed < 10:
+            for key, _ in selector.select(timeout=1):
+                chunk = key.fileobj.recv(65536)
+                received[key.fileobj] += chunk
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                    answered += 1
+                    last = time.monotonic()
+        complete = sum(1 for text in received.values() if text.startswith(b"HTTP/1.1 200") and b'URI="part5.1.m4s"' in text)
+        for connection in waiting + others:
+            connection.close()
+    return {"reloads": reloads, "streams": 2 * streams, "answeredBeforeChange": early, "answered": complete,
+            "threads": {"idle": idle_threads, "held": held_threads}, "rssMB": {"idle": round(idle_rss, 1), "held": round(held_rss, 1)},
+            "lastAnswerMs": round(1000 * (last - changed), 1) if last else None}
+
+
 def run(reel, folder, quick):
     return {
+        "held": held(reel, folder, 100 if quick else 200, 16),
         "preview": preview_latency_and_cpu(reel, folder, 4 if quick else 15),
         "load": load(reel, folder, 3 if quick else 10),
         "takes": takes(reel, folder, 5 if quick else 10, 15 if quick else 60),

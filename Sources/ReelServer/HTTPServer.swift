@@ -13,7 +13,8 @@ import Reel
 /// pending answers are 503) and then stops it.
 final class HTTPServer: @unchecked Sendable {
     struct Limits: Sendable {
-        var connections: UInt32 = 64
+        /// A waiting response holds no thread (see ConnectionParking), so this bounds memory and descriptors only.
+        var connections: UInt32 = 256
         /// From one address (the machine's own, 127.0.0.1 and ::1, are bounded only by `connections`).
         var connectionsPerAddress: UInt32 = 16
         var idleTimeoutSeconds: UInt32 = 30

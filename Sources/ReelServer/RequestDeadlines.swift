@@ -4,7 +4,7 @@ import Reel
 import SystemSupport
 
 /// Bounds every client's time and share of the server, beyond libmicrohttpd's idle timeout (which a client
-/// sending a header line every few seconds resets for ever: two addresses held all 64 connections so).
+/// sending a header line every few seconds resets for ever: two addresses once held all 64 connections so).
 /// - A request head (request line and headers) must arrive whole within `headSeconds` of the connection's
 ///   start or of its previous request's end; a connection that is late is shut down (its socket is
 ///   libmicrohttpd's, which then closes it). The token is in the head, so this bounds unauthenticated
