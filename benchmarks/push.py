@@ -35,7 +35,7 @@ def listener(port, output):
 def run(bench, cwd, quick, runs):
     if not os.path.exists(LISTENER):
         raise SystemExit("push benchmarks need srt-live-transmit (Debian's srt-tools): `make bench` installs it")
-    return [cpu_row(bench, cwd, "352x288" if quick else "720p", 12 if quick else 30, runs)]
+    return [cpu_row(bench, cwd, "352x288" if quick else "720p", 12 if quick else 30, runs, quick)]
 
 
 def latency(bench, cwd, quick):
@@ -48,7 +48,7 @@ def latency(bench, cwd, quick):
     return row
 
 
-def cpu_row(bench, cwd, name, seconds, runs):
+def cpu_row(bench, cwd, name, seconds, runs, quick):
     p = bench.preset(name)
     width, height = bench.size_of(p)
     common = ["--video", "lavfi:testsrc2?realtime=0", "--audio", "lavfi:sine?realtime=0", "--preset", name,
@@ -68,13 +68,17 @@ def cpu_row(bench, cwd, name, seconds, runs):
         result = bench.compare(f"push: record {seconds} s {name} + SRT", reel, ffmpeg, cwd, runs,
                                notes="one encode for the movie and its push; ffmpeg: the tee muxer writing mov and mpegts "
                                      "over srt; both to a listener (srt-live-transmit to /dev/null) outside the measure")
+        # The movie alone and the movie with its push, in pairs one after the other, so that a drift of the
+        # machine's speed over the row (a CPU's boost, another process) falls on both alike.
+        pairs = [(bench.measure(alone_command, cwd), bench.measure(reel, cwd)) for _ in range(1 if quick else runs)]
     finally:
         serving.terminate()
         serving.wait()
-    baseline = [bench.measure(alone_command, cwd) for _ in range(runs)]
-    result["movieAlone"] = {key: bench.summary([run[key] for run in baseline]) for key in ("wall", "cpu", "rss")}
+    result["movieAlone"] = {key: bench.summary([alone[key] for alone, _ in pairs]) for key in ("wall", "cpu", "rss")}
     result["movieAlone"]["command"] = bench.shown(alone_command, cwd)
-    result["overMovieAlone"] = {key: result["reel"][key]["median"] / result["movieAlone"][key]["median"] for key in ("wall", "cpu")}
+    result["pushedInPairs"] = {key: bench.summary([pushed[key] for _, pushed in pairs]) for key in ("wall", "cpu", "rss")}
+    result["pairs"] = len(pairs)
+    result["overMovieAlone"] = {key: statistics.median(pushed[key] / alone[key] for alone, pushed in pairs) for key in ("wall", "cpu")}
     return result
 
 
@@ -148,7 +152,8 @@ def targets(row):
     """(name, met, measured) checks of a push row."""
     return [
         (f"{row['job']}: CPU ≤ 1.03 × the movie alone (muxing only, no second encode)", row["overMovieAlone"]["cpu"] <= 1.03,
-         f"{row['overMovieAlone']['cpu']:.3f} ({row['reel']['cpu']['median']:.2f} vs {row['movieAlone']['cpu']['median']:.2f} s)"),
+         f"{row['overMovieAlone']['cpu']:.3f}, the median ratio of {row['pairs']} pairs run one after the other "
+         f"({row['pushedInPairs']['cpu']['median']:.2f} vs {row['movieAlone']['cpu']['median']:.2f} s)"),
         (f"{row['job']}: CPU ≤ ffmpeg's tee (mov + mpegts over srt)", row["reel"]["cpu"]["median"] <= row["ffmpeg"]["cpu"]["median"],
          f"{row['reel']['cpu']['median']:.2f} vs {row['ffmpeg']['cpu']['median']:.2f} s (paired ratio {row['cpuRatio']:.3f})"),
     ]
