@@ -271,6 +271,7 @@ function listen() {
     refreshRecordings();
   });
   events.addEventListener('photo', () => refreshRecordings());
+  events.addEventListener('levels', (e) => showLevels(JSON.parse(e.data)));
 }
 
 async function main() {

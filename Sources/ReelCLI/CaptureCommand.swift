@@ -81,6 +81,7 @@ enum CaptureCommand {
             try capture.beginPress { event in
                 server?.publish(event)
                 if case .progress(let progress) = event { status.show(progress, limit: limit) }
+                if case .levels(let levels) = event { status.show(levels) }
             }
             server?.start()
             // A signal or Enter that came while the press was starting found nothing to stop: stop now.

@@ -12,6 +12,7 @@ enum CtlCommand {
 
         Sends one command to a recording started with --control SOCKET and prints the reply:
           status                 state, inputs, outputs and progress
+          levels                 the sound's levels per channel: peak, RMS, 20 s peak hold (dBFS), clipped samples
           stop                   stop and finalize (as Ctrl-C)
           pause | resume         leave a stretch out of the movies (no hole in their timelines)
           photo FILE.jpg|png     the next picture, while recording (relative to the recording's folder)
@@ -22,7 +23,8 @@ enum CtlCommand {
                                  or push it to srt://HOST:PORT or rtmp://HOST/APP/KEY, from its next picture
           live-push URL          the same, for a server only
           watch                  print events (progress each second, segments, the end) until the recording ends
-        With --json the reply's data (or each event) is printed as JSON.
+        With --json the reply's data (or each event) is printed as JSON; watch --json also prints the
+        levels events (ten a second).
 
         exit codes: 0 done, 1 the recording refused the command (the reason is printed), 2 bad usage or no
                     recording listens on SOCKET
@@ -60,7 +62,7 @@ enum CtlCommand {
         while let line = reader.next(timeout: watching ? -1 : replyTimeout) {
             guard let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(line.utf8)) else { continue }
             if let event = envelope.event {
-                guard watching else { continue }
+                guard watching, json || event != "levels" else { continue }
                 Terminal.writeOutput((json ? line : describe(event: event, line)) + "\n")
                 if event == "finished" { return .success }
                 continue
@@ -107,7 +109,9 @@ enum CtlCommand {
 
     /// A reply's data as a person reads it: a status, a photo's path, or "ok".
     static func describe(reply data: JSONDocument?) -> String {
+        if case .null? = data { return "no sound is being recorded" }
         guard let data, let encoded = try? JSONEncoder().encode(data) else { return "ok" }
+        if let levels = try? JSONDecoder().decode(AudioLevels.self, from: encoded) { return LevelText.lines(levels).joined(separator: "\n") }
         if let photo = try? JSONDecoder().decode([String: String].self, from: encoded), let path = photo["path"] { return path }
         if let push = try? JSONDecoder().decode([String: String].self, from: encoded), let url = push["pushing"] {
             return "pushing to \(url) from the next picture"

@@ -103,6 +103,7 @@ enum RecordCommand {
                 status.clear()
                 Terminal.writeError("reel: \(connection.text)\n")
             }
+            if case .levels(let levels) = event { status.show(levels) }
             guard case .progress(let progress) = event else { return }
             if let inputDuration = progress.inputDuration {
                 status.showProgress(progress, total: min(inputDuration, limit ?? .infinity))

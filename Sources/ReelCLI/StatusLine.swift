@@ -1,13 +1,17 @@
 import FoundationEssentials
 import Glibc
+import SystemSupport
 @_spi(ReelTools) import Reel
 import ReelBatch
 
 /// The one-line live status on a terminal (stderr), redrawn in place: `● REC 00:22  1.2 MB  30.0 fps  dropped 0`
-/// (with `segment 3` after the time when the recording is segmented).
+/// (with `segment 3` after the time when the recording is segmented), and a bar per sound channel
+/// (`L ██████▍··`), redrawn with each levels update.
 /// Silent when stderr is not a TTY or with --quiet.
 final class StatusLine: Sendable {
     let isEnabled: Bool
+    /// The recording's latest progress line and sound levels, drawn together.
+    private let recording = Locked<(line: String?, levels: AudioLevels?)>((nil, nil))
 
     init(quiet: Bool) {
         isEnabled = !quiet && Terminal.standardErrorIsTTY
@@ -20,7 +24,22 @@ final class StatusLine: Sendable {
         if let segment = progress.segment { line += "  segment \(segment)" }
         line += "  \(ByteCount.format(progress.bytes))  \(String(printf: "%.1f", progress.framesPerSecond)) fps"
         line += "  dropped \(progress.droppedFrames)"
-        Terminal.writeError("\r\u{1B}[K" + line)
+        let levels = recording.withLock { state in
+            state.line = line
+            return state.levels
+        }
+        Terminal.writeError("\r\u{1B}[K" + line + (levels.map { "  " + LevelText.compact($0) } ?? ""))
+    }
+
+    /// New sound levels: the recording's line again with them.
+    func show(_ levels: AudioLevels) {
+        guard isEnabled else { return }
+        let line = recording.withLock { state in
+            state.levels = levels
+            return state.line
+        }
+        guard let line else { return }
+        Terminal.writeError("\r\u{1B}[K" + line + "  " + LevelText.compact(levels))
     }
 
     /// For work of known length (transcoding): `45%  00:22 / 01:30  ETA 00:12  62.0 fps`.

@@ -4,6 +4,8 @@ import Reel
 /// `["switch-video", "v4l2:/dev/video1"]`. Pure parsing, unit-tested in ControlProtocolTests.
 public enum ControlCommand: Sendable, Equatable {
     case status
+    /// The sound's latest levels (AudioLevels), or null without sound.
+    case levels
     case stop
     case pause
     case resume
@@ -17,12 +19,12 @@ public enum ControlCommand: Sendable, Equatable {
     case livePush(LivePush)
     /// Streams the running movie as HLS into a folder (relative: beside the recording) from its next picture.
     case liveFolder(String)
-    /// Events from now on: progress once a second, segment events, the end.
+    /// Events from now on: progress once a second, levels ten times a second, segment and live events, the end.
     case subscribe
 
     /// Every command with its arguments, for help texts and error messages.
     public static let usage = [
-        "status", "stop", "pause", "resume", "photo FILE.jpg|png", "switch-video SPEC|none", "switch-audio SPEC|none",
+        "status", "levels", "stop", "pause", "resume", "photo FILE.jpg|png", "switch-video SPEC|none", "switch-audio SPEC|none",
         "camera-control NAME=VALUE ...", "live DIR|srt://HOST:PORT|rtmp://HOST/APP/KEY", "live-push srt://HOST:PORT|rtmp://HOST/APP/KEY",
         "subscribe",
     ]
@@ -43,6 +45,7 @@ public enum ControlCommand: Sendable, Equatable {
         func source(_ text: String) throws -> DeviceSpec? { text == "none" ? nil : try DeviceSpec(parsing: text) }
         switch name {
         case "status": try none(); self = .status
+        case "levels": try none(); self = .levels
         case "stop": try none(); self = .stop
         case "pause": try none(); self = .pause
         case "resume": try none(); self = .resume

@@ -81,6 +81,7 @@ public final class ControlSocketServer: @unchecked Sendable {
             // Published once, whoever comes first (the session's event or its owner once it has the result).
             guard state.withLock({ state in defer { state.finishedSent = true }; return !state.finishedSent }) else { return }
             broadcast(ControlMessages.event("finished", result))
+        case .levels(let levels): broadcast(ControlMessages.event("levels", levels))
         case .progress: break
         }
     }

@@ -23,7 +23,7 @@ public final class SessionController: Sendable {
     public static func isSlow(_ command: ControlCommand) -> Bool {
         switch command {
         case .photo, .switchVideo, .switchAudio, .cameraControl: return true
-        case .status, .stop, .pause, .resume, .subscribe, .livePush, .liveFolder: return false
+        case .status, .levels, .stop, .pause, .resume, .subscribe, .livePush, .liveFolder: return false
         }
     }
 
@@ -34,6 +34,8 @@ public final class SessionController: Sendable {
         switch command {
         case .status, .subscribe:
             return ControlMessages.json(session.status)
+        case .levels:
+            return session.currentLevels.flatMap { ControlMessages.json($0) } ?? "null"
         case .stop:
             try requireRecording()
             session.stop()

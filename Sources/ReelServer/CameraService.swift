@@ -117,6 +117,10 @@ final class CameraService: @unchecked Sendable {
         if case .liveConnection(let connection) = event {
             events.publish(connection.eventName, json: CameraService.json(connection))
         }
+        if case .levels(let levels) = event {
+            // Ten a second: a slow page drops the oldest (EventHub's bound), never the recording.
+            events.publish("levels", json: CameraService.json(levels))
+        }
         if case .finished(let result) = event {
             // The session ended by itself (a device lost): say so; a movie in it has its own result.
             if result.stopReason != .stopped {

@@ -407,6 +407,31 @@ class PageTest:
               "%d parts, %d JPEGs" % (len(parts), len(jpegs)))
         check(len(digests) >= 2, "preview: at least 2 distinct pictures arrive", "%d distinct of %d" % (len(digests), len(parts)))
 
+    def levels(self):
+        """Issue 27: the sound's meters beside the preview (the camera's sound is lavfi's sine, 1/8 of full scale:
+        peak -18.1 dBFS)."""
+        check = self.results.check
+        wait_for(lambda: self.js("return document.querySelectorAll('#meters [role=meter]').length") > 0, 10,
+                 "the sound meters to appear")
+        check(self.shown("meters"), "levels: the meters are shown beside the preview")
+        time.sleep(0.5)
+        values = self.js("return [...document.querySelectorAll('#meters [role=meter]')].map((m) => Number(m.getAttribute('aria-valuenow')));")
+        check(values and all(abs(value - -18.06) <= 1 for value in values),
+              "levels: each channel's meter reads the tone's peak, -18.1 dBFS (±1 dB)", "values %r" % values)
+        heights = self.js("return [...document.querySelectorAll('#meters .rms')].map((r) => r.getBoundingClientRect().height / r.parentElement.getBoundingClientRect().height);")
+        check(heights and all(abs(height - (60 - 21.07) / 60) < 0.05 for height in heights),
+              "levels: the bars stand at the tone's RMS, -21.1 dBFS on a -60..0 scale", "heights %r" % heights)
+        first = self.js("return document.querySelector('#meters [role=meter]').getAttribute('aria-valuetext')")
+        time.sleep(0.4)
+        updates = self.js_async("""
+            const done = arguments[arguments.length - 1];
+            let seen = 0;
+            const source = new EventSource('/api/events');
+            source.addEventListener('levels', () => { seen += 1; });
+            setTimeout(() => { source.close(); done(seen); }, 1000);""")
+        check(updates >= 6, "levels: about ten updates a second reach the page", "%d in 1 s (first: %r)" % (updates, first))
+        check(self.on_top("preview"), "levels: the meters leave the preview's centre uncovered")
+
     def tap(self):
         check = self.results.check
         before = set(self.files(".jpg"))
@@ -822,6 +847,7 @@ def main():
         test = PageTest(driver, url, recordings, screenshots, results)
         test.step("1 open the page", test.open_page)
         test.step("2 preview frames arrive", test.preview)
+        test.step("2b sound levels beside the preview", test.levels)
         test.step("3 tap takes a photo", test.tap)
         test.step("3b a quick tap takes a photo", test.quick_tap)
         test.step("4 hold records a movie", test.hold)

@@ -298,4 +298,33 @@ import Testing
         #expect(job?["status"] as? String == "succeeded" && (job?["result"] as? [String: Any])?["stopReason"] as? String == "stopped", "\(job ?? [:])")
         #expect(!FileManager.default.fileExists(atPath: "\(folder)/cam.sock"))
     }
+
+    /// Issue 27: `reel ctl SOCKET levels` gives the sound's levels per channel (JSON and a line each), and
+    /// `watch --json` the levels events ten a second.
+    @Test func levelsOverTheSocket() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let running = try Self.startRecording(["take.mov", "--video", "lavfi:testsrc2=size=64x64", "--audio",
+                                               "lavfi:aevalsrc=0.125*sin(2*PI*1000*t)|0:s=48000", "--preset", "352x288", "--size", "64x64"],
+                                              socket: "take.sock", in: folder)
+        usleep(1_000_000)
+        let reply = try Self.ctl(["take.sock", "levels", "--json"], in: folder)
+        #expect(reply.status == 0, "\(reply.standardError)")
+        let levels = try TestInputs.json(reply.standardOutput)
+        let channels = try #require(levels["channels"] as? [[String: Any]], "\(reply.standardOutput)")
+        #expect(channels.count == 2 && (levels["time"] as? Double ?? 0) > 0.5)
+        let (peak, rms) = (channels[0]["peak"] as? Double ?? 0, channels[0]["rms"] as? Double ?? 0)
+        #expect(abs(peak - -18.06) <= 0.5 && abs(rms - -21.07) <= 0.5, "\(channels[0])")
+        #expect(channels[1]["peak"] is NSNull && channels[1]["rms"] is NSNull, "silence is null: \(channels[1])")
+        let text = try Self.ctl(["take.sock", "levels"], in: folder).standardOutput
+        #expect(text.hasPrefix("L  peak -18.") && text.contains("\nR  peak -inf  rms -inf"), "\(text)")
+        // Events: levels come with the others to a subscriber, about ten a second.
+        let watcher = try Processes.start(Processes.reelExecutable, ["ctl", "take.sock", "watch", "--json"], currentDirectory: folder)
+        usleep(1_200_000)
+        #expect(try Self.ctl(["take.sock", "stop"], in: folder).status == 0)
+        let watched = Processes.finish(watcher, timeout: 20).standardOutput
+        let count = watched.components(separatedBy: "\n").filter { $0.hasPrefix("{\"event\":\"levels\"") }.count
+        #expect(count >= 6, "\(count) levels events in 1.2 s")
+        #expect(Processes.finish(running, timeout: 20).status == 0)
+    }
 }

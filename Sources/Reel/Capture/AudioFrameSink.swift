@@ -5,6 +5,10 @@ import FFmpegCore
 ///
 /// A live device's own clock can run fast or slow against the system clock that times the pictures: with
 /// `compensatesClockDrift`, the sink follows the device's timestamps as ClockDriftCorrection says.
+///
+/// With `metersLevels`, the source's samples are metered as they come, before any conversion (a mono
+/// microphone is one channel at its own level, not two upmixed 3 dB down): LevelMeter reads each frame in
+/// place on this thread, and each update rides on the next block queued (`CapturedItem.levels`).
 final class AudioFrameSink: FrameSink {
     let mediaType = MediaType.audio
     private let buffer: CaptureBuffer
@@ -27,11 +31,16 @@ final class AudioFrameSink: FrameSink {
     /// this sink's first sample, and is not reached before there is one.
     private let limitFrom: FirstPictureTime?
     private var drift: ClockDriftCorrection
+    private let metersLevels: Bool
+    private var meter: LevelMeter?
+    /// The newest update not yet handed on with a block.
+    private var pendingLevels: AudioLevels?
 
     init(buffer: CaptureBuffer, sampleRate: Int, channels: Int, blockSize: Int, waitsForEncoder: Bool,
          statistics: ReaderStatistics, maxDuration: Double? = nil, compensatesClockDrift: Bool = false,
-         pausedTime: PausedTime? = nil, limitFrom: FirstPictureTime? = nil) {
+         pausedTime: PausedTime? = nil, limitFrom: FirstPictureTime? = nil, metersLevels: Bool = false) {
         self.buffer = buffer
+        self.metersLevels = metersLevels
         self.limitFrom = limitFrom
         self.pausedTime = pausedTime
         self.compensatesClockDrift = compensatesClockDrift
@@ -58,8 +67,21 @@ final class AudioFrameSink: FrameSink {
         } else {
             try followTimestamps(deviceSample: deviceSample)
         }
+        if metersLevels { measure(frame, at: time) }
         try resampler.convert(frame, into: fifo)
         try queueBlocks(includingPartial: false)
+    }
+
+    private func measure(_ frame: Frame, at time: Timestamp) {
+        if meter?.sampleRate != frame.sampleRate || meter?.channelCount != frame.channelCount {
+            // The first frame, or a source that changed its rate or layout: a meter of its own.
+            meter = LevelMeter(sampleRate: frame.sampleRate, channelCount: frame.channelCount)
+        }
+        let seconds = Double(time.rescaled(to: sessionTimeBase).value) / 1_000_000
+        let updates = meter?.add(count: frame.sampleCount, at: seconds) { channel, range in
+            frame.sampleStatistics(channel: channel, range: range)
+        } ?? []
+        if let newest = updates.last { pendingLevels = newest }
     }
 
     /// The samples the duration limit counts: those queued, or with `limitFrom` those since the first
@@ -130,7 +152,8 @@ final class AudioFrameSink: FrameSink {
             }
             try fifo.read(into: target, sampleCount: count)
             statistics.countDelivered()
-            buffer.push(.audio, CapturedItem(slot: slot, time: time))
+            buffer.push(.audio, CapturedItem(slot: slot, time: time, levels: pendingLevels))
+            pendingLevels = nil
         }
     }
 }

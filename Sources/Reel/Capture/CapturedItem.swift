@@ -18,6 +18,9 @@ struct CapturedItem: @unchecked Sendable {
     let slot: CaptureSlot
     /// Session time of the item's start, in the reader's clock units (microseconds).
     let time: Timestamp
+    /// A block of samples: the sound's levels measured on the source's samples since the block before, when
+    /// an update fell due (see AudioFrameSink's meter); it travels with the block, so no lock is added.
+    var levels: AudioLevels? = nil
 
     /// The picture at the first rendition, or the block of samples.
     var frame: Frame { slot.frames[0] }

@@ -72,5 +72,7 @@ public enum RecordingEvent: Sendable {
     case liveStopped(LiveResult)
     /// A pushed live stream connected, lost its server, or will try it again (LiveConnection.state).
     case liveConnection(LiveConnection)
+    /// The sound's levels, about ten a second while a live sound input records (see AudioLevels).
+    case levels(AudioLevels)
     case finished(RecordingResult)
 }

@@ -140,6 +140,7 @@ public final class CaptureSession: Sendable {
             // A stop that came while the inputs were opening is carried out now.
             if interrupt.isRaised { engine.requestStop() }
             for movie in movies { engine.add(movie) }
+            if let audio = configuration.audio, audio.kind != .file { engine.add(levelFeed(events: events)) }
             for preview in previews {
                 preparation.buffer.addSlots(.video, count: 1)
                 engine.add(PreviewFeed(output: preview, rendition: 0, rotation: preparation.context.rotation,
@@ -235,7 +236,7 @@ public final class CaptureSession: Sendable {
             return SessionStatus(state: current.paused ? .paused : .recording, video: current.video, audio: current.audio,
                                  outputs: running?.outputs ?? [], progress: current.progress,
                                  timeline: running?.paced == true ? running?.engine.timelineNow : nil, result: nil,
-                                 livePushes: current.pushes.isEmpty ? nil : current.pushes)
+                                 livePushes: current.pushes.isEmpty ? nil : current.pushes, levels: current.levels)
         case .finished(let result):
             return SessionStatus(state: .finished, video: current.video, audio: current.audio,
                                  outputs: (result.outputs ?? [result]).map(\.output), progress: current.progress, result: result)
@@ -419,11 +420,15 @@ public final class CaptureSession: Sendable {
     }
 
     private func didFinish(_ result: RecordingResult) {
-        let waiters = shared.withLockNotifying { shared in
+        let (waiters, levelStreams) = shared.withLockNotifying { shared in
             shared.phase = .finished(result)
-            defer { shared.finishWaiters.removeAll() }
-            return shared.finishWaiters
+            defer {
+                shared.finishWaiters.removeAll()
+                shared.live.levelStreams.removeAll()
+            }
+            return (shared.finishWaiters, shared.live.levelStreams)
         }
         for waiter in waiters { waiter.resume(returning: result) }
+        for stream in levelStreams { stream.finish() }
     }
 }

@@ -32,7 +32,8 @@ struct ReaderFactory: @unchecked Sendable {
                 sink = AudioFrameSink(buffer: buffer, sampleRate: preset.audio.sampleRate, channels: preset.audio.channels,
                                       blockSize: 1024, waitsForEncoder: !spec.isPaced, statistics: statistics,
                                       maxDuration: maxDuration, compensatesClockDrift: spec.isPaced && spec.isDevice,
-                                      pausedTime: pausedTime, limitFrom: spec.isPaced && hasVideo ? firstPicture : nil)
+                                      pausedTime: pausedTime, limitFrom: spec.isPaced && hasVideo ? firstPicture : nil,
+                                      metersLevels: spec.kind != .file)
             }
             return InputReader.Route(stream: stream, sink: sink)
         }

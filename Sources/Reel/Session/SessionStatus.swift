@@ -19,6 +19,8 @@ public struct SessionStatus: Sendable, Codable, Equatable {
     public var result: RecordingResult?
     /// The main movie's pushes to servers, each as its latest connection change says (nil without any).
     public var livePushes: [LiveConnection]? = nil
+    /// The sound's latest levels while recording (see AudioLevels; nil without sound or before the first 100 ms).
+    public var levels: AudioLevels? = nil
 
     /// What the session keeps up to date while it runs.
     struct Live: Sendable {
@@ -30,6 +32,9 @@ public struct SessionStatus: Sendable, Codable, Equatable {
         var progress: RecordingProgress?
         /// Each push's latest connection change, in the order they first reported.
         var pushes: [LiveConnection] = []
+        /// The sound meter's latest update, and the streams of `CaptureSession.audioLevels()` to hand it to.
+        var levels: AudioLevels?
+        var levelStreams: [AsyncStream<AudioLevels>.Continuation] = []
 
         mutating func update(_ connection: LiveConnection) {
             if let index = pushes.firstIndex(where: { $0.url == connection.url }) {
