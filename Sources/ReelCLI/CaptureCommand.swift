@@ -21,6 +21,7 @@ enum CaptureCommand {
                                     see reel record --help)
         \(RecordingOptions.help)
         \(RecordingOptions.liveHelp)
+        \(RecordingOptions.alarmHelp)
           A tap keeps its live stream (the press as it was seen); only the movie is dropped.
         """
 
@@ -43,7 +44,7 @@ enum CaptureCommand {
     }
 
     static func run(_ arguments: [String]) -> ExitCode {
-        var valueOptions = RecordingOptions.valueOptions.union(RecordingOptions.liveOptions)
+        var valueOptions = RecordingOptions.valueOptions.union(RecordingOptions.liveOptions).union(RecordingOptions.alarmOptions)
         valueOptions.insert("--hold-threshold")
         valueOptions.insert("--control")
         let capture: PressCapture
@@ -51,7 +52,8 @@ enum CaptureCommand {
         let server: ControlSocketServer?
         do {
             let parsed = try ParsedArguments(arguments, command: "capture",
-                                             specification: .init(valueOptions: valueOptions, flagOptions: RecordingOptions.flagOptions.union(RecordingOptions.liveFlagOptions)))
+                                             specification: .init(valueOptions: valueOptions, flagOptions: RecordingOptions.flagOptions
+                                                 .union(RecordingOptions.liveFlagOptions).union(RecordingOptions.alarmFlagOptions)))
             guard parsed.positionals.count == 1, let basename = parsed.positionals.first else {
                 throw UsageError("capture: expected one BASENAME (writes BASENAME.jpg or BASENAME.mov)")
             }
@@ -82,6 +84,10 @@ enum CaptureCommand {
                 server?.publish(event)
                 if case .progress(let progress) = event { status.show(progress, limit: limit) }
                 if case .levels(let levels) = event { status.show(levels) }
+                if let line = RecordCommand.alarmLine(event), !options.quiet {
+                    status.clear()
+                    Terminal.writeError(line + "\n")
+                }
             }
             server?.start()
             // A signal or Enter that came while the press was starting found nothing to stop: stop now.
@@ -104,6 +110,11 @@ enum CaptureCommand {
         if !options.json {
             let kept = outcome.kind == .photo ? "photo \(outcome.photo!)" : "movie \(outcome.movie!)"
             Terminal.writeError("\(kept) (\(String(printf: "%.2f", outcome.recording.duration)) s pressed)\n")
+        }
+        if let on = outcome.recording.alarms?.filter({ $0.end == nil }), !on.isEmpty {
+            let names = on.map { "\($0.kind.rawValue) since \(StatusLine.clock($0.start))" }.joined(separator: ", ")
+            Terminal.writeError("reel: \(options.alarmExit ? "error" : "warning"): the capture ended with an alarm on: \(names)\n")
+            if options.alarmExit { return .alarm }
         }
         return .success
     }

@@ -6,6 +6,9 @@ public enum ExitCode: Int32, Sendable {
     case failure = 1
     /// Bad usage or bad input; nothing was written.
     case usage = 2
+    /// With `--alarm-exit`: the recording is finalized, but it ended with an alarm still on (a dead microphone,
+    /// a capped lens): the file is there, and probably useless.
+    case alarm = 3
     /// Aborted by a second SIGINT while finalizing.
     case interrupted = 130
 }

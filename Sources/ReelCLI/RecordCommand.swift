@@ -17,6 +17,7 @@ enum RecordCommand {
         \(RecordingOptions.help)
         \(RecordingOptions.segmentHelp)
         \(RecordingOptions.liveHelp)
+        \(RecordingOptions.alarmHelp)
         live control:
           --control PATH         listen on a Unix socket (mode 0600, removed at the end) for commands from
                                  reel ctl PATH ... or any program speaking its JSON lines: status, stop, pause,
@@ -24,7 +25,7 @@ enum RecordCommand {
                                  camera-control NAME=VALUE, subscribe (see README, "Live control")
 
         exit codes: 0 finalized (also when a limit or a signal stopped it), 1 runtime failure,
-                    2 bad usage or input (nothing written),
+                    2 bad usage or input (nothing written), 3 with --alarm-exit: finalized, an alarm still on,
                     130 a second Ctrl-C (with fragments the file is kept and plays up to its last fragment)
         The movie is written in fragments under its final name (see --fragment-interval): after a crash or
         kill -9 it plays up to the last fragment; a clean stop turns it into a regular movie in place.
@@ -34,8 +35,10 @@ enum RecordCommand {
 
     static func run(_ arguments: [String]) -> ExitCode {
         let specification = ParsedArguments.Specification(valueOptions: RecordingOptions.valueOptions.union(RecordingOptions.segmentOptions)
-                                                              .union(RecordingOptions.liveOptions).union(["--control"]),
-                                                          flagOptions: RecordingOptions.flagOptions.union(RecordingOptions.liveFlagOptions))
+                                                              .union(RecordingOptions.liveOptions).union(RecordingOptions.alarmOptions)
+                                                              .union(["--control"]),
+                                                          flagOptions: RecordingOptions.flagOptions.union(RecordingOptions.liveFlagOptions)
+                                                              .union(RecordingOptions.alarmFlagOptions))
         let options: RecordingOptions
         let control: String?
         do {
@@ -56,7 +59,7 @@ enum RecordCommand {
         } catch {
             return .reporting(error, floorOption: options.floorOption)
         }
-        return report(result, json: options.json)
+        return report(result, json: options.json, alarmExit: options.alarmExit)
     }
 
     /// The input's duration, when a transcode knows it, turns the status line into a progress line with an ETA.
@@ -104,6 +107,10 @@ enum RecordCommand {
                 Terminal.writeError("reel: \(connection.text)\n")
             }
             if case .levels(let levels) = event { status.show(levels) }
+            if let line = RecordCommand.alarmLine(event), !quiet {
+                status.clear()
+                Terminal.writeError(line + "\n")
+            }
             guard case .progress(let progress) = event else { return }
             if let inputDuration = progress.inputDuration {
                 status.showProgress(progress, total: min(inputDuration, limit ?? .infinity))
@@ -134,7 +141,18 @@ enum RecordCommand {
         return text
     }
 
-    static func report(_ result: RecordingResult, json: Bool) -> ExitCode {
+    /// `reel: alarm silence since 00:12: every channel below -60 dBFS`, `reel: alarm silence over (00:12-00:31)`.
+    static func alarmLine(_ event: RecordingEvent) -> String? {
+        switch event {
+        case .alarmStarted(let alarm): "reel: alarm \(alarm.kind.rawValue) since \(StatusLine.clock(alarm.start)): \(alarm.detail)"
+        case .alarmEnded(let alarm):
+            "reel: alarm \(alarm.kind.rawValue) over (\(StatusLine.clock(alarm.start))-\(StatusLine.clock(alarm.end ?? alarm.start)))"
+                + (alarm.clippedSamples.map { ", \($0) samples clipped" } ?? "")
+        default: nil
+        }
+    }
+
+    static func report(_ result: RecordingResult, json: Bool, alarmExit: Bool = false) -> ExitCode {
         if json { Terminal.writeOutput(Terminal.json(result)) }
         guard result.recordedSuccessfully else {
             Terminal.printError("recording failed (\(result.stopReason.rawValue)): \(result.error ?? "no usable file was produced")")
@@ -159,6 +177,11 @@ enum RecordCommand {
         if let failed = result.outputs?.first(where: { !$0.recordedSuccessfully }) {
             Terminal.printError("\(failed.output) failed (\(failed.stopReason.rawValue)): \(failed.error ?? "no usable file was produced")")
             return .failure
+        }
+        if let on = result.alarms?.filter({ $0.end == nil }), !on.isEmpty {
+            let names = on.map { "\($0.kind.rawValue) since \(StatusLine.clock($0.start))" }.joined(separator: ", ")
+            Terminal.writeError("reel: \(alarmExit ? "error" : "warning"): the recording ended with an alarm on: \(names)\n")
+            if alarmExit { return .alarm }
         }
         return .success
     }

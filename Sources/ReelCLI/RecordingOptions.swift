@@ -16,6 +16,20 @@ struct RecordingOptions {
     static let liveOptions: Set<String> = ["--live", "--live-segment", "--live-keep", "--live-part"]
     static let liveFlagOptions: Set<String> = ["--low-latency"]
 
+    /// Alarms, for record and capture.
+    static let alarmOptions: Set<String> = ["--alarm"]
+    static let alarmFlagOptions: Set<String> = ["--alarm-exit"]
+
+    static let alarmHelp = """
+        alarms (events on the status line, the control socket and reel serve; listed in the --json result):
+          --alarm KIND[:THRESHOLD[:SECONDS]]  (repeatable, one per kind)
+                                 silence   every channel's RMS below THRESHOLD dBFS (default -60) for SECONDS (10)
+                                 clipping  samples at full scale; ends after SECONDS without one (default 1)
+                                 black     98 % of the picture below THRESHOLD luma, 0-1 (default 0.1) for SECONDS (2)
+                                 frozen    the picture changing by less than THRESHOLD, 0-1 (default 0.002) for SECONDS (10)
+          --alarm-exit           exit 3 when the recording ends with an alarm still on (for batch jobs, schedulers)
+        """
+
     static let liveHelp = """
         live streams (from the movie's encoders: no second encode):
           --live DIR             also write HLS (fMP4) to DIR for any web server: DIR/index.m3u8, init.mp4,
@@ -86,6 +100,8 @@ struct RecordingOptions {
     var configuration: RecordingConfiguration
     var json: Bool
     var quiet: Bool
+    /// `--alarm-exit`: an alarm still on at the end is exit 3.
+    var alarmExit = false
     /// The option that set the free-space floor, for error lines (`--keep-free` sets it in loop recording).
     var floorOption: String {
         configuration.segmentation?.deletesOldestForFreeSpace == true ? "--keep-free" : "--min-free"
@@ -125,6 +141,8 @@ struct RecordingOptions {
         configuration.tiers = try RecordingOptions.tiers(arguments)
         configuration.segmentation = try RecordingOptions.segmentation(arguments, limits: &configuration.limits)
         (configuration.live, configuration.livePushes) = try RecordingOptions.live(arguments)
+        configuration.alarms = try RecordingOptions.alarms(arguments)
+        alarmExit = arguments.has("--alarm-exit")
         configuration.cameraControls = try arguments.cameraControls()
         configuration.restoresCameraControls = arguments.has("--restore-controls")
         if let seconds = try arguments.number("--device-timeout", in: RecordingConfiguration.deviceTimeoutRange) {
@@ -182,6 +200,20 @@ struct RecordingOptions {
             return nil
         }
         return segmentation
+    }
+
+    /// `--alarm KIND[:THRESHOLD[:SECONDS]]` (repeatable, one per kind).
+    static func alarms(_ arguments: ParsedArguments) throws -> [AlarmRule] {
+        let rules = try arguments.allValues("--alarm").map { text in
+            do { return try AlarmRule(parsing: text) } catch let error as ReelError { throw UsageError(error.message) }
+        }
+        for kind in AlarmKind.allCases where rules.filter({ $0.kind == kind }).count > 1 {
+            throw UsageError("--alarm \(kind.rawValue) is given twice: give each kind once")
+        }
+        if arguments.has("--alarm-exit") && rules.isEmpty {
+            throw UsageError("--alarm-exit needs an alarm to watch: add --alarm KIND")
+        }
+        return rules
     }
 
     /// `--live DIR|srt://…|rtmp://…` (repeatable), with `--live-segment S`, `--live-keep N|all` and

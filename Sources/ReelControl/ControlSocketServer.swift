@@ -82,6 +82,8 @@ public final class ControlSocketServer: @unchecked Sendable {
             guard state.withLock({ state in defer { state.finishedSent = true }; return !state.finishedSent }) else { return }
             broadcast(ControlMessages.event("finished", result))
         case .levels(let levels): broadcast(ControlMessages.event("levels", levels))
+        case .alarmStarted(let alarm): broadcast(ControlMessages.event("alarmStarted", alarm))
+        case .alarmEnded(let alarm): broadcast(ControlMessages.event("alarmEnded", alarm))
         case .progress: break
         }
     }

@@ -66,6 +66,8 @@ public struct RecordingConfiguration: Sendable {
     public var live: [LiveStream] = []
     /// Live streams of the main movie pushed to servers (`--live srt://…`, `--live rtmp://…`).
     public var livePushes: [LivePush] = []
+    /// Alarms to watch for while recording (`--alarm`): each start and end is an event, and the result lists them.
+    public var alarms: [AlarmRule] = []
     /// Further pictures of the first frame, kept aside by PressCapture to decide photo or movie afterwards.
     var hiddenFirstFrameStills: [StillRequest] = []
 

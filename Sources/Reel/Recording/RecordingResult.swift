@@ -37,6 +37,9 @@ public struct RecordingResult: Sendable, Codable, Equatable {
     public var segments: [SegmentResult]? = nil
     /// The live streams of the main movie (`--live`), each with what it wrote.
     public var live: [LiveResult]? = nil
+    /// The alarms of the recording (with `alarms` in the configuration), in the order they started; one still on
+    /// at the end has no `end`.
+    public var alarms: [Alarm]? = nil
 }
 
 extension RecordingResult {
@@ -74,5 +77,8 @@ public enum RecordingEvent: Sendable {
     case liveConnection(LiveConnection)
     /// The sound's levels, about ten a second while a live sound input records (see AudioLevels).
     case levels(AudioLevels)
+    /// An alarm began (its condition lasted the rule's seconds) or ended (`end` is set).
+    case alarmStarted(Alarm)
+    case alarmEnded(Alarm)
     case finished(RecordingResult)
 }

@@ -17,6 +17,15 @@ extension CaptureSession {
     /// The latest levels, or nil (no sound, not running, or not yet 100 ms of it).
     public var currentLevels: AudioLevels? { shared.withLock { $0.running != nil ? $0.live.levels : nil } }
 
+    static func alarmFeed(_ rules: [AlarmRule], events: @escaping @Sendable (RecordingEvent) -> Void) -> AlarmFeed {
+        AlarmFeed(rules: rules) { change in
+            switch change {
+            case .started(let alarm): events(.alarmStarted(alarm))
+            case .ended(let alarm): events(.alarmEnded(alarm))
+            }
+        }
+    }
+
     func levelFeed(events: @escaping @Sendable (RecordingEvent) -> Void) -> LevelFeed {
         let shared = self.shared
         return LevelFeed { levels in

@@ -141,6 +141,7 @@ public final class CaptureSession: Sendable {
             if interrupt.isRaised { engine.requestStop() }
             for movie in movies { engine.add(movie) }
             if let audio = configuration.audio, audio.kind != .file { engine.add(levelFeed(events: events)) }
+            if !configuration.alarms.isEmpty { engine.add(CaptureSession.alarmFeed(configuration.alarms, events: events)) }
             for preview in previews {
                 preparation.buffer.addSlots(.video, count: 1)
                 engine.add(PreviewFeed(output: preview, rendition: 0, rotation: preparation.context.rotation,

@@ -1,0 +1,55 @@
+import FFmpegCore
+import SystemSupport
+
+/// Watches a session for its alarms (AlarmMonitor) on the session's thread: the sound through the level
+/// updates that ride on its blocks (see AudioFrameSink), each picture through a 32 × 18 grid of its luma read
+/// in place (`Frame.lumaGrid`: no scaling, no copy). Each alarm's start and end goes to `changed` as it
+/// happens; the recording's result lists them all (`annotate`), those still on at the end without an end.
+final class AlarmFeed: SessionOutput, @unchecked Sendable {
+    static let gridColumns = 32
+    static let gridRows = 18
+
+    /// Touched only on the session's thread (`take`), and by `annotate` once the session has ended.
+    private var monitor: AlarmMonitor
+    private var previousGrid: [Float]?
+    private let changed: @Sendable (AlarmMonitor.Change) -> Void
+    private let finished = Locked<[Alarm]?>(nil)
+
+    init(rules: [AlarmRule], changed: @escaping @Sendable (AlarmMonitor.Change) -> Void) {
+        monitor = AlarmMonitor(rules: rules)
+        self.changed = changed
+    }
+
+    var role: SessionOutputRole { .companion }
+    func start() {}
+    func wants(_ type: MediaType) -> Bool { type == .audio ? monitor.watchesSound : type == .video && monitor.watchesPictures }
+    var isDone: Bool { false }
+
+    func take(_ type: MediaType, _ item: CapturedItem, buffer: CaptureBuffer) {
+        let changes: [AlarmMonitor.Change]
+        if type == .audio {
+            guard let levels = item.levels else { return }
+            changes = monitor.sound(levels)
+        } else {
+            guard let grid = item.picture(0).lumaGrid(columns: AlarmFeed.gridColumns, rows: AlarmFeed.gridRows) else { return }
+            let threshold = Float(monitor.blackThreshold ?? 0)
+            let dark = Double(grid.filter { $0 < threshold }.count) / Double(grid.count)
+            let change = previousGrid.map { previous in
+                Double(zip(grid, previous).reduce(Float(0)) { $0 + abs($1.0 - $1.1) }) / Double(grid.count)
+            }
+            previousGrid = grid
+            let time = Double(item.time.rescaled(to: sessionTimeBase).value) / 1_000_000
+            changes = monitor.picture(.init(time: time, darkFraction: dark, change: change))
+        }
+        for change in changes { changed(change) }
+    }
+
+    func end(_ ending: SessionEngine.Ending) {
+        finished.withLock { $0 = monitor.alarms }
+    }
+
+    func annotate(_ results: inout [RecordingResult]) {
+        guard !results.isEmpty, let alarms = finished.withLock({ $0 }) else { return }
+        results[0].alarms = alarms
+    }
+}
