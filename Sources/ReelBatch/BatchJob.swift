@@ -35,6 +35,10 @@ public struct BatchJob: Sendable, Equatable {
     /// Live streams of the movie (`live`: HLS folders).
     public var live: [LiveStream] = []
     public var livePushes: [LivePush] = []
+    /// record: alarms to watch for (`alarms`); with `alarmExit`, a recording that ends with one on fails the job
+    /// (its movie is kept).
+    public var alarms: [AlarmRule] = []
+    public var alarmExit = false
     /// record and transcode: consecutive files instead of one (`output` is then their name pattern).
     public var segmentation: Segmentation? = nil
     /// record: a control socket to listen on while the job records (`reel ctl`).

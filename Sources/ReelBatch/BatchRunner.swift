@@ -211,6 +211,11 @@ public final class BatchRunner: Sendable {
                 } else if !result.recordedSuccessfully {
                     entry.status = .failed
                     entry.error = result.error ?? "no usable file was produced (\(result.stopReason.rawValue))"
+                } else if job.alarmExit, let on = result.alarms?.filter({ $0.end == nil }), !on.isEmpty {
+                    // The movie is kept; the job failed its purpose (a dead microphone, a capped lens).
+                    entry.status = .failed
+                    entry.error = "the recording ended with an alarm on: "
+                        + on.map { "\($0.kind.rawValue) since \(NumberText.fixed($0.start, decimals: 1)) s (\($0.detail))" }.joined(separator: ", ")
                 }
             }
         } catch {
@@ -239,6 +244,7 @@ public final class BatchRunner: Sendable {
         configuration.tiers = job.tiers
         configuration.live = job.live
         configuration.livePushes = job.livePushes
+        configuration.alarms = job.alarms
         configuration.segmentation = job.segmentation
         // Outputs appear under their final names only once finalized: that is what lets a re-run skip them.
         configuration.writesUnderFinalName = false

@@ -10,11 +10,11 @@ public enum JobFile {
     static let jobKeys: Set<String> = ["name", "type", "video", "audio", "input", "preset", "maxDuration", "maxSize",
                                        "minFree", "fragmentInterval", "deviceTimeout", "output", "still", "stillQuality",
                                        "orientation", "at", "controls", "tiers", "segmentDuration", "segmentSize",
-                                       "keepSegments", "keepFree", "startAt", "control", "live"]
+                                       "keepSegments", "keepFree", "startAt", "control", "live", "alarms", "alarmExit"]
     static let allowedByKind: [BatchJob.Kind: Set<String>] = [
         .record: ["name", "type", "video", "audio", "preset", "maxDuration", "maxSize", "minFree", "fragmentInterval",
                   "deviceTimeout", "output", "still", "stillQuality", "orientation", "controls", "tiers",
-                  "segmentDuration", "segmentSize", "keepSegments", "keepFree", "startAt", "control", "live"],
+                  "segmentDuration", "segmentSize", "keepSegments", "keepFree", "startAt", "control", "live", "alarms", "alarmExit"],
         .transcode: ["name", "type", "input", "preset", "maxDuration", "maxSize", "minFree", "fragmentInterval", "output",
                      "still", "stillQuality", "tiers", "segmentDuration", "segmentSize", "keepSegments", "keepFree"],
         .grab: ["name", "type", "input", "at", "output", "stillQuality"],
@@ -213,6 +213,20 @@ public enum JobFile {
             job.segmentation = segmentation
         }
         if fields.has("control") { job.control = try expand("control") }
+        if fields.has("alarms") {
+            // As --alarm gives them: "silence", "silence:-50:5", "black:0.1:3" ...
+            job.alarms = try fields.strings("alarms").map { text in
+                do { return try AlarmRule(parsing: text) } catch let error as ReelError { throw fields.fail("alarms", error.message) }
+            }
+            if let kind = AlarmKind.allCases.first(where: { kind in job.alarms.filter { $0.kind == kind }.count > 1 }) {
+                throw fields.fail("alarms", "\(kind.rawValue) is given twice: give each kind once")
+            }
+        }
+        if fields.has("alarmExit") {
+            guard case .bool(let value)? = fields.object["alarmExit"] else { throw fields.fail("alarmExit", "expected true or false") }
+            guard value == false || !job.alarms.isEmpty else { throw fields.fail("alarmExit", "needs alarms to watch") }
+            job.alarmExit = value
+        }
         if fields.has("startAt") {
             guard let duration = job.limits.maxDuration else {
                 throw fields.fail("startAt", "a scheduled recording needs maxDuration (when it ends)")

@@ -89,6 +89,25 @@ import Testing
         }
     }
 
+    @Test func readsAlarms() throws {
+        let jobs = try parse("""
+            {"jobs": [{"name": "cam", "type": "record", "video": "lavfi:testsrc2", "maxDuration": 5, "output": "{name}.mov",
+                       "alarms": ["silence:-50:5", "black"], "alarmExit": true}]}
+            """)
+        #expect(jobs[0].alarms == [AlarmRule(kind: .silence, threshold: -50, seconds: 5), AlarmRule(kind: .black)] && jobs[0].alarmExit)
+        for (fields, problem) in [
+            (#""alarms": ["loud"]"#, "jobs.cam.alarms: --alarm loud: unknown kind"),
+            (#""alarms": ["silence", "silence:-40"]"#, "jobs.cam.alarms: silence is given twice"),
+            (#""alarmExit": true"#, "jobs.cam.alarmExit: needs alarms"),
+            (#""alarms": ["black"], "alarmExit": "yes""#, "jobs.cam.alarmExit: expected true or false"),
+        ] {
+            let job = #"{"jobs": [{"name": "cam", "type": "record", "maxDuration": 1, "output": "a.mov", "# + fields + "}]}"
+            #expect { try parse(job) } throws: { "\($0)".contains(problem) }
+        }
+        #expect { try parse(#"{"jobs": [{"name": "t", "type": "transcode", "input": "x", "output": "a.mov", "alarms": ["black"]}]}"#) }
+            throws: { "\($0)".contains("jobs.t.alarms: not a field of a transcode job") }
+    }
+
     @Test(arguments: [
         (#"{"jobs": [{"name": "a", "type": "grab", "input": "x.mp4", "output": "a.jpg", "colour": 1}]}"#, "jobs.a.colour"),
         (#"{"jobs": [{"name": "a", "type": "grab", "input": "x.mp4", "output": "a.jpg", "preset": "720p"}]}"#, "jobs.a.preset: not a field of a grab job"),

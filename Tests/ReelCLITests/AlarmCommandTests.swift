@@ -27,6 +27,23 @@ import Testing
                 "\(lenient.status) \(lenient.standardError)")
     }
 
+    /// A batch job with `alarmExit` that ends with an alarm on fails (its movie kept), so the batch exits 1.
+    @Test func aBatchJobWithAlarmExitFailsOnAnAlarmStillOn() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let jobs = """
+            {"jobs": [{"name": "mic", "type": "record", "video": "none", "audio": "\(AlarmCommandTests.silentLater.replacingOccurrences(of: "\\", with: "\\\\"))",
+                       "preset": "352x288", "maxDuration": 2.5, "output": "mic.mov", "alarms": ["silence:-60:0.5"], "alarmExit": true}]}
+            """
+        try jobs.write(toFile: "\(folder)/jobs.json", atomically: true, encoding: .utf8)
+        let run = try Processes.reel(["batch", "jobs.json", "--json"], currentDirectory: folder, timeout: 60)
+        #expect(run.status == 1, "exit \(run.status): \(run.standardError)")
+        let job = (try TestInputs.json(run.standardOutput)["jobs"] as? [[String: Any]])?.first
+        #expect(job?["status"] as? String == "failed" && (job?["error"] as? String)?.contains("ended with an alarm on: silence since 1.") == true,
+                "\(job ?? [:])")
+        #expect(FileManager.default.fileExists(atPath: "\(folder)/mic.mov"), "the movie is kept")
+    }
+
     @Test func badRulesAreUsageErrors() throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
