@@ -168,6 +168,7 @@ function applyStatus(status) {
   $('camera-controls').hidden = !(status.running && (status.inputs.video || '').startsWith('v4l2:'));
   if (!status.recording && !state.pressing) stopTimer();
   showView(status.live);
+  alarmsFromStatus(status);
 }
 
 /* `reel serve --live`: the camera's Low-Latency HLS can replace the MJPEG preview where the browser plays
@@ -272,6 +273,8 @@ function listen() {
   });
   events.addEventListener('photo', () => refreshRecordings());
   events.addEventListener('levels', (e) => showLevels(JSON.parse(e.data)));
+  events.addEventListener('alarmStarted', (e) => alarmStarted(JSON.parse(e.data)));
+  events.addEventListener('alarmEnded', (e) => alarmEnded(JSON.parse(e.data)));
 }
 
 async function main() {

@@ -9,7 +9,7 @@ enum ServeCommand {
     static let help = """
         usage: reel serve [--listen HOST:PORT] [--recordings DIR] [--token TOKEN]
                           [--video SPEC|none] [--audio SPEC|none] [--preset NAME] [--no-camera]
-                          [--live | --live-folder DIR] [--live-push URL ...]
+                          [--live | --live-folder DIR] [--live-push URL ...] [--alarm KIND[:THRESHOLD[:SECONDS]] ...]
 
         Serves the camera page (live preview, tap = photo, hold = movie, retake/use, recordings) and its JSON
         API (see the README's "Serving the camera") until Ctrl-C, which finalizes what is being recorded.
@@ -29,6 +29,10 @@ enum ServeCommand {
           --live-folder DIR    serve the HLS stream another reel writes to DIR (reel record --live DIR
                                --low-latency) at /live/index.m3u8, answering Low-Latency HLS blocking
                                playlist reloads (_HLS_msn, _HLS_part) and preload hints as it is written
+          --alarm KIND[:THRESHOLD[:SECONDS]]
+                               watch the camera for silence, clipping, black or frozen pictures (as reel
+                               record --alarm; repeatable): alarmStarted / alarmEnded on /api/events, the
+                               ones on in /api/status, a banner on the page
 
         exit codes: 0 stopped, 1 the camera or server failed, 2 bad usage (a busy port, an unknown preset)
         """
@@ -38,7 +42,7 @@ enum ServeCommand {
         let server: CameraServer
         do {
             let parsed = try ParsedArguments(arguments, command: "serve", specification: .init(
-                valueOptions: ["--listen", "--recordings", "--token", "--video", "--audio", "--preset", "--live-folder", "--live-push"],
+                valueOptions: ["--listen", "--recordings", "--token", "--video", "--audio", "--preset", "--live-folder", "--live-push", "--alarm"],
                 flagOptions: ["--no-camera", "--live"]))
             guard parsed.positionals.isEmpty else { throw UsageError("serve: unexpected '\(parsed.positionals[0])' (reel serve --help)") }
             var options = CameraServer.Options()
@@ -52,6 +56,7 @@ enum ServeCommand {
             options.liveFolder = parsed.value("--live-folder")
             options.streamsCamera = parsed.has("--live")
             options.livePushes = parsed.allValues("--live-push")
+            options.alarms = try RecordingOptions.alarms(parsed)
             server = try CameraServer(options)
         } catch {
             return .reporting(error)

@@ -22,6 +22,8 @@ public final class CameraServer: Sendable {
         public var streamsCamera: Bool
         /// Servers the camera is pushed to (srt://, rtmp://: `--live-push`), from the same encoders.
         public var livePushes: [String] = []
+        /// Alarms the camera is watched for (`--alarm`): events on /api/events, those on in /api/status.
+        public var alarms: [AlarmRule] = []
 
         /// The capture and movie quality when none is given: small enough for any machine to serve a preview
         /// beside the recording.
@@ -89,7 +91,7 @@ public final class CameraServer: Sendable {
         try LivePush.check(pushes, videoCodec: try PresetLibrary.preset(named: options.preset).video.codec)
         let cameraStream = options.streamsCamera || !pushes.isEmpty ? try CameraLiveStream(writesHLS: options.streamsCamera, pushes: pushes) : nil
         camera = CameraService(folder: folder, inputs: .init(video: options.video, audio: options.audio, preset: options.preset),
-                               liveStream: cameraStream)
+                               liveStream: cameraStream, alarms: options.alarms)
         do {
             let camera = self.camera
             live = try (options.liveFolder ?? (options.streamsCamera ? cameraStream?.folder : nil)).map { folder in

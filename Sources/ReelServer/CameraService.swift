@@ -51,8 +51,13 @@ final class CameraService: @unchecked Sendable {
     /// The camera as LL-HLS at /live/ (`reel serve --live`), if asked for; the running stream.
     let liveStream: CameraLiveStream?
     private var liveOutput: LiveStreamOutput?
+    /// The alarms the camera is watched for (`reel serve --alarm`), and those on now.
+    let alarms: [AlarmRule]
+    private var alarmsOn: [Alarm] = []
 
-    init(folder: RecordingsFolder, inputs: Inputs, shutter: ShutterPolicy = .standard, liveStream: CameraLiveStream? = nil) {
+    init(folder: RecordingsFolder, inputs: Inputs, shutter: ShutterPolicy = .standard, liveStream: CameraLiveStream? = nil,
+         alarms: [AlarmRule] = []) {
+        self.alarms = alarms
         self.folder = folder
         self.inputs = inputs
         self.shutter = shutter
@@ -70,8 +75,10 @@ final class CameraService: @unchecked Sendable {
             let chosen = newInputs ?? inputs
             let preset = try PresetLibrary.preset(named: chosen.preset)
             // The camera runs on its inputs alone; each press adds a movie or takes a photo.
-            let capture = CaptureInputs(video: try chosen.video.map(DeviceSpec.init(parsing:)),
+            var capture = CaptureInputs(video: try chosen.video.map(DeviceSpec.init(parsing:)),
                                        audio: try chosen.audio.map(DeviceSpec.init(parsing:)), preset: preset)
+            capture.alarms = alarms
+            alarmsOn = []
             let session = CaptureSession()
             let controller = SessionController(session: session, folder: folder.path)
             let previewOutput = try PreviewOutput(width: min(CameraService.previewWidth, preset.video.width),
@@ -120,6 +127,20 @@ final class CameraService: @unchecked Sendable {
         if case .levels(let levels) = event {
             // Ten a second: a slow page drops the oldest (EventHub's bound), never the recording.
             events.publish("levels", json: CameraService.json(levels))
+        }
+        if case .alarmStarted(let alarm) = event {
+            let now = lock.withLock { () -> Double? in
+                alarmsOn.append(alarm)
+                return session?.status.timeline
+            }
+            events.publish("alarmStarted", json: CameraService.json(AlarmNotice(alarm: alarm, now: now)))
+        }
+        if case .alarmEnded(let alarm) = event {
+            let now = lock.withLock { () -> Double? in
+                alarmsOn.removeAll { $0.kind == alarm.kind }
+                return session?.status.timeline
+            }
+            events.publish("alarmEnded", json: CameraService.json(AlarmNotice(alarm: alarm, now: now)))
         }
         if case .finished(let result) = event {
             // The session ended by itself (a device lost): say so; a movie in it has its own result.
@@ -349,6 +370,20 @@ final class CameraService: @unchecked Sendable {
         return folder.list().filter { $0.name != recording }
     }
 
+    /// An alarm as /api/events sends it: with the camera's session time now, so the page can count how long.
+    private struct AlarmNotice: Encodable {
+        let alarm: Alarm
+        let now: Double?
+
+        func encode(to encoder: any Encoder) throws {
+            try alarm.encode(to: encoder)
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encodeIfPresent(now, forKey: .now)
+        }
+
+        private enum Key: String, CodingKey { case now }
+    }
+
     // MARK: status
 
     struct Status: Codable, Sendable {
@@ -362,6 +397,10 @@ final class CameraService: @unchecked Sendable {
         var previewViewers: Int
         /// The camera's LL-HLS playlist while it streams (`reel serve --live`).
         var live: String?
+        /// The alarms on now (`reel serve --alarm`), each since `start` seconds of the camera's session.
+        var alarms: [Alarm] = []
+        /// Seconds of the camera's session now (to tell how long an alarm has been on).
+        var time: Double?
     }
 
     func status() -> Status {
@@ -371,7 +410,8 @@ final class CameraService: @unchecked Sendable {
             return Status(running: running, inputs: inputs, recording: take.map { URL(fileURLWithPath: $0.path).lastPathComponent },
                           paused: paused, recorded: take.map { $0.output.progress?.mediaDuration ?? 0 },
                           holdThreshold: shutter.holdThreshold, previewViewers: preview.viewerCount,
-                          live: running && liveOutput?.results == nil && liveStream?.isPlayable == true ? "/live/index.m3u8" : nil)
+                          live: running && liveOutput?.results == nil && liveStream?.isPlayable == true ? "/live/index.m3u8" : nil,
+                          alarms: running ? alarmsOn : [], time: running ? session?.status.timeline : nil)
         }
     }
 

@@ -432,6 +432,27 @@ class PageTest:
         check(updates >= 6, "levels: about ten updates a second reach the page", "%d in 1 s (first: %r)" % (updates, first))
         check(self.on_top("preview"), "levels: the meters leave the preview's centre uncovered")
 
+    def alarm_banner(self):
+        """Issue 27: the server watches for silence (--alarm silence:-60:1): the microphone switched off, the page
+        shows a banner that counts how long; the sound back, it goes."""
+        check = self.results.check
+        check(not self.shown("alarms"), "alarm: no banner while the sound is there")
+        code, _ = self.api.call("POST", "/api/session/switch", {"audio": None})
+        check(code == 200, "alarm: the microphone switched off (silence)", "HTTP %d" % code)
+        wait_for(lambda: self.shown("alarms"), 8, "the alarm banner to appear")
+        first = self.element("alarms").text
+        check(first.startswith("No sound for "), "alarm: the banner says 'No sound for N s'", "text %r" % first)
+        check((self.api.status().get("alarms") or [{}])[0].get("kind") == "silence", "alarm: /api/status lists the silence alarm")
+        time.sleep(2.2)
+        later = self.element("alarms").text
+        numbers = [int(text.split("for ")[1].split(" ")[0]) for text in (first, later) if "for " in text]
+        check(len(numbers) == 2 and numbers[1] - numbers[0] >= 2, "alarm: the banner counts up", "%r then %r" % (first, later))
+        self.screenshot("alarm-banner")
+        code, _ = self.api.call("POST", "/api/session/switch", {"audio": "lavfi:sine"})
+        wait_for(lambda: not self.shown("alarms"), 8, "the alarm banner to go once the sound is back")
+        check(not self.shown("alarms"), "alarm: the banner goes when the sound comes back")
+        check(not self.api.status().get("alarms"), "alarm: /api/status lists none")
+
     def tap(self):
         check = self.results.check
         before = set(self.files(".jpg"))
@@ -840,7 +861,7 @@ def main():
     signal.signal(signal.SIGALRM, on_alarm)
     signal.alarm(BUDGET_SECONDS)
     try:
-        server = Server(reel, recordings, os.path.join(work, "serve.log"))
+        server = Server(reel, recordings, os.path.join(work, "serve.log"), extra=["--alarm", "silence:-60:1"])
         url = server.wait_until_serving()
         print("reel serve at %s (recordings in %s)" % (url, recordings), flush=True)
         driver = make_driver(work)
@@ -848,6 +869,7 @@ def main():
         test.step("1 open the page", test.open_page)
         test.step("2 preview frames arrive", test.preview)
         test.step("2b sound levels beside the preview", test.levels)
+        test.step("2c an alarm banner", test.alarm_banner)
         test.step("3 tap takes a photo", test.tap)
         test.step("3b a quick tap takes a photo", test.quick_tap)
         test.step("4 hold records a movie", test.hold)

@@ -18,6 +18,8 @@ public struct CaptureInputs: Sendable {
     public var restoresCameraControls = false
     /// Seconds between the fragments of the movies (0: none), each a playable point after a crash.
     public var fragmentInterval: Double = RecordingConfiguration.defaultFragmentInterval
+    /// Alarms to watch for while the session runs (see AlarmRule): events as they start and end.
+    public var alarms: [AlarmRule] = []
 
     public init(video: DeviceSpec? = DeviceDiscovery.defaultVideo(), audio: DeviceSpec? = DeviceDiscovery.defaultAudio(),
                 preset: Preset, orientation: Orientation = .landscapeRight) {
@@ -35,6 +37,7 @@ public struct CaptureInputs: Sendable {
         configuration.deviceTimeout = deviceTimeout
         configuration.cameraControls = cameraControls
         configuration.restoresCameraControls = restoresCameraControls
+        configuration.alarms = alarms
         return configuration
     }
 }
