@@ -15,7 +15,7 @@ PACKAGES := libavdevice-dev libavformat-dev libavcodec-dev libavfilter-dev libsw
             gstreamer1.0-tools gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-good gstreamer1.0-libav mediainfo chromium \
             firefox-esr mplayer libimage-exiftool-perl libquicktime-dev libxine2-dev libxine2-misc-plugins libxine2-ffmpeg \
             gcc libc6-dev pulseaudio pulseaudio-utils libmicrohttpd-dev chromium-driver python3-selenium \
-            srt-tools nginx-light libnginx-mod-rtmp iproute2
+            srt-tools nginx-light libnginx-mod-rtmp iproute2 python3-prometheus-client
 REEL := .build/debug/reel
 
 .PHONY: deps build run test clean release function-order bench bench-quick check-tsan check-leaks fuzz fuzz-quick long-test \
@@ -48,7 +48,7 @@ run: build
 
 # Suites that time real devices and kills run after the rest, one test at a time, so encoders running in
 # parallel on two cores cannot starve them.
-TIMED_SUITES := MicrophoneCaptureTests|ScreenCaptureTests|CrashSafetyTests|EmulatedCameraTests|HEVCCommandTests|SlowOutputTests|MovieOutputTests|PhotoOutputTests|PauseTests|LiveOverloadTests|SegmentTests|ControlSocketTests|InputSwitchTests|PulseAudioTests|ServeAPITests|LiveOriginTests|CameraLiveStreamTests|LiveStreamTests|LowLatencyHLSTests|LiveServerTests|LiveJoinTests|LiveStreamOutputTests|HeldRequestsTests|AudioLevelsTests|AlarmTests|AlarmCommandTests
+TIMED_SUITES := MicrophoneCaptureTests|ScreenCaptureTests|CrashSafetyTests|EmulatedCameraTests|HEVCCommandTests|SlowOutputTests|MovieOutputTests|PhotoOutputTests|PauseTests|LiveOverloadTests|SegmentTests|ControlSocketTests|InputSwitchTests|PulseAudioTests|ServeAPITests|LiveOriginTests|CameraLiveStreamTests|LiveStreamTests|LowLatencyHLSTests|LiveServerTests|LiveJoinTests|LiveStreamOutputTests|HeldRequestsTests|AudioLevelsTests|AlarmTests|AlarmCommandTests|MetricsTests
 test: build fake-camera
 	$(SWIFT) test --skip '$(TIMED_SUITES)'
 	$(SWIFT) test --skip-build --no-parallel --filter '$(TIMED_SUITES)'

@@ -99,6 +99,8 @@ final class APIRoutes: Sendable {
         switch (method, path) {
         case ("GET", "/api/status"):
             return .json(camera.status())
+        case ("GET", "/metrics"):
+            return .text(camera.metricsText(), contentType: PrometheusText.contentType)
         case ("GET", "/api/devices"):
             return .json(DeviceListing.current())
         case ("GET", "/api/presets"):

@@ -34,6 +34,7 @@ final class CameraService: @unchecked Sendable {
     let folder: RecordingsFolder
     let events = EventHub()
     let preview = PreviewHub()
+    let metrics = ServeMetrics()
     let shutter: ShutterPolicy
     private let lock = Condition()
     private var inputs: Inputs
@@ -179,6 +180,7 @@ final class CameraService: @unchecked Sendable {
     func photo() throws -> String {
         let written = try running().takePhoto(to: folder.newPath("photo", extension: "jpg"))
         let name = URL(fileURLWithPath: written).lastPathComponent
+        metrics.countPhoto()
         events.publish("photo", json: CameraService.json(["name": name]))
         return name
     }
@@ -290,6 +292,7 @@ final class CameraService: @unchecked Sendable {
             let reason = if case .failed(let message) = photo { message } else { "no picture arrived" }
             throw ReelError.runtime("the photo could not be taken: \(reason)")
         }
+        metrics.countPhoto()
         events.publish("photo", json: CameraService.json(["name": name]))
         publishState()
         return Shot(kind: "photo", name: name, result: nil)
@@ -337,6 +340,7 @@ final class CameraService: @unchecked Sendable {
         }
         Task.detached { [weak self] in
             guard let result = try? await output.finished(), let self else { return }
+            self.metrics.count(result)
             let released = self.lock.withLock { self.released.remove(ObjectIdentifier(output)) != nil }
             if !released { self.events.publish("movieFinished", json: CameraService.json(result)) }
             // A movie stopped by its own limit (the 60 s cap) is done: the shutter's release then finds none.
@@ -413,6 +417,18 @@ final class CameraService: @unchecked Sendable {
                           live: running && liveOutput?.results == nil && liveStream?.isPlayable == true ? "/live/index.m3u8" : nil,
                           alarms: running ? alarmsOn : [], time: running ? session?.status.timeline : nil)
         }
+    }
+
+    /// What `/metrics` shows now (see ServeMetrics).
+    func metricsText() -> String {
+        let (recording, session) = lock.withLock { () -> ([(output: String, progress: RecordingProgress)], SessionStatus?) in
+            let outputs = take.map { [$0.output] + $0.tiers } ?? []
+            return (outputs.compactMap { output in output.progress.map { (URL(fileURLWithPath: output.outputPath).lastPathComponent, $0) } },
+                    self.session?.status)
+        }
+        return ServeMetrics.render(.init(uptime: Double(MonotonicClock.nanoseconds() - metrics.startedAt) / 1e9, status: status(),
+                                         recording: recording, session: session, totals: metrics.currentTotals, alarmKinds: alarms.map(\.kind),
+                                         freeBytes: folder.freeBytes, eventStreams: events.subscriberCount))
     }
 
     /// The camera's stream began or was cleared (its playlist came or went): the page learns it from the state.

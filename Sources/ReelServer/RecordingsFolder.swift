@@ -29,6 +29,13 @@ final class RecordingsFolder: @unchecked Sendable {
         self.path = URL(fileURLWithPath: path).standardized.path
     }
 
+    /// Free space of the folder's filesystem, as an unprivileged writer may use it (nil if it cannot be read).
+    var freeBytes: Int64? {
+        var stats = statvfs()
+        guard fstatvfs(folder.raw, &stats) == 0 else { return nil }
+        return Int64(stats.f_bavail) * Int64(stats.f_frsize)
+    }
+
     /// A name the server could have made: letters, digits, `-`, `_` and `.`, not starting with `.`, ending in
     /// `.mov` or `.jpg`, at most 128 characters.
     static func isValidName(_ name: String) -> Bool {

@@ -6,10 +6,13 @@ import SystemSupport
 final class ReaderStatistics: Sendable {
     private let delivered = Atomic<Int>(0)
     private let dropped = Atomic<Int>(0)
+    private let pictures = Atomic<Int>(0)
     private let lastDelivery = Atomic<Int64>(MonotonicClock.nanoseconds())
 
-    func countDelivered() {
+    /// An item handed on; `picture`: a picture (counted apart too, for the session's captured pictures).
+    func countDelivered(picture: Bool = false) {
         delivered.add(1, ordering: .relaxed)
+        if picture { pictures.add(1, ordering: .relaxed) }
         lastDelivery.store(MonotonicClock.nanoseconds(), ordering: .relaxed)
     }
 
@@ -19,4 +22,5 @@ final class ReaderStatistics: Sendable {
 
     var deliveredCount: Int { delivered.load(ordering: .relaxed) }
     var droppedCount: Int { dropped.load(ordering: .relaxed) }
+    var pictureCount: Int { pictures.load(ordering: .relaxed) }
 }

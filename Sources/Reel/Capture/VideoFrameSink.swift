@@ -62,7 +62,7 @@ final class VideoFrameSink: FrameSink {
             buffer.giveBack(.video, slot)
             throw error
         }
-        statistics.countDelivered()
+        statistics.countDelivered(picture: true)
         buffer.push(.video, CapturedItem(slot: slot, time: time))
     }
 

@@ -80,8 +80,8 @@ public struct AlarmRule: Sendable, Equatable, Codable {
     }
 }
 
-/// An alarm that went off: when its condition began (session seconds), when it ended (nil: still on), and what
-/// it saw, in words.
+/// An alarm that went off: when its condition began (seconds on the session's timeline, 0 at its first picture,
+/// as for its movies), when it ended (nil: still on), and what it saw, in words.
 public struct Alarm: Sendable, Equatable, Codable {
     public var kind: AlarmKind
     public var start: Double

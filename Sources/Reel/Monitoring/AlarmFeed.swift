@@ -14,9 +14,12 @@ final class AlarmFeed: SessionOutput, @unchecked Sendable {
     private var previousGrid: [Float]?
     private let changed: @Sendable (AlarmMonitor.Change) -> Void
     private let finished = Locked<[Alarm]?>(nil)
+    /// The timeline's zero on the session clock (the first picture): alarms are given on the timeline.
+    private let origin: @Sendable () -> Double
 
-    init(rules: [AlarmRule], changed: @escaping @Sendable (AlarmMonitor.Change) -> Void) {
+    init(rules: [AlarmRule], origin: @escaping @Sendable () -> Double, changed: @escaping @Sendable (AlarmMonitor.Change) -> Void) {
         monitor = AlarmMonitor(rules: rules)
+        self.origin = origin
         self.changed = changed
     }
 
@@ -28,7 +31,8 @@ final class AlarmFeed: SessionOutput, @unchecked Sendable {
     func take(_ type: MediaType, _ item: CapturedItem, buffer: CaptureBuffer) {
         let changes: [AlarmMonitor.Change]
         if type == .audio {
-            guard let levels = item.levels else { return }
+            guard var levels = item.levels else { return }
+            levels.time -= origin()
             changes = monitor.sound(levels)
         } else {
             guard let grid = item.picture(0).lumaGrid(columns: AlarmFeed.gridColumns, rows: AlarmFeed.gridRows) else { return }
@@ -38,7 +42,7 @@ final class AlarmFeed: SessionOutput, @unchecked Sendable {
                 Double(zip(grid, previous).reduce(Float(0)) { $0 + abs($1.0 - $1.1) }) / Double(grid.count)
             }
             previousGrid = grid
-            let time = Double(item.time.rescaled(to: sessionTimeBase).value) / 1_000_000
+            let time = Double(item.time.rescaled(to: sessionTimeBase).value) / 1_000_000 - origin()
             changes = monitor.picture(.init(time: time, darkFraction: dark, change: change))
         }
         for change in changes { changed(change) }

@@ -47,7 +47,8 @@ public struct AudioLevels: Sendable, Equatable, Codable {
         }
     }
 
-    /// Seconds of the session (the capture clock) at the end of the measured block.
+    /// Seconds on the session's timeline (0 is its first picture, as for its movies) at the end of the measured
+    /// block.
     public var time: Double
     public var channels: [Channel]
 

@@ -6,8 +6,11 @@ import FFmpegCore
 /// A companion output: it never ends the session and holds no sample.
 final class LevelFeed: SessionOutput {
     private let publish: @Sendable (AudioLevels) -> Void
+    /// The timeline's zero on the session clock (the first picture), read on the session's thread.
+    private let origin: @Sendable () -> Double
 
-    init(publish: @escaping @Sendable (AudioLevels) -> Void) {
+    init(origin: @escaping @Sendable () -> Double, publish: @escaping @Sendable (AudioLevels) -> Void) {
+        self.origin = origin
         self.publish = publish
     }
 
@@ -18,6 +21,8 @@ final class LevelFeed: SessionOutput {
     func end(_ ending: SessionEngine.Ending) {}
 
     func take(_ type: MediaType, _ item: CapturedItem, buffer: CaptureBuffer) {
-        if let levels = item.levels { publish(levels) }
+        guard var levels = item.levels else { return }
+        levels.time -= origin()
+        publish(levels)
     }
 }

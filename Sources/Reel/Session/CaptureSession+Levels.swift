@@ -17,8 +17,8 @@ extension CaptureSession {
     /// The latest levels, or nil (no sound, not running, or not yet 100 ms of it).
     public var currentLevels: AudioLevels? { shared.withLock { $0.running != nil ? $0.live.levels : nil } }
 
-    static func alarmFeed(_ rules: [AlarmRule], events: @escaping @Sendable (RecordingEvent) -> Void) -> AlarmFeed {
-        AlarmFeed(rules: rules) { change in
+    static func alarmFeed(_ rules: [AlarmRule], engine: SessionEngine, events: @escaping @Sendable (RecordingEvent) -> Void) -> AlarmFeed {
+        AlarmFeed(rules: rules, origin: { [weak engine] in engine?.timelineOrigin ?? 0 }) { change in
             switch change {
             case .started(let alarm): events(.alarmStarted(alarm))
             case .ended(let alarm): events(.alarmEnded(alarm))
@@ -26,9 +26,9 @@ extension CaptureSession {
         }
     }
 
-    func levelFeed(events: @escaping @Sendable (RecordingEvent) -> Void) -> LevelFeed {
+    func levelFeed(engine: SessionEngine, events: @escaping @Sendable (RecordingEvent) -> Void) -> LevelFeed {
         let shared = self.shared
-        return LevelFeed { levels in
+        return LevelFeed(origin: { [weak engine] in engine?.timelineOrigin ?? 0 }) { levels in
             let streams = shared.withLock { shared in
                 shared.live.levels = levels
                 return shared.live.levelStreams

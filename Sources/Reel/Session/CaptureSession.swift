@@ -140,8 +140,8 @@ public final class CaptureSession: Sendable {
             // A stop that came while the inputs were opening is carried out now.
             if interrupt.isRaised { engine.requestStop() }
             for movie in movies { engine.add(movie) }
-            if let audio = configuration.audio, audio.kind != .file { engine.add(levelFeed(events: events)) }
-            if !configuration.alarms.isEmpty { engine.add(CaptureSession.alarmFeed(configuration.alarms, events: events)) }
+            if let audio = configuration.audio, audio.kind != .file { engine.add(levelFeed(engine: engine, events: events)) }
+            if !configuration.alarms.isEmpty { engine.add(CaptureSession.alarmFeed(configuration.alarms, engine: engine, events: events)) }
             for preview in previews {
                 preparation.buffer.addSlots(.video, count: 1)
                 engine.add(PreviewFeed(output: preview, rendition: 0, rotation: preparation.context.rotation,
@@ -237,7 +237,8 @@ public final class CaptureSession: Sendable {
             return SessionStatus(state: current.paused ? .paused : .recording, video: current.video, audio: current.audio,
                                  outputs: running?.outputs ?? [], progress: current.progress,
                                  timeline: running?.paced == true ? running?.engine.timelineNow : nil, result: nil,
-                                 livePushes: current.pushes.isEmpty ? nil : current.pushes, levels: current.levels)
+                                 livePushes: current.pushes.isEmpty ? nil : current.pushes, levels: current.levels,
+                                 capturedPictures: running?.engine.capturedPictures, droppedPictures: running.map { $0.engine.readerDropCount() })
         case .finished(let result):
             return SessionStatus(state: .finished, video: current.video, audio: current.audio,
                                  outputs: (result.outputs ?? [result]).map(\.output), progress: current.progress, result: result)

@@ -74,6 +74,9 @@ final class SessionEngine: @unchecked Sendable {
         var readerDrops: Int {
             retiredDrops + readers.filter { $0.spec.isPaced && $0.carriesVideo }.reduce(0) { $0 + $1.statistics.droppedCount }
         }
+        var retiredPictures = 0
+        /// Pictures the readers handed on since the start (replaced readers' included).
+        var capturedPictures: Int { retiredPictures + readers.reduce(0) { $0 + $1.statistics.pictureCount } }
     }
     private let state: Locked<State>
     private var readers: [InputReader] { state.withLock { $0.readers } }
@@ -160,6 +163,16 @@ final class SessionEngine: @unchecked Sendable {
         return Double(now - first) / 1e6
     }
 
+    /// Where the timeline starts on the session clock (seconds): its first picture, or 0 without one yet (a
+    /// session without pictures keeps the clock's own zero). Levels and alarms are given on the timeline.
+    var timelineOrigin: Double {
+        let first = firstPictureTime.load(ordering: .acquiring)
+        return first >= 0 ? Double(first) / 1e6 : 0
+    }
+
+    /// Pictures captured and handed on by the readers since the start.
+    var capturedPictures: Int { state.withLock { $0.capturedPictures } }
+
     /// Whether the session records a track of this type.
     func hasTrack(_ type: MediaType) -> Bool { readers.contains { $0.mediaTypes.contains(type) } }
 
@@ -186,6 +199,7 @@ final class SessionEngine: @unchecked Sendable {
         let clock = retired.stageClock.snapshot
         state.withLock { state in
             state.retiredDrops += retired.carriesVideo ? retired.statistics.droppedCount : 0
+            state.retiredPictures += retired.statistics.pictureCount
             state.retiredClock.readDecode += clock.readDecode
             state.retiredClock.convert += clock.convert
             state.retiredClock.thread += clock.thread

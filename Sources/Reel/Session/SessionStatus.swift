@@ -21,6 +21,10 @@ public struct SessionStatus: Sendable, Codable, Equatable {
     public var livePushes: [LiveConnection]? = nil
     /// The sound's latest levels while recording (see AudioLevels; nil without sound or before the first 100 ms).
     public var levels: AudioLevels? = nil
+    /// Pictures the inputs delivered since the start, and those they dropped (a live source outrunning the
+    /// session); nil when not recording.
+    public var capturedPictures: Int? = nil
+    public var droppedPictures: Int? = nil
 
     /// What the session keeps up to date while it runs.
     struct Live: Sendable {
