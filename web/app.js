@@ -227,10 +227,24 @@ async function refreshRecordings() {
   let list;
   try { list = await api('GET', '/api/recordings'); } catch (error) { return; }
   $('recordings').replaceChildren(...list.map((entry) => {
+    // The gallery: each recording as its thumbnail (made by the server when it was finished), its name and size.
     const item = document.createElement('li');
+    item.className = entry.kind;
     const link = document.createElement('a');
     link.href = '/recordings/' + encodeURIComponent(entry.name);
     link.textContent = entry.name + ' (' + Math.round(entry.bytes / 1024) + ' KB)';
+    if (entry.thumbnail) {
+      const picture = document.createElement('img');
+      picture.className = 'thumbnail';
+      picture.src = entry.thumbnail;
+      picture.alt = (entry.kind === 'movie' ? 'Movie ' : 'Photo ') + entry.name;
+      picture.loading = 'lazy';
+      const opener = document.createElement('a');
+      opener.href = link.href;
+      opener.className = 'thumbnail-link';
+      opener.append(picture);
+      item.append(opener);
+    }
     const remove = document.createElement('button');
     remove.type = 'button';
     remove.textContent = 'Delete';

@@ -96,6 +96,10 @@ final class APIRoutes: Sendable {
             camera.events.publish("deleted", json: CameraService.json(["name": name]))
             return .json(["deleted": name])
         }
+        if path.hasPrefix("/thumbnails/") {
+            guard method == "GET" || method == "HEAD" else { return .error(405, "thumbnails are read with GET") }
+            return camera.thumbnails.response(for: String(path.dropFirst("/thumbnails/".count)))
+        }
         switch (method, path) {
         case ("GET", "/api/status"):
             return .json(camera.status())

@@ -128,6 +128,7 @@ public final class CameraServer: Sendable {
     public func stop() {
         routes.close()  // API requests under way are answered; no more are taken
         camera.shutDown()
+        camera.thumbnails.close()
         live?.stop()  // held requests answer at once, so the server's connections can end
         server.stop()
         camera.liveStream?.remove()

@@ -35,6 +35,8 @@ final class CameraService: @unchecked Sendable {
     let events = EventHub()
     let preview = PreviewHub()
     let metrics = ServeMetrics()
+    /// The gallery's thumbnails, made as recordings are finished.
+    let thumbnails: Thumbnails
     let shutter: ShutterPolicy
     private let lock = Condition()
     private var inputs: Inputs
@@ -60,6 +62,7 @@ final class CameraService: @unchecked Sendable {
          alarms: [AlarmRule] = []) {
         self.alarms = alarms
         self.folder = folder
+        thumbnails = Thumbnails(folder: folder)
         self.inputs = inputs
         self.shutter = shutter
         self.liveStream = liveStream
@@ -181,20 +184,9 @@ final class CameraService: @unchecked Sendable {
         let written = try running().takePhoto(to: folder.newPath("photo", extension: "jpg"))
         let name = URL(fileURLWithPath: written).lastPathComponent
         metrics.countPhoto()
+        thumbnails.prepare(name)
         events.publish("photo", json: CameraService.json(["name": name]))
         return name
-    }
-
-    /// Options of a movie started from the API or the page.
-    struct MovieRequest: Codable, Sendable {
-        var preset: String?
-        var maxDuration: Double?
-        var maxSize: String?
-        /// The disk's free-space floor (default: the library's, as reel record).
-        var minFree: String?
-        var segmentDuration: Double?
-        /// Presets of further movies of the same take (`movie-…-352x288.mov`).
-        var tiers: [String] = []
     }
 
     /// Starts a movie; returns its file name. `press`: the shutter (a photo of its first picture is kept aside).
@@ -253,13 +245,6 @@ final class CameraService: @unchecked Sendable {
         return name
     }
 
-    /// What a shutter release or a stop gave.
-    struct Shot: Codable, Sendable {
-        var kind: String
-        var name: String?
-        var result: RecordingResult?
-    }
-
     /// Stops the movie being recorded (and its tiers); returns its name and result (with the tiers' under
     /// `outputs`).
     func stopMovie() throws -> Shot {
@@ -293,6 +278,7 @@ final class CameraService: @unchecked Sendable {
             throw ReelError.runtime("the photo could not be taken: \(reason)")
         }
         metrics.countPhoto()
+        thumbnails.prepare(name)
         events.publish("photo", json: CameraService.json(["name": name]))
         publishState()
         return Shot(kind: "photo", name: name, result: nil)
@@ -309,11 +295,19 @@ final class CameraService: @unchecked Sendable {
         return (result, tiers)
     }
 
+    /// The file a finished movie is known by: its first kept segment's, or its own (nil when it failed).
+    static func keptFile(of result: RecordingResult) -> String? {
+        guard result.recordedSuccessfully else { return nil }
+        let file = result.segments?.first(where: { $0.recordedSuccessfully && !$0.deleted })?.output ?? result.output
+        return URL(fileURLWithPath: file).lastPathComponent
+    }
+
     /// A kept movie: named by its first file (a segmented take's files are movie-…-001.mov, -002 …).
     private func movieShot(_ take: Take, _ result: RecordingResult) -> Shot {
         let file = result.segments?.first(where: { $0.recordedSuccessfully && !$0.deleted })?.output ?? take.path
         let shot = Shot(kind: "movie", name: result.recordedSuccessfully ? URL(fileURLWithPath: file).lastPathComponent : nil,
                         result: result)
+        if let name = shot.name { thumbnails.prepare(name) }
         publishState()
         return shot
     }
@@ -343,6 +337,7 @@ final class CameraService: @unchecked Sendable {
             self.metrics.count(result)
             let released = self.lock.withLock { self.released.remove(ObjectIdentifier(output)) != nil }
             if !released { self.events.publish("movieFinished", json: CameraService.json(result)) }
+            if !released, let kept = CameraService.keptFile(of: result) { self.thumbnails.prepare(kept) }
             // A movie stopped by its own limit (the 60 s cap) is done: the shutter's release then finds none.
             let ended = self.lock.withLock { () -> Take? in
                 guard self.take?.output === output, result.stopReason != .stopped else { return nil }
@@ -389,23 +384,6 @@ final class CameraService: @unchecked Sendable {
     }
 
     // MARK: status
-
-    struct Status: Codable, Sendable {
-        var running: Bool
-        var inputs: Inputs
-        var recording: String?
-        var paused: Bool
-        /// Seconds recorded in the current movie.
-        var recorded: Double?
-        var holdThreshold: Double
-        var previewViewers: Int
-        /// The camera's LL-HLS playlist while it streams (`reel serve --live`).
-        var live: String?
-        /// The alarms on now (`reel serve --alarm`), each since `start` seconds of the camera's session.
-        var alarms: [Alarm] = []
-        /// Seconds of the camera's session now (to tell how long an alarm has been on).
-        var time: Double?
-    }
 
     func status() -> Status {
         lock.withLock {

@@ -14,6 +14,8 @@ final class RecordingsFolder: @unchecked Sendable {
         let bytes: Int64
         /// Seconds since 1970.
         let modified: Double
+        /// Where its thumbnail is served (`/thumbnails/NAME`, made when first asked for if not before).
+        var thumbnail: String?
     }
 
     let path: String
@@ -56,7 +58,8 @@ final class RecordingsFolder: @unchecked Sendable {
             var info = stat()
             guard fstatat(folder.raw, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
             let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
-            return Entry(name: name, kind: RecordingsFolder.kind(of: name), bytes: Int64(info.st_size), modified: modified)
+            return Entry(name: name, kind: RecordingsFolder.kind(of: name), bytes: Int64(info.st_size), modified: modified,
+                         thumbnail: "/thumbnails/" + name)
         }.sorted { ($0.modified, $0.name) > ($1.modified, $1.name) }
     }
 
@@ -81,6 +84,31 @@ final class RecordingsFolder: @unchecked Sendable {
         var info = stat()
         guard fstatat(folder.raw, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG,
               unlinkat(folder.raw, name, 0) == 0 else { throw .notFound }
+        if let thumbnails = try? openThumbnails(creating: false) { _ = unlinkat(thumbnails.raw, name + ".jpg", 0) }
+    }
+
+    /// The hidden folder thumbnails are kept in (`.thumbnails/NAME.jpg`), opened without following a symbolic
+    /// link, so a link planted there cannot lead outside.
+    static let thumbnailFolder = ".thumbnails"
+
+    func openThumbnails(creating: Bool) throws(AccessError) -> FileDescriptor {
+        if creating { _ = mkdirat(folder.raw, RecordingsFolder.thumbnailFolder, 0o755) }
+        guard let opened = try? FileDescriptor.opening("openat", {
+            openat(folder.raw, RecordingsFolder.thumbnailFolder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        }) else { throw .notFound }
+        return opened
+    }
+
+    /// A recording's thumbnail for reading, if made.
+    func openThumbnail(_ name: String) throws(AccessError) -> (descriptor: FileDescriptor, size: Int64) {
+        guard RecordingsFolder.isValidName(name) else { throw .invalidName }
+        let thumbnails = try openThumbnails(creating: false)
+        guard let file = try? FileDescriptor.opening("openat", { openat(thumbnails.raw, name + ".jpg", O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }) else {
+            throw .notFound
+        }
+        var info = stat()
+        guard fstat(file.raw, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw .notFound }
+        return (file, Int64(info.st_size))
     }
 
     /// A new, unused path in the folder: `photo-20261130-142501-123.jpg`. The name is reserved: requests at

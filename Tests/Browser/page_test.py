@@ -306,7 +306,7 @@ class PageTest:
 
     def listed(self):
         """The names in the page's recordings list."""
-        return self.js("return [...document.querySelectorAll('#recordings li a')].map((a) => a.textContent.split(' ')[0]);")
+        return self.js("return [...document.querySelectorAll('#recordings li a:not(.thumbnail-link)')].map((a) => a.textContent.split(' ')[0]);")
 
     def new_in_review(self, kind, old, timeout, what=None):
         """Waits for the review to show a new photo or movie (a name not in `old`, so that what an earlier step
@@ -452,6 +452,26 @@ class PageTest:
         wait_for(lambda: not self.shown("alarms"), 8, "the alarm banner to go once the sound is back")
         check(not self.shown("alarms"), "alarm: the banner goes when the sound comes back")
         check(not self.api.status().get("alarms"), "alarm: /api/status lists none")
+
+    def gallery(self):
+        """Issue 27: the recordings as a gallery of thumbnails, one per photo and movie, 320 pixels wide."""
+        check = self.results.check
+        self.js("refreshRecordings();")
+        wait_for(lambda: self.js("return document.querySelectorAll('#recordings img.thumbnail').length") > 0, 5, "thumbnails in the gallery")
+        wait_for(lambda: self.js("return [...document.querySelectorAll('#recordings img.thumbnail')].every((i) => i.complete)"), 10,
+                 "the thumbnails to load")
+        shown = self.js("return [...document.querySelectorAll('#recordings li')].map((li) => { const i = li.querySelector('img.thumbnail');"
+                        " return [li.className, i ? i.naturalWidth : 0]; });")
+        kinds = {kind for kind, _ in shown}
+        check(shown and all(width == 320 for _, width in shown), "gallery: every recording shows its 320-pixel thumbnail", "%r" % shown)
+        check("photo" in kinds and "movie" in kinds, "gallery: photos and movies both", "kinds %r" % sorted(kinds))
+        name = self.files(".jpg")[0]
+        with urllib.request.urlopen(self.url.split("?")[0].rstrip("/") + "/thumbnails/" + name, timeout=10) as response:
+            body = response.read()
+            check(response.headers["Content-Type"] == "image/jpeg" and body[:2] == b"\xff\xd8", "gallery: /thumbnails/NAME is a JPEG")
+        check(os.path.exists(os.path.join(self.recordings, ".thumbnails", name + ".jpg")),
+              "gallery: thumbnails are kept in the recordings folder's hidden .thumbnails")
+        self.js("document.querySelector('.recordings').scrollIntoView();")
 
     def tap(self):
         check = self.results.check
@@ -875,6 +895,7 @@ def main():
         test.step("4 hold records a movie", test.hold)
         test.step("5 retake deletes it", test.retake)
         test.step("5b a hold that reaches the limit", test.hold_to_limit)
+        test.step("5c the gallery", test.gallery)
         test.step("6 switch the input", test.switch_input)
         test.step("7 stop the camera, error display, start", test.power_and_error)
         test.step("8 keyboard shutter", test.keyboard)

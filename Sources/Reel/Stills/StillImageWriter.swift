@@ -8,12 +8,15 @@ public struct StillRequest: Sendable, Equatable {
     /// JPEG quality 1...100 (ignored for PNG).
     public var quality: Int
     public var overwrite: Bool
+    /// Scale the picture down to this width (its display aspect kept), as a thumbnail; nil keeps its size.
+    public var width: Int? = nil
 
     public static let defaultQuality = 95
     public static let qualityRange: ClosedRange<Int> = 1...100
 
-    public init(path: String, quality: Int = StillRequest.defaultQuality, overwrite: Bool = false) {
+    public init(path: String, quality: Int = StillRequest.defaultQuality, overwrite: Bool = false, width: Int? = nil) {
         self.path = path
+        self.width = width
         self.quality = quality
         self.overwrite = overwrite
     }
@@ -57,7 +60,8 @@ public struct StillRequest: Sendable, Equatable {
 enum StillImageWriter {
     static func write(_ frame: Frame, rotation: DisplayTurn, to request: StillRequest) throws {
         guard let codec = request.codec else { try request.validate(); return }
-        try writeAtomically(try encode(frame, rotation: rotation, codec: codec, quality: request.quality).bytes, to: request.path)
+        try writeAtomically(try encode(frame, rotation: rotation, codec: codec, quality: request.quality, width: request.width).bytes,
+                            to: request.path)
     }
 
     /// The picture encoded as JPEG or PNG, upright, at its display size or, with `width`, scaled to that width
