@@ -28,6 +28,7 @@ import time
 import control
 import hls
 import llhls
+import monitoring
 import push
 import serve
 
@@ -473,6 +474,7 @@ def targets(report):
                    f"{report['validation']['wall']['median']:.3f} s"))
     checks.append(push.latency_target(report["pushLatency"]))
     checks.extend(llhls.latency_targets(report["llhlsLatency"]))
+    checks.extend(monitoring.targets(report["monitoring"]))
     live_control = report["control"]
     for row in live_control["switching"]:
         checks.append((f"switch to {row['source']}: latency ≤ 150 ms", row["latencyMs"]["median"] <= 150,
@@ -622,6 +624,7 @@ def main():
             "serve": serve.run(REEL, work, quick),
             "pushLatency": push.latency(sys.modules[__name__], work, quick),
             "llhlsLatency": llhls.latency(sys.modules[__name__], work, quick),
+            "monitoring": monitoring.run(REEL, work, quick),
         }
         report["targets"] = targets(report)
         results = os.path.join(ROOT, "benchmarks", "results")

@@ -96,6 +96,9 @@ enum RecordCommand {
             }
             _exit(ExitCode.interrupted.rawValue)
         }, togglePause: pausesOnSignal ? togglePause : nil)
+        // The sound is metered when something shows it: the status line's bars, the control socket's levels.
+        var configuration = configuration
+        configuration.metersLevels = status.isEnabled || control != nil
         try session.start(configuration) { event in
             server?.publish(event)
             if case .liveStopped(let live) = event {

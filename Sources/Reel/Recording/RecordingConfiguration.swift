@@ -68,6 +68,13 @@ public struct RecordingConfiguration: Sendable {
     public var livePushes: [LivePush] = []
     /// Alarms to watch for while recording (`--alarm`): each start and end is an event, and the result lists them.
     public var alarms: [AlarmRule] = []
+    /// Meter the sound of live inputs (AudioLevels: `levels` events, `CaptureSession.audioLevels()`, the
+    /// status). On by default; `reel record` turns it off when nothing would show the levels (no status line,
+    /// no control socket, no sound alarm). Sound alarms meter whatever this says.
+    public var metersLevels = true
+
+    /// Whether the readers meter the sound: asked for, or needed by a sound alarm.
+    var needsLevels: Bool { metersLevels || alarms.contains { $0.kind == .silence || $0.kind == .clipping } }
     /// Further pictures of the first frame, kept aside by PressCapture to decide photo or movie afterwards.
     var hiddenFirstFrameStills: [StillRequest] = []
 

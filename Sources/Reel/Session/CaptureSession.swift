@@ -140,7 +140,9 @@ public final class CaptureSession: Sendable {
             // A stop that came while the inputs were opening is carried out now.
             if interrupt.isRaised { engine.requestStop() }
             for movie in movies { engine.add(movie) }
-            if let audio = configuration.audio, audio.kind != .file { engine.add(levelFeed(engine: engine, events: events)) }
+            if let audio = configuration.audio, audio.kind != .file, configuration.needsLevels {
+                engine.add(levelFeed(engine: engine, events: events))
+            }
             if !configuration.alarms.isEmpty { engine.add(CaptureSession.alarmFeed(configuration.alarms, engine: engine, events: events)) }
             for preview in previews {
                 preparation.buffer.addSlots(.video, count: 1)

@@ -16,6 +16,8 @@ struct ReaderFactory: @unchecked Sendable {
     let firstPicture = FirstPictureTime()
     /// Whether the session captures pictures (a live one's audio limit then waits for the first).
     let hasVideo: Bool
+    /// Whether live sound is metered as it is read (see AudioFrameSink).
+    let metersLevels: Bool
 
     /// `held`: the reader hands nothing on until released (a switch's new input).
     func makeReader(_ spec: DeviceSpec, source: FrameSource, interrupt: InterruptFlag, maxDuration: Double?,
@@ -33,7 +35,7 @@ struct ReaderFactory: @unchecked Sendable {
                                       blockSize: 1024, waitsForEncoder: !spec.isPaced, statistics: statistics,
                                       maxDuration: maxDuration, compensatesClockDrift: spec.isPaced && spec.isDevice,
                                       pausedTime: pausedTime, limitFrom: spec.isPaced && hasVideo ? firstPicture : nil,
-                                      metersLevels: spec.kind != .file)
+                                      metersLevels: metersLevels && spec.kind != .file)
             }
             return InputReader.Route(stream: stream, sink: sink)
         }

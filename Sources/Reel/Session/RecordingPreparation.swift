@@ -166,7 +166,7 @@ struct RecordingPreparation {
                                    audioFrames: RecordingPreparation.audioPoolBlocks, streams: mediaTypes)
         // Audio is captured in the main movie's format; a tier in another resamples it.
         let factory = ReaderFactory(preset: preset, renditions: renditions, buffer: buffer, sessionStart: sessionStart,
-                                    pausedTime: PausedTime(live: allPaced), hasVideo: hasVideo)
+                                    pausedTime: PausedTime(live: allPaced), hasVideo: hasVideo, metersLevels: configuration.needsLevels)
         let readers = try opened.map { input in
             try factory.makeReader(input.spec, source: input.source, interrupt: input.interrupt,
                                    maxDuration: configuration.recordsMovie ? configuration.limits.maxDuration : nil)
