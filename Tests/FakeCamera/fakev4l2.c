@@ -41,6 +41,7 @@
 #define MAX_BUFFERS 32  // uvcvideo's UVC_MAX_VIDEO_BUFFERS
 #define MAX_FDS 65536
 #define PICTURES 256    // pictures repeat every 256 frames (the numbers have 8 bits), so MJPEG is encoded once each
+#define BLACK_PICTURE PICTURES  // a picture of black (the lens capped), drawn for the frames of `blackFrom`
 
 // ---------------------------------------------------------------------------------------------------------
 // Real libc functions
@@ -153,6 +154,8 @@ typedef struct {
     double start_delay_s;  // the first frame comes this much later than 1/fps after STREAMON
     double fps_actual;    // 0 = as negotiated
     int busy, capture;
+    long freeze_from, freeze_frames;  // frames [from, from + frames) show picture `from` (a stuck camera); <0 = never
+    long black_from, black_frames;    // frames [from, from + frames) are black (a capped lens); <0 = never
 
     int unplugged;        // once set, for the life of the process
     control controls[CONTROLS];
@@ -179,8 +182,8 @@ typedef struct {
     AVFrame *frame;
     AVPacket *packet;
     uint32_t jpeg_width, jpeg_height;
-    uint8_t *jpeg[PICTURES];
-    int jpeg_size[PICTURES];
+    uint8_t *jpeg[PICTURES + 1];  // and the black picture
+    int jpeg_size[PICTURES + 1];
 
     // statistics
     uint64_t delivered, dropped;
@@ -265,6 +268,10 @@ static void load_config(void) {
         cam->fps_actual = json_number(c, "fpsActual", 0);
         cam->busy = json_bool(c, "busy", 0);
         cam->capture = json_bool(c, "capture", 1);
+        cam->freeze_from = (long)json_number(c, "freezeFrom", -1);
+        cam->freeze_frames = (long)json_number(c, "freezeFrames", 0);
+        cam->black_from = (long)json_number(c, "blackFrom", -1);
+        cam->black_frames = (long)json_number(c, "blackFrames", 0);
         const json_value *modes = json_get(c, "modes");
         for (int m = 0; modes && modes->type == JSON_ARRAY && m < modes->count && cam->mode_count < MAX_MODES; m++) {
             const json_value *mv = modes->items[m];
@@ -427,6 +434,7 @@ static void draw_luma_rows(uint8_t *plane, size_t stride, uint32_t width, uint32
     uint32_t bar_x, bar_w, top = flat_height(height);
     levels(n, &left, &right, width, &bar_x, &bar_w);
     int dark = 16, white = 235;
+    if (n == BLACK_PICTURE) { left = right = 16; bar_w = 0; white = 16; }
     if (full_range) {  // the same brightness in a JPEG's full range
         left = (int)((left - 16) * 255.0 / 219 + 0.5);
         right = (int)((right - 16) * 255.0 / 219 + 0.5);
@@ -449,6 +457,7 @@ static void draw_yuyv(uint8_t *out, uint32_t width, uint32_t height, uint32_t n)
     int left, right;
     uint32_t bar_x, bar_w, top = flat_height(height);
     levels(n, &left, &right, width, &bar_x, &bar_w);
+    if (n == BLACK_PICTURE) { left = right = 16; bar_w = 0; }
     size_t stride = (size_t)width * 2;
     uint8_t *flat = out, *strip = top < height ? out + top * stride : NULL;
     for (uint32_t x = 0; x < width; x++) {
@@ -470,9 +479,9 @@ static void draw_nv12(uint8_t *out, uint32_t width, uint32_t height, uint32_t n)
 
 // The JPEG of picture n at the current size (encoded once, then cached); size 0 on failure.
 static const uint8_t *jpeg_picture(camera *cam, uint32_t n, int *size) {
-    n %= PICTURES;
+    n = n == BLACK_PICTURE ? BLACK_PICTURE : n % PICTURES;
     if (cam->jpeg_width != cam->width || cam->jpeg_height != cam->height) {
-        for (int i = 0; i < PICTURES; i++) { free(cam->jpeg[i]); cam->jpeg[i] = NULL; cam->jpeg_size[i] = 0; }
+        for (int i = 0; i <= PICTURES; i++) { free(cam->jpeg[i]); cam->jpeg[i] = NULL; cam->jpeg_size[i] = 0; }
         avcodec_free_context(&cam->encoder);
         av_frame_free(&cam->frame);
         av_packet_free(&cam->packet);
@@ -517,6 +526,15 @@ static const uint8_t *jpeg_picture(camera *cam, uint32_t n, int *size) {
     }
     *size = cam->jpeg_size[n];
     return cam->jpeg[n];
+}
+
+// The picture frame `sequence` shows: its own, the one a freeze holds, or black.
+static uint32_t picture_of(const camera *cam, uint32_t sequence) {
+    if (cam->black_from >= 0 && sequence >= (uint32_t)cam->black_from && sequence < (uint32_t)(cam->black_from + cam->black_frames))
+        return BLACK_PICTURE;
+    if (cam->freeze_from >= 0 && sequence >= (uint32_t)cam->freeze_from && sequence < (uint32_t)(cam->freeze_from + cam->freeze_frames))
+        return (uint32_t)cam->freeze_from;
+    return sequence;
 }
 
 static uint32_t draw_frame(camera *cam, uint8_t *out, uint32_t n) {
@@ -569,7 +587,7 @@ static void catch_up(camera *cam, int64_t now) {
             cam->queued_head = (cam->queued_head + 1) % MAX_BUFFERS;
             cam->queued_count--;
             buffer *b = &cam->buffers[index];
-            b->bytesused = draw_frame(cam, cam->memory + (size_t)index * cam->buffer_stride, cam->sequence);
+            b->bytesused = draw_frame(cam, cam->memory + (size_t)index * cam->buffer_stride, picture_of(cam, cam->sequence));
             b->sequence = cam->sequence;
             b->timestamp.tv_sec = cam->next_due / 1000000000;
             b->timestamp.tv_usec = (cam->next_due % 1000000000) / 1000;

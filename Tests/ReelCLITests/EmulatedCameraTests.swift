@@ -92,6 +92,26 @@ import Testing
     /// 16 buffers in half a second and drops the pictures after them (its sequence numbers jump). Every one is
     /// counted in droppedFrames and its slot shows the picture before it: the movie still lasts its 4 s.
     /// Before, the camera's drops were not counted (15 pictures missing, droppedFrames 0).
+    /// Issue 27: a camera that gets stuck (the same picture, 1 s to 3 s) and then is capped (black, 3.5 s to
+    /// 4.3 s) raises the frozen and black alarms at those times (±0.2 s), through the real V4L2 reader.
+    @Test func aStuckThenCappedCameraRaisesItsAlarms() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try Self.reel(["record", "cam.mov", "--video", "v4l2:/dev/video0?input_format=yuyv422&video_size=640x480", "--audio", "none",
+                                    "--preset", "352x288", "--max-duration", "5", "--alarm", "frozen:0.002:1", "--alarm", "black:0.1:0.5", "--json"],
+                                   camera: #", "freezeFrom": 30, "freezeFrames": 60, "blackFrom": 105, "blackFrames": 24"#, in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let alarms = try #require(try TestInputs.json(result.standardOutput)["alarms"] as? [[String: Any]], "\(result.standardOutput)")
+        let expected: [(String, Double, Double)] = [("frozen", 1.0, 3.0), ("black", 3.5, 4.3)]
+        #expect(alarms.count == 2, "\(alarms)")
+        for (kind, start, end) in expected {
+            let alarm = alarms.first { $0["kind"] as? String == kind }
+            let (from, to) = (alarm?["start"] as? Double ?? -9, alarm?["end"] as? Double ?? -9)
+            #expect(abs(from - start) <= 0.2 && abs(to - end) <= 0.2, "\(kind): \(from)–\(to), expected \(start)–\(end)")
+        }
+        #expect(result.standardError.contains("reel: alarm frozen since 00:01: the picture has not changed"), "\(result.standardError)")
+    }
+
     @Test func aCameraThatDropsPicturesIsCounted() throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

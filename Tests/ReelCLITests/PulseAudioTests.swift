@@ -78,6 +78,49 @@ import Testing
         #expect(windows.count >= 20 && Double(onTone) >= 0.8 * Double(windows.count), "windows: \(windows)")
     }
 
+    /// Issue 27: a PulseAudio microphone is metered as captured (FFmpeg's sine, 1/8 of full scale: peak -18.1 dBFS,
+    /// through a null sink at 100 %), and when the tone stops the silence alarm starts, still on at the end.
+    @Test func aMicrophonesLevelsAndItsSilence() throws {
+        let server = try PulseServer.start()
+        defer { server.stop() }
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let tone = try server.playTone(seconds: 30)
+        defer { kill(tone.process.processIdentifier, SIGKILL) }
+        let recording = try Processes.start(Processes.reelExecutable, ["record", "mic.mov", "--video", "none", "--audio", "pulse:reeltest.monitor",
+                                                                       "--max-duration", "30", "--alarm", "silence:-60:1", "--control", "mic.sock", "--json"],
+                                            currentDirectory: folder, environment: server.environment)
+        defer { kill(recording.process.processIdentifier, SIGKILL) }
+        #expect(Processes.waitForFile("\(folder)/mic.sock", seconds: 20))
+        func ctl(_ words: String...) throws -> [String: Any]? {
+            let run = try Processes.run(Processes.reelExecutable, ["ctl", "mic.sock"] + words + ["--json"], currentDirectory: folder, timeout: 20)
+            return try? TestInputs.json(run.standardOutput)
+        }
+        // Once the sound flows (a PulseAudio stream takes a moment to start), and has for a second.
+        var peaks: [Double] = []
+        let deadline = Date(timeIntervalSinceNow: 15)
+        while Date() < deadline {
+            let levels = try ctl("levels")
+            if let time = levels?["time"] as? Double, time > 1, let channels = levels?["channels"] as? [[String: Any]] {
+                peaks = channels.map { $0["peak"] as? Double ?? -999 }
+                break
+            }
+            usleep(200_000)
+        }
+        #expect(!peaks.isEmpty && peaks.allSatisfy { abs($0 - -18.06) <= 1 }, "the tone's peak per channel: \(peaks)")
+        // The tone stops: the silence alarm starts a second later, dated when the sound stopped.
+        let stoppedAt = try ctl("status")?["timeline"] as? Double ?? -1
+        kill(tone.process.processIdentifier, SIGKILL)
+        usleep(2_500_000)
+        #expect(try Processes.run(Processes.reelExecutable, ["ctl", "mic.sock", "stop"], currentDirectory: folder, timeout: 20).status == 0)
+        let result = Processes.finish(recording, timeout: 30)
+        #expect(result.status == 0, "\(result.standardError)")
+        let alarms = try TestInputs.json(result.standardOutput)["alarms"] as? [[String: Any]] ?? []
+        #expect(alarms.count == 1 && alarms.first?["kind"] as? String == "silence" && alarms.first?["end"] == nil, "\(alarms)")
+        let start = alarms.first?["start"] as? Double ?? 0
+        #expect(start >= stoppedAt - 0.2 && start <= stoppedAt + 1, "the silence began when the tone stopped (\(stoppedAt)): \(start)")
+    }
+
     @Test func aPulseAudioServerThatDiesEndsWithDeviceLostAndAPlayableFile() throws {
         let server = try PulseServer.start()
         let tone = try server.playTone(seconds: 20)

@@ -155,12 +155,12 @@ final class SessionEngine: @unchecked Sendable {
     }
 
     /// Seconds on a live session's timeline now (its movies' time zero is the first picture; pauses not
-    /// counted out), or nil before the first picture.
+    /// counted out; a session without pictures keeps its clock's zero), or nil before the first picture.
     var timelineNow: Double? {
         let first = firstPictureTime.load(ordering: .acquiring)
-        guard first >= 0 else { return nil }
+        guard first >= 0 || !setup.readerFactory.hasVideo else { return nil }
         let now = (MonotonicClock.nanoseconds() - setup.readerFactory.sessionStart) / 1000
-        return Double(now - first) / 1e6
+        return Double(now - max(0, first)) / 1e6
     }
 
     /// Where the timeline starts on the session clock (seconds): its first picture, or 0 without one yet (a

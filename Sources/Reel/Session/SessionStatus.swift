@@ -13,7 +13,8 @@ public struct SessionStatus: Sendable, Codable, Equatable {
     /// The main movie's latest progress report.
     public var progress: RecordingProgress?
     /// Seconds on a live recording's timeline now: where a switch or photo asked for now lands in the
-    /// movies (before any pause is left out). Nil before the first picture and for unpaced inputs.
+    /// movies (before any pause is left out); a session without pictures counts from its start. Nil before the
+    /// first picture and for unpaced inputs.
     public var timeline: Double? = nil
     /// Once finished.
     public var result: RecordingResult?
