@@ -21,8 +21,10 @@ enum CaptureCommand {
                                     see reel record --help)
         \(RecordingOptions.help)
         \(RecordingOptions.liveHelp)
-        \(RecordingOptions.alarmHelp)
           A tap keeps its live stream (the press as it was seen); only the movie is dropped.
+        \(RecordingOptions.alarmHelp)
+        exit codes: 0 a photo or movie kept, 1 runtime failure, 2 bad usage (nothing written),
+                    3 with --alarm-exit: kept, but an alarm was still on at the end, 130 a second Ctrl-C
         """
 
     struct Report: Encodable {

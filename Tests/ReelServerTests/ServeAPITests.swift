@@ -74,12 +74,13 @@ import Testing
         #expect(hold["kind"] as? String == "movie", "\(hold)")
         let held = try MediaInspection(path: served.file(hold["name"] as? String ?? "-"))
         #expect(held.videoDuration > 1.4 && held.videoDuration < 2.2, "a 1.6 s hold: \(held.videoDuration) s")
-        let hidden = Scratch.files(in: "\(served.folder)/recordings").filter { $0.hasPrefix(".") }
+        // (the thumbnails' folder is the one hidden name the server keeps there)
+        let hidden = Scratch.files(in: "\(served.folder)/recordings").filter { $0.hasPrefix(".") && $0 != RecordingsFolder.thumbnailFolder }
         #expect(hidden.isEmpty, "no hidden photo of the hold is left: \(hidden)")
 
         // The list, newest first, and downloads with Range (what a <video> element asks for).
         let list = try #require(try client.request("GET", "/api/recordings").json as? [[String: Any]])
-        #expect(Set(list.compactMap { $0["name"] as? String }) == Set(Scratch.files(in: "\(served.folder)/recordings")))
+        #expect(Set(list.compactMap { $0["name"] as? String }) == Set(Scratch.files(in: "\(served.folder)/recordings")).subtracting([RecordingsFolder.thumbnailFolder]))
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: served.file(movieName))))
         let whole = try client.request("GET", "/recordings/\(movieName)")
         #expect(whole.status == 200 && whole.body == bytes && whole.headers["content-type"] == "video/quicktime")
