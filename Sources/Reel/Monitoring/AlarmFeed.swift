@@ -9,8 +9,11 @@ final class AlarmFeed: SessionOutput, @unchecked Sendable {
     static let gridColumns = 32
     static let gridRows = 18
 
-    /// Touched only on the session's thread (`take`), and by `annotate` once the session has ended.
+    /// Touched only on the session's thread (`take`, `end`).
     private var monitor: AlarmMonitor
+    /// What it asks the session for, fixed at the start (read on any thread).
+    private let watchesSound: Bool
+    private let watchesPictures: Bool
     private var previousGrid: [Float]?
     private let changed: @Sendable (AlarmMonitor.Change) -> Void
     private let finished = Locked<[Alarm]?>(nil)
@@ -19,13 +22,15 @@ final class AlarmFeed: SessionOutput, @unchecked Sendable {
 
     init(rules: [AlarmRule], origin: @escaping @Sendable () -> Double, changed: @escaping @Sendable (AlarmMonitor.Change) -> Void) {
         monitor = AlarmMonitor(rules: rules)
+        watchesSound = monitor.watchesSound
+        watchesPictures = monitor.watchesPictures
         self.origin = origin
         self.changed = changed
     }
 
     var role: SessionOutputRole { .companion }
     func start() {}
-    func wants(_ type: MediaType) -> Bool { type == .audio ? monitor.watchesSound : type == .video && monitor.watchesPictures }
+    func wants(_ type: MediaType) -> Bool { type == .audio ? watchesSound : type == .video && watchesPictures }
     var isDone: Bool { false }
 
     func take(_ type: MediaType, _ item: CapturedItem, buffer: CaptureBuffer) {
