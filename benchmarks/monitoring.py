@@ -122,7 +122,7 @@ def targets(row):
     spent, late = row["cost"], row["latency"]
     return [
         (f"{spent['job']}: ≤ 1 % of one core more", spent["addedPercent"] <= 1,
-         f"+{spent['addedPercent']:.2f} % ({spent['plainPercent']:.2f} → {spent['monitoredPercent']:.2f} % of one core on the session "
+         f"{spent['addedPercent']:+.2f} % ({spent['plainPercent']:.2f} → {spent['monitoredPercent']:.2f} % of one core on the session "
          f"and reader threads, median of {spent['runs']} pairs)"),
         (f"{late['job']}: median ≤ 100 ms", late["median"] <= 0.1,
          f"median {1000 * late['median']:.1f} ms, p95 {1000 * late['p95']:.1f} ms, max {1000 * late['max']:.1f} ms over {late['updates']} updates"),

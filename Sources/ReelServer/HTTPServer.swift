@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Glibc
 import Reel
+import SystemSupport
 
 /// An HTTP/1.1 server on libmicrohttpd: one epoll thread serves every connection, and handlers never block it.
 /// A response that waits — a held playlist reload, a stream between two pictures or events, an answer computed
@@ -35,6 +36,11 @@ final class HTTPServer: @unchecked Sendable {
     private let deadlines: RequestDeadlines
     /// The connections waiting for a pending answer or a stream's next bytes.
     let parking = ConnectionParking()
+    /// Requests under way (from their head to their response sent or their connection gone), which a stop lets
+    /// finish: an answer given just before it (a held reload answered by the live stream's stop) is sent.
+    private let requestsUnderWay = Locked(0)
+    /// How long a stop waits for them.
+    static let stopGraceSeconds = 3.0
     private var context: Unmanaged<HTTPServer>?
     /// The port bound (the one asked for, or the one the system chose for port 0).
     private(set) var port: Int = 0
@@ -66,11 +72,15 @@ final class HTTPServer: @unchecked Sendable {
         port = Int(reel_mhd_port(started))
     }
 
-    /// Stops listening and closes every connection (the parked ones are resumed first, as libmicrohttpd requires).
+    /// Stops listening and closes every connection: the parked ones are resumed first (as libmicrohttpd requires:
+    /// a pending answer not given is a 503, a stream ends), and the requests under way get up to
+    /// `stopGraceSeconds` to send their responses. Idle keep-alive connections are simply closed.
     func stop() {
         guard let daemon else { return }
         self.daemon = nil
         parking.close()
+        let deadline = MonotonicClock.nanoseconds() + Int64(HTTPServer.stopGraceSeconds * 1e9)
+        _ = requestsUnderWay.wait(until: { $0 == 0 ? true : nil }, deadline: deadline)
         MHD_stop_daemon(daemon)
         deadlines.stop()
         context = nil
@@ -94,6 +104,7 @@ final class HTTPServer: @unchecked Sendable {
         guard let pending = requestContext.pointee else {
             // The first call: headers only. Keep state for the body that may follow.
             server.deadlines.headReceived(connection)
+            server.requestsUnderWay.withLock { $0 += 1 }
             requestContext.pointee = Unmanaged.passRetained(Upload()).toOpaque()
             return HTTPServer.yes
         }
@@ -147,5 +158,6 @@ final class HTTPServer: @unchecked Sendable {
         guard let requestContext, let pending = requestContext.pointee else { return }
         Unmanaged<Upload>.fromOpaque(pending).release()
         requestContext.pointee = nil
+        if let cls { Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().requestsUnderWay.withLockNotifying { $0 -= 1 } }
     }
 }
