@@ -56,7 +56,7 @@ def monitored_share(reel, cwd, extra, seconds):
 
 
 def cost(reel, cwd, quick):
-    seconds, runs = (6, 2) if quick else (20, 3)
+    seconds, runs = (5, 1) if quick else (20, 3)
     pairs = [(monitored_share(reel, cwd, [], seconds)[0], monitored_share(reel, cwd, ALARMS, seconds)[0]) for _ in range(runs)]
     differences = [watched - plain for plain, watched in pairs]
     return {"job": f"monitoring: record {seconds} s 720p30 paced, levels + four alarms vs neither",
@@ -66,7 +66,7 @@ def cost(reel, cwd, quick):
 
 
 def latency(reel, cwd, quick):
-    seconds = 6 if quick else 20
+    seconds = 5 if quick else 20
     socket_path = os.path.join(cwd, "monitoring.sock")
     process = subprocess.Popen([reel, "record", "latency.mov", *SOURCE, "--preset", "352x288", "--max-duration", str(seconds + 2),
                                 "--overwrite", "--quiet", "--min-free", "0", "--control", socket_path],
