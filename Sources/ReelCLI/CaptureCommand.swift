@@ -113,12 +113,7 @@ enum CaptureCommand {
             let kept = outcome.kind == .photo ? "photo \(outcome.photo!)" : "movie \(outcome.movie!)"
             Terminal.writeError("\(kept) (\(String(printf: "%.2f", outcome.recording.duration)) s pressed)\n")
         }
-        if let on = outcome.recording.alarms?.filter({ $0.end == nil }), !on.isEmpty {
-            let names = on.map { "\($0.kind.rawValue) since \(StatusLine.clock($0.start))" }.joined(separator: ", ")
-            Terminal.writeError("reel: \(options.alarmExit ? "error" : "warning"): the capture ended with an alarm on: \(names)\n")
-            if options.alarmExit { return .alarm }
-        }
-        return .success
+        return RecordCommand.alarmVerdict(outcome.recording, alarmExit: options.alarmExit, what: "capture")
     }
 }
 

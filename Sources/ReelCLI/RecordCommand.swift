@@ -181,12 +181,15 @@ enum RecordCommand {
             Terminal.printError("\(failed.output) failed (\(failed.stopReason.rawValue)): \(failed.error ?? "no usable file was produced")")
             return .failure
         }
-        if let on = result.alarms?.filter({ $0.end == nil }), !on.isEmpty {
-            let names = on.map { "\($0.kind.rawValue) since \(StatusLine.clock($0.start))" }.joined(separator: ", ")
-            Terminal.writeError("reel: \(alarmExit ? "error" : "warning"): the recording ended with an alarm on: \(names)\n")
-            if alarmExit { return .alarm }
-        }
-        return .success
+        return alarmVerdict(result, alarmExit: alarmExit, what: "recording")
+    }
+
+    /// A recording that ended with an alarm still on: a warning line, or with --alarm-exit an error and exit 3.
+    static func alarmVerdict(_ result: RecordingResult, alarmExit: Bool, what: String) -> ExitCode {
+        guard let on = result.alarms?.filter({ $0.end == nil }), !on.isEmpty else { return .success }
+        let names = on.map { "\($0.kind.rawValue) since \(StatusLine.clock($0.start))" }.joined(separator: ", ")
+        Terminal.writeError("reel: \(alarmExit ? "error" : "warning"): the \(what) ended with an alarm on: \(names)\n")
+        return alarmExit ? .alarm : .success
     }
 
     private static func defaultOutputPath() throws -> String {

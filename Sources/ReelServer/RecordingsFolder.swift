@@ -32,11 +32,7 @@ final class RecordingsFolder: @unchecked Sendable {
     }
 
     /// Free space of the folder's filesystem, as an unprivileged writer may use it (nil if it cannot be read).
-    var freeBytes: Int64? {
-        var stats = statvfs()
-        guard fstatvfs(folder.raw, &stats) == 0 else { return nil }
-        return Int64(stats.f_bavail) * Int64(stats.f_frsize)
-    }
+    var freeBytes: Int64? { DiskSpace.availableBytes(atFolder: path) }
 
     /// A name the server could have made: letters, digits, `-`, `_` and `.`, not starting with `.`, ending in
     /// `.mov` or `.jpg`, at most 128 characters.
@@ -71,7 +67,12 @@ final class RecordingsFolder: @unchecked Sendable {
     /// Opens a recording for reading: its descriptor and size.
     func open(_ name: String) throws(AccessError) -> (descriptor: FileDescriptor, size: Int64) {
         guard RecordingsFolder.isValidName(name) else { throw .invalidName }
-        guard let file = try? FileDescriptor.opening("openat", { openat(folder.raw, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }) else {
+        return try RecordingsFolder.openRegularFile(name, in: folder)
+    }
+
+    /// `name` below `directory`, read-only, without following a link; a regular file or `.notFound`.
+    private static func openRegularFile(_ name: String, in directory: FileDescriptor) throws(AccessError) -> (descriptor: FileDescriptor, size: Int64) {
+        guard let file = try? FileDescriptor.opening("openat", { openat(directory.raw, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }) else {
             throw .notFound
         }
         var info = stat()
@@ -102,13 +103,7 @@ final class RecordingsFolder: @unchecked Sendable {
     /// A recording's thumbnail for reading, if made.
     func openThumbnail(_ name: String) throws(AccessError) -> (descriptor: FileDescriptor, size: Int64) {
         guard RecordingsFolder.isValidName(name) else { throw .invalidName }
-        let thumbnails = try openThumbnails(creating: false)
-        guard let file = try? FileDescriptor.opening("openat", { openat(thumbnails.raw, name + ".jpg", O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }) else {
-            throw .notFound
-        }
-        var info = stat()
-        guard fstat(file.raw, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw .notFound }
-        return (file, Int64(info.st_size))
+        return try RecordingsFolder.openRegularFile(name + ".jpg", in: try openThumbnails(creating: false))
     }
 
     /// A new, unused path in the folder: `photo-20261130-142501-123.jpg`. The name is reserved: requests at

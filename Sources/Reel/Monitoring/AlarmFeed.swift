@@ -42,7 +42,7 @@ final class AlarmFeed: SessionOutput, @unchecked Sendable {
         } else {
             guard let grid = item.picture(0).lumaGrid(columns: AlarmFeed.gridColumns, rows: AlarmFeed.gridRows) else { return }
             let threshold = Float(monitor.blackThreshold ?? 0)
-            let dark = Double(grid.filter { $0 < threshold }.count) / Double(grid.count)
+            let dark = Double(grid.reduce(0) { $0 + ($1 < threshold ? 1 : 0) }) / Double(grid.count)
             let change = previousGrid.map { previous in
                 Double(zip(grid, previous).reduce(Float(0)) { $0 + abs($1.0 - $1.1) }) / Double(grid.count)
             }
