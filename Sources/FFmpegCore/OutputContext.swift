@@ -53,14 +53,7 @@ public final class OutputContext {
         }
         try FFmpegError.check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.codecContext),
                               "avcodec_parameters_from_context")
-        if let codecTag {
-            let characters = Array(codecTag.utf8)
-            guard characters.count == 4 else {
-                throw FFmpegError(call: "avformat_new_stream", message: "codec tag '\(codecTag)' is not four characters")
-            }
-            // MKTAG: the first character in the lowest byte.
-            stream.pointee.codecpar.pointee.codec_tag = characters.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        }
+        if let codecTag { try OutputContext.setCodecTag(codecTag, of: stream) }
         stream.pointee.time_base = encoder.codecContext.pointee.time_base
         encoderTimeBases.append(encoder.timeBase)
         return Int(stream.pointee.index)
@@ -69,14 +62,25 @@ public final class OutputContext {
     /// Adds a stream described by `parameters` (an encoder's, copied on its thread); packets arrive in its time
     /// base and are rescaled here. Returns the stream's index.
     @discardableResult
-    public func addStream(_ parameters: StreamParameters) throws -> Int {
+    public func addStream(_ parameters: StreamParameters, codecTag: String? = nil) throws -> Int {
         guard let stream = avformat_new_stream(formatContext, nil) else {
             throw FFmpegError(call: "avformat_new_stream", message: "out of memory")
         }
         try FFmpegError.check(avcodec_parameters_copy(stream.pointee.codecpar, parameters.parameters), "avcodec_parameters_copy")
+        if let codecTag { try OutputContext.setCodecTag(codecTag, of: stream) }
         stream.pointee.time_base = parameters.timeBase.av
         encoderTimeBases.append(parameters.timeBase)
         return Int(stream.pointee.index)
+    }
+
+    /// `codecTag` (four characters, such as "hvc1") replaces the tag the muxer would choose for the codec.
+    private static func setCodecTag(_ codecTag: String, of stream: UnsafeMutablePointer<AVStream>) throws {
+        let characters = Array(codecTag.utf8)
+        guard characters.count == 4 else {
+            throw FFmpegError(call: "avformat_new_stream", message: "codec tag '\(codecTag)' is not four characters")
+        }
+        // MKTAG: the first character in the lowest byte.
+        stream.pointee.codecpar.pointee.codec_tag = characters.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
     }
 
     /// Records that a player should rotate the stream's picture clockwise by `degrees` (a display matrix,

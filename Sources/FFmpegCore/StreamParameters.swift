@@ -22,6 +22,20 @@ public final class StreamParameters: @unchecked Sendable {
         timeBase = encoder.timeBase
     }
 
+    public var mediaType: MediaType { MediaType(parameters.pointee.codec_type) }
+    public var width: Int { Int(parameters.pointee.width) }
+    public var height: Int { Int(parameters.pointee.height) }
+    public var sampleRate: Int { Int(parameters.pointee.sample_rate) }
+    public var channelCount: Int { Int(parameters.pointee.ch_layout.nb_channels) }
+    public var bitRate: Int64 { parameters.pointee.bit_rate }
+    /// FFmpeg's name of the codec (h264, hevc, aac).
+    public var codecIdentifier: String { String(cString: avcodec_get_name(parameters.pointee.codec_id)) }
+    /// The codec headers (for x264 and x265 their parameter sets in Annex B form).
+    public var extradata: [UInt8] {
+        guard let bytes = parameters.pointee.extradata, parameters.pointee.extradata_size > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: bytes, count: Int(parameters.pointee.extradata_size)))
+    }
+
     deinit {
         var owned: UnsafeMutablePointer<AVCodecParameters>? = parameters
         avcodec_parameters_free(&owned)

@@ -22,6 +22,9 @@ enum CtlCommand {
           live DIR|URL           stream the movie as HLS into DIR (relative: beside the recording; 6 s segments)
                                  or push it to srt://HOST:PORT or rtmp://HOST/APP/KEY, from its next picture
           live-push URL          the same, for a server only
+          save-replay FILE.mov [SECONDS]
+                                 the replay buffer's last SECONDS (default: all it holds) to a movie, while it
+                                 keeps filling (relative to the recording's folder; needs --replay-buffer)
           watch                  print events (progress each second, segments, the end) until the recording ends
         With --json the reply's data (or each event) is printed as JSON; watch --json also prints the
         levels events (ten a second).
@@ -107,11 +110,18 @@ enum CtlCommand {
         return text
     }
 
+    /// A saved replay as a person reads it: where, what span of the recording, how big, how fast.
+    static func text(of save: ReplaySave) -> String {
+        "\(save.path): \(String(printf: "%.2f", save.seconds)) s (\(String(printf: "%.2f", save.start))-\(String(printf: "%.2f", save.end)) s of the recording), "
+            + "\(save.videoFrames) frames, \(ByteCount.format(save.bytes)), written in \(Int(save.milliseconds.rounded())) ms"
+    }
+
     /// A reply's data as a person reads it: a status, a photo's path, or "ok".
     static func describe(reply data: JSONDocument?) -> String {
         if case .null? = data { return "no sound is being recorded" }
         guard let data, let encoded = try? JSONEncoder().encode(data) else { return "ok" }
         if let levels = try? JSONDecoder().decode(AudioLevels.self, from: encoded) { return LevelText.lines(levels).joined(separator: "\n") }
+        if let save = try? JSONDecoder().decode(ReplaySave.self, from: encoded) { return text(of: save) }
         if let photo = try? JSONDecoder().decode([String: String].self, from: encoded), let path = photo["path"] { return path }
         if let push = try? JSONDecoder().decode([String: String].self, from: encoded), let url = push["pushing"] {
             return "pushing to \(url) from the next picture"

@@ -18,11 +18,13 @@ enum RecordCommand {
         \(RecordingOptions.segmentHelp)
         \(RecordingOptions.liveHelp)
         \(RecordingOptions.alarmHelp)
+        \(ReplayOptions.help)
         live control:
           --control PATH         listen on a Unix socket (mode 0600, removed at the end) for commands from
                                  reel ctl PATH ... or any program speaking its JSON lines: status, stop, pause,
                                  resume, photo FILE, switch-video SPEC|none, switch-audio SPEC|none,
-                                 camera-control NAME=VALUE, subscribe (see README, "Live control")
+                                 camera-control NAME=VALUE, save-replay FILE.mov [S], subscribe (see README,
+                                 "Live control")
 
         exit codes: 0 finalized (also when a limit or a signal stopped it), 1 runtime failure,
                     2 bad usage or input (nothing written), 3 with --alarm-exit: finalized, an alarm still on,
@@ -36,19 +38,22 @@ enum RecordCommand {
     static func run(_ arguments: [String]) -> ExitCode {
         let specification = ParsedArguments.Specification(valueOptions: RecordingOptions.valueOptions.union(RecordingOptions.segmentOptions)
                                                               .union(RecordingOptions.liveOptions).union(RecordingOptions.alarmOptions)
-                                                              .union(["--control"]),
+                                                              .union(ReplayOptions.valueOptions).union(["--control"]),
                                                           flagOptions: RecordingOptions.flagOptions.union(RecordingOptions.liveFlagOptions)
-                                                              .union(RecordingOptions.alarmFlagOptions))
-        let options: RecordingOptions
+                                                              .union(RecordingOptions.alarmFlagOptions).union(ReplayOptions.flagOptions))
+        var options: RecordingOptions
         let control: String?
         do {
             let parsed = try ParsedArguments(arguments, command: "record", specification: specification)
             guard parsed.positionals.count <= 1 else {
                 throw UsageError("record: expected one output file, got \(parsed.positionals.joined(separator: " "))")
             }
-            let output = try parsed.positionals.first ?? defaultOutputPath()
-            try RecordingOptions.checkMovieOutput(output, command: "record")
+            // Without a movie of its own (--no-movie) nothing is named; ReplayOptions refuses an output then.
+            let noMovie = parsed.has("--no-movie") && parsed.positionals.isEmpty
+            let output = noMovie ? "" : try parsed.positionals.first ?? defaultOutputPath()
+            if !noMovie { try RecordingOptions.checkMovieOutput(output, command: "record") }
             options = try RecordingOptions(parsed, outputPath: output)
+            try ReplayOptions.apply(parsed, to: &options.configuration, hasOutput: !parsed.positionals.isEmpty)
             control = parsed.value("--control")
         } catch {
             return .reporting(error)
@@ -73,7 +78,8 @@ enum RecordCommand {
         let server = try control.map { path in
             // `ctl photo NAME` goes beside the recording (as `ctl --help` says), not in reel's working folder.
             try ControlSocketServer(path: path, controller: SessionController(
-                session: session, folder: URL(fileURLWithPath: configuration.outputPath).deletingLastPathComponent().path))
+                session: session, folder: configuration.recordsMovie ? URL(fileURLWithPath: configuration.outputPath).deletingLastPathComponent().path
+                                                                     : FileManager.default.currentDirectoryPath))
         }
         defer { server?.finish() }
         let status = StatusLine(quiet: quiet)
@@ -86,7 +92,9 @@ enum RecordCommand {
         }
         signals.attach(stop: { session.stop() }, abort: {
             status.clear()
-            if keepsFragments {
+            if !configuration.recordsMovie {
+                Terminal.printError("aborted by a second interrupt")
+            } else if keepsFragments {
                 // The file is a valid fragmented movie, or already a regular one: finalization's switch is a
                 // single 8-byte write in the first sector. Leave it as it is.
                 Terminal.printError("aborted by a second interrupt; \(writing) holds the fragments written so far")
@@ -161,13 +169,19 @@ enum RecordCommand {
             Terminal.printError("recording failed (\(result.stopReason.rawValue)): \(result.error ?? "no usable file was produced")")
             return .failure
         }
-        if !json {
+        if !json && result.output.isEmpty {
+            // A session without a movie (--no-movie): what its replay buffer saved.
+            let saves = result.replays ?? []
+            Terminal.writeError("reel: \(result.stopReason.rawValue) after \(String(printf: "%.1f", result.elapsed)) s; "
+                                + "\(saves.count) replay\(saves.count == 1 ? "" : "s") saved\n")
+        } else if !json {
             for output in result.outputs ?? [result] {
                 Terminal.writeError(
                     "\(output.output): \(String(printf: "%.2f", output.duration)) s, \(ByteCount.format(output.bytes)), \(output.videoFrames) frames, \(output.droppedFrames) dropped — \(output.stopReason.rawValue)\n")
             }
             for live in result.live ?? [] { Terminal.writeError(RecordCommand.summary(of: live) + "\n") }
         }
+        if !json { for save in result.replays ?? [] { Terminal.writeError("replay: " + CtlCommand.text(of: save) + "\n") } }
         // A size segment never drops a picture to stay under --segment-size; one that had to pass it says so.
         for segment in (result.outputs ?? [result]).flatMap({ $0.segments ?? [] }) {
             if let over = segment.bytesOverSize {

@@ -19,6 +19,8 @@ public enum ControlCommand: Sendable, Equatable {
     case livePush(LivePush)
     /// Streams the running movie as HLS into a folder (relative: beside the recording) from its next picture.
     case liveFolder(String)
+    /// The replay buffer's last seconds (nil: all it holds) to a movie (relative: beside the recording).
+    case saveReplay(path: String, seconds: Double?)
     /// Events from now on: progress once a second, levels ten times a second, segment and live events, the end.
     case subscribe
 
@@ -26,7 +28,7 @@ public enum ControlCommand: Sendable, Equatable {
     public static let usage = [
         "status", "levels", "stop", "pause", "resume", "photo FILE.jpg|png", "switch-video SPEC|none", "switch-audio SPEC|none",
         "camera-control NAME=VALUE ...", "live DIR|srt://HOST:PORT|rtmp://HOST/APP/KEY", "live-push srt://HOST:PORT|rtmp://HOST/APP/KEY",
-        "subscribe",
+        "save-replay FILE.mov [SECONDS]", "subscribe",
     ]
 
     /// Parses `[name, arguments...]`; throws `ReelError.invalidInput` saying what is wrong and what is expected.
@@ -69,6 +71,21 @@ public enum ControlCommand: Sendable, Equatable {
             case .folder(let folder): self = .liveFolder(folder)
             case .server(let push): self = .livePush(push)
             }
+        case "save-replay":
+            guard (1...2).contains(arguments.count), !arguments[0].isEmpty else {
+                throw ReelError.invalidInput("save-replay takes a movie name and, if you like, seconds: save-replay FILE.mov [SECONDS]")
+            }
+            guard arguments[0].lowercased().hasSuffix(".mov") else {
+                throw ReelError.invalidInput("save-replay \(arguments[0]): give the movie a name ending in .mov")
+            }
+            var seconds: Double? = nil
+            if arguments.count == 2 {
+                guard let value = NumberText.decimal(arguments[1]), value > 0, value.isFinite else {
+                    throw ReelError.invalidInput("save-replay: '\(arguments[1])' is not a number of seconds above 0")
+                }
+                seconds = value
+            }
+            self = .saveReplay(path: arguments[0], seconds: seconds)
         case "live-push":
             let url = try one("srt://HOST:PORT|rtmp://HOST/APP/KEY")
             guard case .server(let push) = try LiveStream.destination(url) else {

@@ -22,7 +22,7 @@ public final class SessionController: Sendable {
     /// Whether a command can take long (it opens a device, waits for a picture): run it off a server's loop.
     public static func isSlow(_ command: ControlCommand) -> Bool {
         switch command {
-        case .photo, .switchVideo, .switchAudio, .cameraControl: return true
+        case .photo, .switchVideo, .switchAudio, .cameraControl, .saveReplay: return true
         case .status, .levels, .stop, .pause, .resume, .subscribe, .livePush, .liveFolder: return false
         }
     }
@@ -62,6 +62,8 @@ public final class SessionController: Sendable {
         case .livePush(let push):
             try session.addLiveStream(push)
             return ControlMessages.json(["pushing": push.displayURL])
+        case .saveReplay(let path, let seconds):
+            return ControlMessages.json(try saveReplay(to: path, seconds: seconds))
         case .liveFolder(let path):
             let folder = path.hasPrefix("/") ? path : "\(self.folder)/\(path)"
             try session.addLiveStream(LiveStream(folder: folder))
@@ -75,6 +77,12 @@ public final class SessionController: Sendable {
         try requireRecording()
         let absolute = path.hasPrefix("/") ? path : "\(folder)/\(path)"
         return try photos.captureAndWait(to: StillRequest(path: absolute))
+    }
+
+    /// The replay buffer's last `seconds` (nil: all it holds) to `path` (relative: beside the recording).
+    @available(*, noasync, message: "waits for the encoders and writes the file; call from a thread of your own")
+    public func saveReplay(to path: String, seconds: Double?) throws -> ReplaySave {
+        try session.saveReplay(to: path.hasPrefix("/") ? path : "\(folder)/\(path)", seconds: seconds)
     }
 
     /// Switches the camera (nil: black pictures); waits for the new device's first frame.

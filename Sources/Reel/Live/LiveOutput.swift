@@ -13,6 +13,8 @@ final class LiveOutput: Sendable {
     enum Destination: Sendable {
         case hls(LiveStream)
         case push(LivePush)
+        /// A replay buffer keeping the packets in memory (ReplaySink).
+        case replay(ReplayBuffer)
     }
     let destination: Destination
 
@@ -72,17 +74,29 @@ final class LiveOutput: Sendable {
         joinsRunningMovie = false
     }
 
+    init(replay: ReplayBuffer) {
+        destination = .replay(replay)
+        variant = nil
+        joinsRunningMovie = false
+    }
+
+    /// The replay buffer this output fills, if it fills one.
+    var replayBuffer: ReplayBuffer? {
+        guard case .replay(let buffer) = destination else { return nil }
+        return buffer
+    }
+
     /// The server this output pushes to, if it is a push.
     var push: LivePush? {
         guard case .push(let push) = destination else { return nil }
         return push
     }
 
-    /// A push and a low-latency HLS stream take each picture as it comes (latency is what they are for);
-    /// HLS of whole segments waits for segment boundaries.
+    /// A push and a low-latency HLS stream take each picture as it comes (latency is what they are for), a
+    /// replay buffer too (a save waits for the newest picture); HLS of whole segments waits for segment boundaries.
     private var wakesForEveryPicture: Bool {
         switch destination {
-        case .push: return true
+        case .push, .replay: return true
         case .hls(let stream): return stream.partDuration != nil
         }
     }
@@ -110,6 +124,8 @@ final class LiveOutput: Sendable {
         }
         let sink: LiveSink
         switch destination {
+        case .replay(let buffer):
+            sink = ReplaySink(buffer: buffer)
         case .push(let push):
             let parameters: (video: StreamParameters?, audio: StreamParameters?)
             do {
@@ -233,6 +249,9 @@ final class LiveOutput: Sendable {
                 empty = LiveResult(kind: push.transport.rawValue, segments: 0, listedSegments: 0, bytes: 0, duration: 0,
                                    droppedPackets: state.drops.packets, gaps: 0, error: nil)
                 empty.url = push.displayURL
+            case .replay:
+                empty = LiveResult(kind: "replay", segments: 0, listedSegments: 0, bytes: 0, duration: 0,
+                                   droppedPackets: state.drops.packets, gaps: 0, error: nil)
             }
             return state.result ?? empty
         }

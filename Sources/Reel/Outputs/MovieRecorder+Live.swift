@@ -13,6 +13,16 @@ extension MovieRecorder {
 
     private func open(_ live: LiveOutput) {
         let audio = liveAudio?.encoder ?? segments.current?.audioStreamEncoder
+        if let replay = live.replayBuffer {
+            do {
+                try replay.open(video: videoEncoder, audio: audio, rotation: setup.rotation,
+                                minFreeBytes: setup.limits.minFreeDiskSpace) { [weak self] in self?.newestPicture.load(ordering: .acquiring) ?? -1 }
+            } catch {
+                segmentEvents(.liveStopped(LiveResult(kind: "replay", segments: 0, listedSegments: 0, bytes: 0, duration: 0,
+                                                      droppedPackets: 0, gaps: 0, error: "the replay buffer could not start: \(error)")))
+                return
+            }
+        }
         live.open(video: videoEncoder, audio: audio, frameDuration: videoTimeBase.doubleValue) { [segmentEvents] event in
             switch event {
             case .stopped(let result): segmentEvents(.liveStopped(result))
@@ -63,11 +73,13 @@ extension MovieRecorder {
         guard !liveOutputs.isEmpty else { return late }
         finishLiveAudio()  // when no file was open at the end (its encoders were finished before)
         for live in liveOutputs { live.end() }  // all at once: a stalled push does not hold the others up
-        return liveOutputs.map { live in
+        let results = liveOutputs.map { live in
             var result = live.finish()
             if result.error == nil { result.error = liveAudioFailure }
-            return result
-        } + late
+            return (result, isReplay: live.replayBuffer != nil)
+        }
+        // A replay buffer's end is its saves (ReplayBuffer.saves), not a stream's.
+        return results.filter { !$0.isReplay }.map(\.0) + late
     }
 
     /// Samples the movie encodes (from its sample `position` on), for a segmented movie's streams. A failure

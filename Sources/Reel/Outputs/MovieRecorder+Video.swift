@@ -17,6 +17,7 @@ extension MovieRecorder {
         }
         if origin == nil { origin = item.time }
         let slots = video.arrive(after: item.time - origin!)
+        newestPicture.store(slots.upperBound, ordering: .releasing)
         let previous = heldPicture
         heldPicture = item
         if let previous {

@@ -76,6 +76,9 @@ final class MovieRecorder: @unchecked Sendable {
     var liveStreamsDated = false
     /// The live streams fed now: the setup's, then those that joined while the movie records (its thread only).
     var liveOutputs: [LiveOutput] = []
+    /// The frame slot of the newest picture given to the movie (held until the next says for how long): what
+    /// a replay saved now must reach. -1 before the first.
+    let newestPicture = Atomic<Int64>(-1)
     /// Live streams added from other threads, taken in before the next captured item.
     let liveJoins = LiveJoins()
     /// A segmented movie's sound for its live streams, encoded without the files' joins (and the sound of

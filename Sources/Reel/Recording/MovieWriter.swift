@@ -71,9 +71,17 @@ final class MovieWriter {
     /// Above this many queued packets of one stream, the other is considered stalled and is not waited for.
     private static let maximumQueuedPackets = 512
 
-    /// `streams` lists the encoders in stream order; the first video stream may carry a rotation.
-    /// `fragmentInterval` > 0 writes crash-safe fragments (see MovieFragmenter).
-    init(path: String, encoders: [Encoder], rotation: DisplayTurn, limits: RecordingLimits, folder: String,
+    /// `encoders` in stream order; the first video stream may carry a rotation. `fragmentInterval` > 0 writes
+    /// crash-safe fragments (see MovieFragmenter).
+    convenience init(path: String, encoders: [Encoder], rotation: DisplayTurn, limits: RecordingLimits, folder: String,
+                     fragmentInterval: Double = 0, fragmentMemoryLimit: Int64 = 4 << 20) throws {
+        try self.init(path: path, streams: encoders.map(StreamParameters.init(of:)), rotation: rotation, limits: limits,
+                      folder: folder, fragmentInterval: fragmentInterval, fragmentMemoryLimit: fragmentMemoryLimit)
+    }
+
+    /// `streams` describes the packets of each stream, in stream order (their encoders', copied on the
+    /// encoders' thread: a replay is written beside the encoders that go on encoding).
+    init(path: String, streams: [StreamParameters], rotation: DisplayTurn, limits: RecordingLimits, folder: String,
          fragmentInterval: Double = 0, fragmentMemoryLimit: Int64 = 4 << 20) throws {
         output = try OutputContext(path: path, formatName: "mov")
         self.path = path
@@ -81,22 +89,22 @@ final class MovieWriter {
         self.fragmentMemoryLimit = fragmentMemoryLimit
         self.limits = limits
         self.folder = folder
-        let tracks = encoders.map(TrackDescription.init)
-        for (encoder, track) in zip(encoders, tracks) {
-            try output.addStream(for: encoder, codecTag: CodecConfigurationRecord.sampleEntryTag(forCodec: track.codec)?.description)
+        let tracks = streams.map(TrackDescription.init)
+        for (stream, track) in zip(streams, tracks) {
+            try output.addStream(stream, codecTag: CodecConfigurationRecord.sampleEntryTag(forCodec: track.codec)?.description)
         }
-        if let videoIndex = encoders.firstIndex(where: { $0.mediaType == .video }) {
+        if let videoIndex = streams.firstIndex(where: { $0.mediaType == .video }) {
             try output.setRotation(streamIndex: videoIndex, turn: rotation)
         }
         self.tracks = tracks
         estimator = TrailerSizeEstimator(tracks: tracks)
-        queues = Array(repeating: [], count: encoders.count)
-        streamEnded = Array(repeating: false, count: encoders.count)
-        encoderTimeBases = encoders.map(\.timeBase)
-        isVideoStream = encoders.map { $0.mediaType == .video }
-        movieTimescale = encoders.first { $0.mediaType == .audio }.map { Int($0.timeBase.denominator) }
-        handedPackets = Array(repeating: 0, count: encoders.count)
-        handedEnd = Array(repeating: 0, count: encoders.count)
+        queues = Array(repeating: [], count: streams.count)
+        streamEnded = Array(repeating: false, count: streams.count)
+        encoderTimeBases = streams.map(\.timeBase)
+        isVideoStream = streams.map { $0.mediaType == .video }
+        movieTimescale = streams.first { $0.mediaType == .audio }.map { Int($0.timeBase.denominator) }
+        handedPackets = Array(repeating: 0, count: streams.count)
+        handedEnd = Array(repeating: 0, count: streams.count)
     }
 
     /// Seconds of media the file holds for a stream.

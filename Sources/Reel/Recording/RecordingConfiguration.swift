@@ -64,6 +64,9 @@ public struct RecordingConfiguration: Sendable {
     public var segmentation: Segmentation? = nil
     /// Live streams of the main movie (`--live DIR`: HLS beside the movie, from its encoders).
     public var live: [LiveStream] = []
+    /// The last seconds of the main movie kept in memory, saved on demand (`--replay-buffer`: see
+    /// ReplayBuffer); with `recordsMovie` false it gets encoders of its own at the preset.
+    public var replayBuffer: ReplayBuffer?
     /// Live streams of the main movie pushed to servers (`--live srt://…`, `--live rtmp://…`).
     public var livePushes: [LivePush] = []
     /// Alarms to watch for while recording (`--alarm`): each start and end is an event, and the result lists them.

@@ -40,6 +40,8 @@ public struct RecordingResult: Sendable, Codable, Equatable {
     /// The alarms of the recording (with `alarms` in the configuration), in the order they started; one still on
     /// at the end has no `end`.
     public var alarms: [Alarm]? = nil
+    /// The movies saved from the recording's replay buffer while it ran (`save-replay`), in order.
+    public var replays: [ReplaySave]? = nil
 }
 
 extension RecordingResult {

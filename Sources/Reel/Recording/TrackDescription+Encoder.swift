@@ -10,6 +10,14 @@ extension TrackDescription {
                   codec: Codec(encoder.codecIdentifier), timeBase: TimeBase(encoder.timeBase),
                   extradata: encoder.extradata, bitRate: encoder.bitRate)
     }
+
+    /// The track of packets described by `parameters` (an encoder's, copied on its thread).
+    init(_ parameters: StreamParameters) {
+        self.init(media: parameters.mediaType == .video ? .video(width: parameters.width, height: parameters.height)
+                                                        : .audio(sampleRate: parameters.sampleRate, channels: parameters.channelCount),
+                  codec: Codec(parameters.codecIdentifier), timeBase: TimeBase(parameters.timeBase),
+                  extradata: parameters.extradata, bitRate: parameters.bitRate)
+    }
 }
 
 extension TimeBase {

@@ -67,13 +67,7 @@ extension CaptureSession {
         let outputs = live.streams.map { LiveOutput(stream: $0) } + live.pushes.map { LiveOutput(push: $0) }
         let setup = try running.context.liveStreams(preset: live.preset, live: outputs)
         for stream in live.streams { try LiveFolder.prepare(stream) }
-        let slots = running.paced ? MovieRecorder.livePictureQueue + 2 : 2
-        running.buffer.addSlots(.video, count: slots)
-        let recorder = MovieRecorder(setup: setup, buffer: running.buffer, paced: running.paced,
-                                     readerDrops: running.engine.readerDropCount, progress: { _ in },
-                                     segmentEvents: running.outputEvents)
-        live.attach(recorder)
-        guard running.engine.add(recorder, slots: slots) else {
+        guard CaptureSession.addWithoutMovie(setup, running: running, attach: live.attach) else {
             throw ReelError.invalidInput("the session has ended: start it again before adding live streams")
         }
     }

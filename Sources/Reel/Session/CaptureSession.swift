@@ -38,6 +38,8 @@ public final class CaptureSession: Sendable {
         /// Its inputs as they are now, whether it is paused, and the latest progress of its main movie.
         var live = SessionStatus.Live()
         var finishWaiters: [CheckedContinuation<RecordingResult, Never>] = []
+        /// The recording's replay buffers (the configuration's, then those added while it runs).
+        var replayBuffers: [ReplayBuffer] = []
 
         var state: State {
             switch phase {
@@ -111,6 +113,11 @@ public final class CaptureSession: Sendable {
         }
         do {
             let preparation = try RecordingPreparation(configuration, movieOutputs: pending, interrupt: interrupt)
+            // A replay buffer without a movie to fill it gets encoders of its own (checked before anything starts).
+            let replaySetup = try configuration.replayBuffer.flatMap { replay in
+                configuration.recordsMovie ? nil : try preparation.context.liveStreams(preset: replay.preset ?? configuration.preset,
+                                                                                       live: [LiveOutput(replay: replay)])
+            }
             let shared = self.shared
             let outputEvents: @Sendable (RecordingEvent) -> Void = { event in
                 // A push's connection shows in `status` too.
@@ -132,6 +139,7 @@ public final class CaptureSession: Sendable {
                 shared.live = SessionStatus.Live(video: configuration.video?.description, audio: configuration.audio?.description,
                                                  videoSpec: configuration.video)
                 shared.photoRequests = preparation.photos
+                shared.replayBuffers = configuration.replayBuffer.map { [$0] } ?? []
                 shared.phase = .recording(running)
                 return (shared.photoOutputs, shared.previewOutputs)
             }
@@ -140,6 +148,7 @@ public final class CaptureSession: Sendable {
             // A stop that came while the inputs were opening is carried out now.
             if interrupt.isRaised { engine.requestStop() }
             for movie in movies { engine.add(movie) }
+            if let replaySetup { _ = CaptureSession.addWithoutMovie(replaySetup, running: running) }
             if let audio = configuration.audio, audio.kind != .file, configuration.needsLevels {
                 engine.add(levelFeed(engine: engine, events: events))
             }
@@ -155,8 +164,10 @@ public final class CaptureSession: Sendable {
             _ = WorkerThread(name: "reel.session") {
                 events(.started(output: mainOutput))
                 let (results, ending) = engine.run()
-                let result = !configuration.recordsMovie ? CaptureSession.sessionResult(ending, configuration: configuration, startedAt: startedAt)
+                var result = !configuration.recordsMovie ? CaptureSession.sessionResult(ending, configuration: configuration, startedAt: startedAt)
                                              : CaptureSession.combined(results)
+                let replays = self.replayBuffers.flatMap(\.saves)
+                if !replays.isEmpty { result.replays = replays }
                 // The event first: whoever waits in finished() or record(events:) has had every event when it
                 // returns (a handler should not start the next recording itself: the session is not done yet).
                 events(.finished(result))

@@ -154,6 +154,12 @@ struct RecordingPreparation {
         }
         // Pushes carry the main movie (a server takes one rendition; tiers are for HLS's players).
         if !configuration.livePushes.isEmpty { setups[0].live += configuration.livePushes.map { LiveOutput(push: $0) } }
+        // So does the replay buffer; without a movie it gets encoders of its own once the session runs.
+        if let replay = configuration.replayBuffer {
+            try replay.validate()
+            if replay.isFed { throw ReelError.invalidInput("the replay buffer is being filled by another recording: give this one its own") }
+            if configuration.recordsMovie { setups[0].live.append(LiveOutput(replay: replay)) }
+        }
         movies = setups
         self.context = context
 
