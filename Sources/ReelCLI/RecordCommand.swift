@@ -165,11 +165,13 @@ enum RecordCommand {
 
     static func report(_ result: RecordingResult, json: Bool, alarmExit: Bool = false) -> ExitCode {
         if json { Terminal.writeOutput(Terminal.json(result)) }
-        guard result.recordedSuccessfully else {
+        // A session without a movie (--no-movie) fails only when its inputs did.
+        let noMovie = result.output.isEmpty
+        guard result.recordedSuccessfully || (noMovie && result.stopReason != .failed) else {
             Terminal.printError("recording failed (\(result.stopReason.rawValue)): \(result.error ?? "no usable file was produced")")
             return .failure
         }
-        if !json && result.output.isEmpty {
+        if !json && noMovie {
             // A session without a movie (--no-movie): what its replay buffer saved.
             let saves = result.replays ?? []
             Terminal.writeError("reel: \(result.stopReason.rawValue) after \(String(printf: "%.1f", result.elapsed)) s; "

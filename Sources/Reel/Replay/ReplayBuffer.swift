@@ -40,6 +40,8 @@ public final class ReplayBuffer: Sendable {
         /// The floor of free space a save keeps (the recording's `--min-free`).
         var minFreeBytes: Int64 = 0
         var saves: [ReplaySave] = []
+        /// A recording fills it (from its start, or from `addOutput`, to its end).
+        var claimed = false
         /// The paths saves are writing now (two saves to one name at once: the second is refused).
         var writing: Set<String> = []
     }
@@ -69,8 +71,16 @@ public final class ReplayBuffer: Sendable {
     /// The saves made so far, in order.
     public var saves: [ReplaySave] { state.withLock { $0.saves } }
 
-    /// Whether a running movie fills it now (a buffer is filled by one at a time).
-    var isFed: Bool { state.withLock { $0.window.map { !$0.ended } ?? false } }
+    /// Takes the buffer for one recording (a buffer is filled by one at a time); false when another has it.
+    func claim() -> Bool {
+        state.withLock { state in
+            defer { state.claimed = true }
+            return !state.claimed
+        }
+    }
+
+    /// The recording that claimed it has ended (whether or not it ever fed it).
+    func release() { state.withLock { $0.claimed = false } }
 
     /// The movie's encoders are open (on its thread): packets are described by them from now on.
     func open(video: Encoder?, audio: Encoder?, rotation: DisplayTurn, minFreeBytes: Int64,
@@ -142,6 +152,7 @@ public final class ReplayBuffer: Sendable {
         let base = video.map { $0.timeBase.doubleValue } ?? audio.map { $0.timeBase.doubleValue } ?? 0
         save.start = Double(cut.window.start) * base
         save.end = Double(cut.window.end) * base
+        save.requestedAt = through.map { Double($0) * base }
         save.milliseconds = Double(MonotonicClock.nanoseconds() - requested) / 1e6
         state.withLock { $0.saves.append(save) }
         return save

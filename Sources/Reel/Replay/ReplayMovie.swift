@@ -14,7 +14,7 @@ enum ReplayMovie {
         defer { if !written { unlink(partial) } }
         let writer = try MovieWriter(path: partial, streams: streams, rotation: rotation,
                                      limits: RecordingLimits(minFreeDiskSpace: minFreeBytes), folder: folder)
-        var save = ReplaySave(path: path, requestedSeconds: nil, seconds: 0, start: 0, end: 0, videoFrames: 0, audioSamples: 0,
+        var save = ReplaySave(path: path, requestedSeconds: nil, seconds: 0, start: 0, end: 0, requestedAt: nil, videoFrames: 0, audioSamples: 0,
                               bytes: 0, milliseconds: 0)
         do {
             try writer.start()
@@ -60,3 +60,4 @@ enum ReplayMovie {
         }
     }
 }
+

@@ -10,6 +10,9 @@ public struct ReplaySave: Sendable, Codable, Equatable {
     /// Where it starts and ends on the timeline of the movie (or stream) the buffer is fed from, in seconds.
     public var start: Double
     public var end: Double
+    /// The moment of the request on that timeline: the newest picture the movie had then (pictures decoded
+    /// after it and shown before it may end the movie up to a few pictures later). Nil without video.
+    public var requestedAt: Double?
     public var videoFrames: Int
     public var audioSamples: Int64
     public var bytes: Int64

@@ -9,15 +9,20 @@ extension CaptureSession {
     public func addOutput(_ replay: ReplayBuffer) throws {
         try replay.validate()
         let running = try runningForNewOutput("a replay buffer")
-        guard !replay.isFed else {
+        guard replay.claim() else {
             throw ReelError.invalidInput("the replay buffer is being filled by another recording: give this one its own")
         }
-        if let movie = running.mainMovie {
-            guard movie.liveJoins.add(LiveOutput(replay: replay), to: "replay \(ObjectIdentifier(replay))", already: []) else {
-                throw ReelError.invalidInput("the movie has ended: start the session again before adding a replay buffer")
+        do {
+            if let movie = running.mainMovie {
+                guard movie.liveJoins.add(LiveOutput(replay: replay), to: "replay \(ObjectIdentifier(replay))", already: []) else {
+                    throw ReelError.invalidInput("the movie has ended: start the session again before adding a replay buffer")
+                }
+            } else {
+                try startWithoutMovie(replay, running: running)
             }
-        } else {
-            try startWithoutMovie(replay, running: running)
+        } catch {
+            replay.release()
+            throw error
         }
         shared.withLock { $0.replayBuffers.append(replay) }
     }

@@ -111,8 +111,11 @@ public final class CaptureSession: Sendable {
             // A movie stopped before the start is left out (it records nothing).
             return shared.pendingMovies.filter { !$0.wasStoppedBeforeStart }
         }
+        // Set once the preparation claimed the configuration's replay buffer: a failure after it gives it back.
+        var claimedReplay: ReplayBuffer? = nil
         do {
             let preparation = try RecordingPreparation(configuration, movieOutputs: pending, interrupt: interrupt)
+            claimedReplay = configuration.replayBuffer
             // A replay buffer without a movie to fill it gets encoders of its own (checked before anything starts).
             let replaySetup = try configuration.replayBuffer.flatMap { replay in
                 configuration.recordsMovie ? nil : try preparation.context.liveStreams(preset: replay.preset ?? configuration.preset,
@@ -166,6 +169,7 @@ public final class CaptureSession: Sendable {
                 let (results, ending) = engine.run()
                 var result = !configuration.recordsMovie ? CaptureSession.sessionResult(ending, configuration: configuration, startedAt: startedAt)
                                              : CaptureSession.combined(results)
+                for replay in self.replayBuffers { replay.release() }
                 let replays = self.replayBuffers.flatMap(\.saves)
                 if !replays.isEmpty { result.replays = replays }
                 // The event first: whoever waits in finished() or record(events:) has had every event when it
@@ -175,6 +179,7 @@ public final class CaptureSession: Sendable {
             }
         } catch {
             // Nothing started: the movies added before wait for the next start.
+            claimedReplay?.release()
             shared.withLock { shared in
                 shared.phase = .ready
                 shared.pendingMovies = pending + shared.pendingMovies

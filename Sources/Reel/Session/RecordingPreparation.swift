@@ -157,7 +157,6 @@ struct RecordingPreparation {
         // So does the replay buffer; without a movie it gets encoders of its own once the session runs.
         if let replay = configuration.replayBuffer {
             try replay.validate()
-            if replay.isFed { throw ReelError.invalidInput("the replay buffer is being filled by another recording: give this one its own") }
             if configuration.recordsMovie { setups[0].live.append(LiveOutput(replay: replay)) }
         }
         movies = setups
@@ -189,6 +188,10 @@ struct RecordingPreparation {
         // The last step before the start: a live stream's folder is made (or an earlier stream's files go).
         // A recording with tiers streams each movie into a folder of the stream's own.
         for stream in configuration.live + movies.flatMap({ $0.live.compactMap(\.hlsStream) }) { try LiveFolder.prepare(stream) }
+        // The last check: a replay buffer is filled by one recording at a time (released at its end).
+        if let replay = configuration.replayBuffer, !replay.claim() {
+            throw ReelError.invalidInput("the replay buffer is being filled by another recording: give this one its own")
+        }
         prepared = true
         self.buffer = buffer
         self.readers = readers
