@@ -19,6 +19,7 @@ enum RecordCommand {
         \(RecordingOptions.liveHelp)
         \(RecordingOptions.alarmHelp)
         \(ReplayOptions.help)
+        \(TriggerOptions.help)
         live control:
           --control PATH         listen on a Unix socket (mode 0600, removed at the end) for commands from
                                  reel ctl PATH ... or any program speaking its JSON lines: status, stop, pause,
@@ -38,7 +39,7 @@ enum RecordCommand {
     static func run(_ arguments: [String]) -> ExitCode {
         let specification = ParsedArguments.Specification(valueOptions: RecordingOptions.valueOptions.union(RecordingOptions.segmentOptions)
                                                               .union(RecordingOptions.liveOptions).union(RecordingOptions.alarmOptions)
-                                                              .union(ReplayOptions.valueOptions).union(["--control"]),
+                                                              .union(ReplayOptions.valueOptions).union(TriggerOptions.valueOptions).union(["--control"]),
                                                           flagOptions: RecordingOptions.flagOptions.union(RecordingOptions.liveFlagOptions)
                                                               .union(RecordingOptions.alarmFlagOptions).union(ReplayOptions.flagOptions))
         var options: RecordingOptions
@@ -54,6 +55,7 @@ enum RecordCommand {
             if !noMovie { try RecordingOptions.checkMovieOutput(output, command: "record") }
             options = try RecordingOptions(parsed, outputPath: output)
             try ReplayOptions.apply(parsed, to: &options.configuration, hasOutput: !parsed.positionals.isEmpty)
+            try TriggerOptions.apply(parsed, to: &options.configuration)
             control = parsed.value("--control")
         } catch {
             return .reporting(error)
@@ -118,6 +120,10 @@ enum RecordCommand {
                 Terminal.writeError("reel: \(connection.text)\n")
             }
             if case .levels(let levels) = event { status.show(levels) }
+            if let line = RecordCommand.triggerLine(event), !quiet {
+                status.clear()
+                Terminal.writeError(line + "\n")
+            }
             if let line = RecordCommand.alarmLine(event), !quiet {
                 status.clear()
                 Terminal.writeError(line + "\n")
@@ -163,6 +169,21 @@ enum RecordCommand {
         }
     }
 
+    /// `reel: motion since 00:04`, `reel: motion over (00:04-00:06)`, `reel: event-001.mov: 4.00 s (00:03-00:07), 1.2 MB`.
+    static func triggerLine(_ event: RecordingEvent) -> String? {
+        switch event {
+        case .triggerStarted(let trigger): "reel: \(trigger.kind.rawValue) since \(StatusLine.clock(trigger.start))"
+        case .triggerEnded(let trigger): "reel: \(trigger.kind.rawValue) over (\(StatusLine.clock(trigger.start))-\(StatusLine.clock(trigger.end ?? trigger.start)))"
+        case .triggeredMovie(let movie): "reel: " + triggeredText(movie)
+        default: nil
+        }
+    }
+
+    static func triggeredText(_ movie: TriggeredMovie) -> String {
+        "\(movie.path): \(String(printf: "%.2f", movie.seconds)) s (\(StatusLine.clock(movie.start))-\(StatusLine.clock(movie.end))), "
+            + "\(ByteCount.format(movie.bytes))" + (movie.error.map { " — failed: \($0)" } ?? movie.stopReason.map { " — \($0.rawValue)" } ?? "")
+    }
+
     static func report(_ result: RecordingResult, json: Bool, alarmExit: Bool = false) -> ExitCode {
         if json { Terminal.writeOutput(Terminal.json(result)) }
         // A session without a movie (--no-movie) fails only when its inputs did.
@@ -174,8 +195,14 @@ enum RecordCommand {
         if !json && noMovie {
             // A session without a movie (--no-movie): what its replay buffer saved.
             let saves = result.replays ?? []
-            Terminal.writeError("reel: \(result.stopReason.rawValue) after \(String(printf: "%.1f", result.elapsed)) s; "
-                                + "\(saves.count) replay\(saves.count == 1 ? "" : "s") saved\n")
+            if let movies = result.triggered {
+                Terminal.writeError("reel: \(result.stopReason.rawValue) after \(String(printf: "%.1f", result.elapsed)) s; "
+                                    + "\(movies.count) triggered movie\(movies.count == 1 ? "" : "s")\n")
+                for movie in movies { Terminal.writeError(triggeredText(movie) + "\n") }
+            } else {
+                Terminal.writeError("reel: \(result.stopReason.rawValue) after \(String(printf: "%.1f", result.elapsed)) s; "
+                                    + "\(saves.count) replay\(saves.count == 1 ? "" : "s") saved\n")
+            }
         } else if !json {
             for output in result.outputs ?? [result] {
                 Terminal.writeError(

@@ -194,7 +194,8 @@ struct RecordingOptions {
             segmentation.deletesOldestForFreeSpace = true
         }
         guard segmentation.duration != nil || segmentation.size != nil else {
-            if arguments.value("--keep-segments") != nil || arguments.value("--keep-free") != nil {
+            // A triggered recording deletes its oldest movies for --keep-free too (TriggerOptions).
+            if arguments.value("--keep-segments") != nil || (arguments.value("--keep-free") != nil && arguments.allValues("--trigger").isEmpty) {
                 throw UsageError("--keep-segments and --keep-free need segments: add --segment-duration S or --segment-size BYTES")
             }
             return nil

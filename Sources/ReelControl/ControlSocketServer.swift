@@ -84,6 +84,9 @@ public final class ControlSocketServer: @unchecked Sendable {
         case .levels(let levels): broadcast(ControlMessages.event("levels", levels))
         case .alarmStarted(let alarm): broadcast(ControlMessages.event("alarmStarted", alarm))
         case .alarmEnded(let alarm): broadcast(ControlMessages.event("alarmEnded", alarm))
+        case .triggerStarted(let trigger): broadcast(ControlMessages.event("triggerStarted", trigger))
+        case .triggerEnded(let trigger): broadcast(ControlMessages.event("triggerEnded", trigger))
+        case .triggeredMovie(let movie): broadcast(ControlMessages.event("triggeredMovie", movie))
         case .progress: break
         }
     }

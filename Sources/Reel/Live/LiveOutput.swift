@@ -15,6 +15,8 @@ final class LiveOutput: Sendable {
         case push(LivePush)
         /// A replay buffer keeping the packets in memory (ReplaySink).
         case replay(ReplayBuffer)
+        /// A triggered recording's movies (TriggerSink).
+        case trigger(TriggerOutput)
     }
     let destination: Destination
 
@@ -80,6 +82,30 @@ final class LiveOutput: Sendable {
         joinsRunningMovie = false
     }
 
+    init(trigger: TriggerOutput) {
+        destination = .trigger(trigger)
+        variant = nil
+        joinsRunningMovie = false
+    }
+
+    /// A stream for viewers (HLS, a push), whose result the movie lists; not a buffer or a trigger's movies.
+    var isStream: Bool {
+        switch destination {
+        case .hls, .push: return true
+        case .replay, .trigger: return false
+        }
+    }
+
+    /// Keyframes the output needs forced every so many seconds of the movie (HLS segments; a trigger's
+    /// pre-roll starts); 0 for none.
+    var keyframeGrid: Double {
+        switch destination {
+        case .hls(let stream): return stream.segmentDuration
+        case .trigger: return TriggeredRecording.keyframeSeconds
+        case .push, .replay: return 0
+        }
+    }
+
     /// The replay buffer this output fills, if it fills one.
     var replayBuffer: ReplayBuffer? {
         guard case .replay(let buffer) = destination else { return nil }
@@ -96,7 +122,7 @@ final class LiveOutput: Sendable {
     /// replay buffer too (a save waits for the newest picture); HLS of whole segments waits for segment boundaries.
     private var wakesForEveryPicture: Bool {
         switch destination {
-        case .push, .replay: return true
+        case .push, .replay, .trigger: return true
         case .hls(let stream): return stream.partDuration != nil
         }
     }
@@ -110,7 +136,8 @@ final class LiveOutput: Sendable {
     /// Opens the stream for the movie's encoders (an HLS stream's init segment; a push connects on its own
     /// thread) and starts its thread. `events` is told at once when the stream stops before the movie ends
     /// and when a push's connection changes.
-    func open(video: Encoder?, audio: Encoder?, frameDuration: Double, events: @escaping @Sendable (LiveEvent) -> Void) {
+    func open(video: Encoder?, audio: Encoder?, frameDuration: Double, rotation: DisplayTurn = DisplayTurn(clockwiseDegrees: 0),
+              events: @escaping @Sendable (LiveEvent) -> Void) {
         state.withLock { $0.hasVideo = video != nil }
         // A stop reported from the sink's thread carries what the queue dropped so far.
         let report: @Sendable (LiveEvent) -> Void = { [state] event in
@@ -126,6 +153,17 @@ final class LiveOutput: Sendable {
         switch destination {
         case .replay(let buffer):
             sink = ReplaySink(buffer: buffer)
+        case .trigger(let output):
+            do {
+                sink = try TriggerSink(settings: output.settings, schedule: output.schedule, video: video, audio: audio,
+                                       rotation: rotation, events: output.events)
+            } catch {
+                let failed = LiveResult(kind: "trigger", segments: 0, listedSegments: 0, bytes: 0, duration: 0, droppedPackets: 0,
+                                        gaps: 0, error: "the triggered recording could not start: \(error)")
+                state.withLockNotifying { $0.result = failed }
+                events(.stopped(failed))
+                return
+            }
         case .push(let push):
             let parameters: (video: StreamParameters?, audio: StreamParameters?)
             do {
@@ -249,9 +287,9 @@ final class LiveOutput: Sendable {
                 empty = LiveResult(kind: push.transport.rawValue, segments: 0, listedSegments: 0, bytes: 0, duration: 0,
                                    droppedPackets: state.drops.packets, gaps: 0, error: nil)
                 empty.url = push.displayURL
-            case .replay:
-                empty = LiveResult(kind: "replay", segments: 0, listedSegments: 0, bytes: 0, duration: 0,
-                                   droppedPackets: state.drops.packets, gaps: 0, error: nil)
+            case .replay, .trigger:
+                empty = LiveResult(kind: replayBuffer != nil ? "replay" : "trigger", segments: 0, listedSegments: 0,
+                                   bytes: 0, duration: 0, droppedPackets: state.drops.packets, gaps: 0, error: nil)
             }
             return state.result ?? empty
         }

@@ -31,7 +31,10 @@ package struct OutputPlan: Sendable {
     /// A recording's outputs: the main movie (its segments), each tier, the stills; its file inputs.
     package init(_ configuration: RecordingConfiguration) {
         let hidden = configuration.writingPath != configuration.outputPath
-        if configuration.recordsMovie {
+        if configuration.triggers != nil {
+            names.append(OutputName(segments: SegmentNaming(template: configuration.outputPath), role: "triggered movies", writesHidden: true))
+        }
+        if configuration.hasOwnMovie {
             addMovie(configuration.outputPath, segmentation: configuration.segmentation, writesHidden: hidden, role: "output")
             for tier in configuration.tiers {
                 addMovie(tier.outputPath, segmentation: configuration.segmentation, writesHidden: hidden,

@@ -23,7 +23,7 @@ extension MovieRecorder {
                 return
             }
         }
-        live.open(video: videoEncoder, audio: audio, frameDuration: videoTimeBase.doubleValue) { [segmentEvents] event in
+        live.open(video: videoEncoder, audio: audio, frameDuration: videoTimeBase.doubleValue, rotation: setup.rotation) { [segmentEvents] event in
             switch event {
             case .stopped(let result): segmentEvents(.liveStopped(result))
             case .connection(let connection): segmentEvents(.liveConnection(connection))
@@ -76,10 +76,10 @@ extension MovieRecorder {
         let results = liveOutputs.map { live in
             var result = live.finish()
             if result.error == nil { result.error = liveAudioFailure }
-            return (result, isReplay: live.replayBuffer != nil)
+            return (result, live.isStream)
         }
-        // A replay buffer's end is its saves (ReplayBuffer.saves), not a stream's.
-        return results.filter { !$0.isReplay }.map(\.0) + late
+        // A replay buffer's end is its saves (ReplayBuffer.saves), a trigger's its movies: not a stream's.
+        return results.filter(\.1).map(\.0) + late
     }
 
     /// Samples the movie encodes (from its sample `position` on), for a segmented movie's streams. A failure

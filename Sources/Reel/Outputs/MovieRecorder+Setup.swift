@@ -44,6 +44,6 @@ extension MovieRecorder {
         /// streams only, the sound through LiveAudio.
         var writesFile = true
         /// The live streams' segment duration: a keyframe is forced at each multiple of it (0: none).
-        var liveSegmentDuration: Double { live.compactMap(\.hlsStream?.segmentDuration).min() ?? 0 }
+        var liveSegmentDuration: Double { live.map(\.keyframeGrid).filter { $0 > 0 }.min() ?? 0 }
     }
 }

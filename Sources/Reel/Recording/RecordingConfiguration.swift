@@ -45,6 +45,8 @@ public struct RecordingConfiguration: Sendable {
     /// `stop()` or a lost device ends it (`reel serve` runs one). `outputPath`, `tiers`, `segmentation` and
     /// the limits are then not used; the preset sets what is captured (the picture size, the audio format).
     public var recordsMovie = true
+    /// The session writes a continuous movie of its own (not when it records none, nor when triggers cut it).
+    var hasOwnMovie: Bool { recordsMovie && triggers == nil }
     /// A stop before the end leaves no movie: a batch transcode that is interrupted (Ctrl-C, SIGTERM from a
     /// cluster's scheduler) is incomplete, and keeping it under its final name would let a re-run skip it.
     package var discardsStoppedMovie = false
@@ -64,6 +66,9 @@ public struct RecordingConfiguration: Sendable {
     public var segmentation: Segmentation? = nil
     /// Live streams of the main movie (`--live DIR`: HLS beside the movie, from its encoders).
     public var live: [LiveStream] = []
+    /// Movies only around events (`--trigger`): then there is no continuous movie, and `outputPath` names the
+    /// event movies ({index}, {date}, {time}); see TriggeredRecording.
+    public var triggers: TriggeredRecording?
     /// The last seconds of the main movie kept in memory, saved on demand (`--replay-buffer`: see
     /// ReplayBuffer); with `recordsMovie` false it gets encoders of its own at the preset.
     public var replayBuffer: ReplayBuffer?
@@ -77,7 +82,7 @@ public struct RecordingConfiguration: Sendable {
     public var metersLevels = true
 
     /// Whether the readers meter the sound: asked for, or needed by a sound alarm.
-    var needsLevels: Bool { metersLevels || alarms.contains { $0.kind == .silence || $0.kind == .clipping } }
+    var needsLevels: Bool { metersLevels || alarms.contains { $0.kind == .silence || $0.kind == .clipping } || triggers?.watchesSound == true }
     /// Further pictures of the first frame, kept aside by PressCapture to decide photo or movie afterwards.
     var hiddenFirstFrameStills: [StillRequest] = []
 

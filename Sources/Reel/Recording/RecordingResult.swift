@@ -42,6 +42,10 @@ public struct RecordingResult: Sendable, Codable, Equatable {
     public var alarms: [Alarm]? = nil
     /// The movies saved from the recording's replay buffer while it ran (`save-replay`), in order.
     public var replays: [ReplaySave]? = nil
+    /// A triggered recording's movies (`--trigger`), in order, each with its events and span.
+    public var triggered: [TriggeredMovie]? = nil
+    /// A triggered recording's events, in the order they started (one still on at the end has no `end`).
+    public var triggers: [TriggerEvent]? = nil
 }
 
 extension RecordingResult {
@@ -82,5 +86,10 @@ public enum RecordingEvent: Sendable {
     /// An alarm began (its condition lasted the rule's seconds) or ended (`end` is set).
     case alarmStarted(Alarm)
     case alarmEnded(Alarm)
+    /// A trigger's event began (its condition lasted TriggerRule.onSeconds) or ended (`end` is set).
+    case triggerStarted(TriggerEvent)
+    case triggerEnded(TriggerEvent)
+    /// A triggered movie is finalized (or, with an `error`, could not be kept).
+    case triggeredMovie(TriggeredMovie)
     case finished(RecordingResult)
 }

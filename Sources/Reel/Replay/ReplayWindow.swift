@@ -162,6 +162,32 @@ struct ReplayWindow<Payload> {
         return cut
     }
 
+    /// Everything held from the latest keyframe at or before `target` (video ticks; the oldest held when none
+    /// is), pictures still incomplete at the end included: the start of a movie that goes on with the packets
+    /// to come (a triggered movie's pre-roll). Nil before the first keyframe (or without video, before sound).
+    func tail(from target: Int64) -> Cut? {
+        guard let videoTimeBase else {
+            guard let audioTimeBase, !audio.isEmpty else { return nil }
+            let targetSample = target
+            let first = max(min(1, audio.count - 1), audio.lastIndex { $0.sample.presentationTime <= targetSample } ?? 0)
+            let start = audio[first].sample.presentationTime
+            let end = audio.last.map { $0.sample.presentationTime + $0.sample.duration } ?? start
+            return Cut(video: [], audio: Array(audio[max(0, first - 1)...]), start: start, end: end, audioStart: start,
+                       seconds: Double(end - start) * audioTimeBase.secondsPerTick)
+        }
+        guard !video.isEmpty else { return nil }
+        let first = video.indices.last { video[$0].sample.isKeyframe && video[$0].sample.presentationTime <= target } ?? 0
+        let start = video[first].sample.presentationTime
+        var cut = Cut(video: Array(video[first...]), audio: [], start: start, end: newestVideoEnd, audioStart: 0,
+                      seconds: Double(newestVideoEnd - start) * videoTimeBase.secondsPerTick)
+        if let audioTimeBase {
+            cut.audioStart = videoTimeBase.convert(start, to: audioTimeBase, rounding: .down)
+            let covering = audio.lastIndex { $0.sample.presentationTime <= cut.audioStart } ?? 0
+            cut.audio = Array(audio[max(0, covering - 1)...])
+        }
+        return cut
+    }
+
     /// The sound from one frame before the one covering `start` (priming) to the frames starting before `end`.
     private func audioEntries(from start: Int64, before end: Int64) -> [Entry] {
         let covering = audio.lastIndex { $0.sample.presentationTime <= start } ?? 0

@@ -116,11 +116,6 @@ public final class CaptureSession: Sendable {
         do {
             let preparation = try RecordingPreparation(configuration, movieOutputs: pending, interrupt: interrupt)
             claimedReplay = configuration.replayBuffer
-            // A replay buffer without a movie to fill it gets encoders of its own (checked before anything starts).
-            let replaySetup = try configuration.replayBuffer.flatMap { replay in
-                configuration.recordsMovie ? nil : try preparation.context.liveStreams(preset: replay.preset ?? configuration.preset,
-                                                                                       live: [LiveOutput(replay: replay)])
-            }
             let shared = self.shared
             let outputEvents: @Sendable (RecordingEvent) -> Void = { event in
                 // A push's connection shows in `status` too.
@@ -130,6 +125,9 @@ public final class CaptureSession: Sendable {
                 }
                 events(event)
             }
+            // Without a movie of its own, a replay buffer and triggered movies get encoders of their own.
+            let schedule = configuration.triggers.map { _ in TriggerSchedule() }
+            let keeper = try CaptureSession.packetKeeper(configuration, context: preparation.context, schedule: schedule, events: outputEvents)
             let (engine, movies) = preparation.makeSession(mainProgress: { progress in
                 shared.withLock { $0.live.progress = progress }
                 events(.progress(progress))
@@ -137,7 +135,7 @@ public final class CaptureSession: Sendable {
             let running = Running(engine: engine, switcher: InputSwitcher(engine: engine, factory: preparation.session.readerFactory),
                                   context: preparation.context, buffer: preparation.buffer, paced: preparation.paced,
                                   outputs: preparation.movies.map(\.outputPath), plan: preparation.plan,
-                                  mainMovie: configuration.recordsMovie ? movies.first : nil, outputEvents: outputEvents)
+                                  mainMovie: configuration.hasOwnMovie ? movies.first : nil, outputEvents: outputEvents)
             let (photos, previews) = shared.withLock { shared in
                 shared.live = SessionStatus.Live(video: configuration.video?.description, audio: configuration.audio?.description,
                                                  videoSpec: configuration.video)
@@ -151,7 +149,10 @@ public final class CaptureSession: Sendable {
             // A stop that came while the inputs were opening is carried out now.
             if interrupt.isRaised { engine.requestStop() }
             for movie in movies { engine.add(movie) }
-            if let replaySetup { _ = CaptureSession.addWithoutMovie(replaySetup, running: running) }
+            if let keeper { _ = CaptureSession.addWithoutMovie(keeper, running: running) }
+            if let triggers = configuration.triggers, let schedule {
+                engine.add(CaptureSession.triggerFeed(triggers, schedule: schedule, engine: engine, events: outputEvents))
+            }
             if let audio = configuration.audio, audio.kind != .file, configuration.needsLevels {
                 engine.add(levelFeed(engine: engine, events: events))
             }
@@ -167,11 +168,15 @@ public final class CaptureSession: Sendable {
             _ = WorkerThread(name: "reel.session") {
                 events(.started(output: mainOutput))
                 let (results, ending) = engine.run()
-                var result = !configuration.recordsMovie ? CaptureSession.sessionResult(ending, configuration: configuration, startedAt: startedAt)
+                var result = !configuration.hasOwnMovie ? CaptureSession.sessionResult(ending, configuration: configuration, startedAt: startedAt)
                                              : CaptureSession.combined(results)
                 for replay in self.replayBuffers { replay.release() }
                 let replays = self.replayBuffers.flatMap(\.saves)
                 if !replays.isEmpty { result.replays = replays }
+                if let schedule {
+                    result.triggers = schedule.events
+                    result.triggered = schedule.movies
+                }
                 // The event first: whoever waits in finished() or record(events:) has had every event when it
                 // returns (a handler should not start the next recording itself: the session is not done yet).
                 events(.finished(result))

@@ -43,7 +43,7 @@ struct RecordingPreparation {
             throw ReelError.invalidInput("nothing to record: give a video or an audio source")
         }
         let output = URL(fileURLWithPath: configuration.outputPath)
-        let outputPaths = configuration.recordsMovie ? [configuration.outputPath] + configuration.tiers.map(\.outputPath) : []
+        let outputPaths = configuration.hasOwnMovie ? [configuration.outputPath] + configuration.tiers.map(\.outputPath) : []
         let unsegmented = (configuration.segmentation == nil ? outputPaths : []) + movieOutputs.filter { $0.segmentation == nil }.map(\.outputPath)
         if let fields = unsegmented.first(where: SegmentNaming.hasFields) {
             throw ReelError.invalidInput("\(ErrorText.path(fields)) holds {index}, {date} or {time}, which only segmented recordings fill in: add --segment-duration or --segment-size, or rename the output")
@@ -61,7 +61,7 @@ struct RecordingPreparation {
         }
         try plan.check(overwrite: configuration.overwrite)
         if !configuration.live.isEmpty || !configuration.livePushes.isEmpty {
-            guard configuration.recordsMovie else {
+            guard configuration.hasOwnMovie else {
                 throw ReelError.invalidInput("a live stream comes from the session's movie: this session records none")
             }
             try LivePush.check(configuration.livePushes, videoCodec: configuration.preset.video.codec)
@@ -118,7 +118,7 @@ struct RecordingPreparation {
             throw ReelError.invalidInput("a first-frame still needs a video source, and \(configuration.audio?.description ?? "the input") has none")
         }
         // Every movie: the main one at the (camera-adapted) preset, then the tiers at theirs.
-        let ownMovies: [(path: String, preset: Preset, limits: RecordingLimits, segmentation: Segmentation?)] = !configuration.recordsMovie ? [] :
+        let ownMovies: [(path: String, preset: Preset, limits: RecordingLimits, segmentation: Segmentation?)] = !configuration.hasOwnMovie ? [] :
             [(output.path, preset, configuration.limits, configuration.segmentation)] + configuration.tiers.map { tier in
                 var limits = configuration.limits
                 if let own = tier.maxFileSize { limits.maxFileSize = own }
@@ -142,7 +142,7 @@ struct RecordingPreparation {
             sessionStart: sessionStart)
         // Without a movie of its own the session still captures pictures at the preset's size (rendition 0),
         // for photos, previews and the movies added to it.
-        if !configuration.recordsMovie { _ = try context.rendition(for: preset) }
+        if !configuration.hasOwnMovie { _ = try context.rendition(for: preset) }
         var setups = try moviePlans.map { plan in
             try context.movie(path: plan.path, preset: plan.preset, limits: plan.limits, segmentation: plan.segmentation)
         }
@@ -157,7 +157,7 @@ struct RecordingPreparation {
         // So does the replay buffer; without a movie it gets encoders of its own once the session runs.
         if let replay = configuration.replayBuffer {
             try replay.validate()
-            if configuration.recordsMovie { setups[0].live.append(LiveOutput(replay: replay)) }
+            if configuration.hasOwnMovie { setups[0].live.append(LiveOutput(replay: replay)) }
         }
         movies = setups
         self.context = context
@@ -182,12 +182,21 @@ struct RecordingPreparation {
             // taken as it comes (its file is already interleaved, and waiting on one of its streams while it
             // is blocked on the other would deadlock).
             ordered: nonePaced && readers.count > 1, hasVideo: hasVideo, stills: stills, stillRotation: rotation,
-            controlsToRestore: controlsToRestore, readerFactory: factory, runsWithoutMovie: !configuration.recordsMovie)
+            controlsToRestore: controlsToRestore, readerFactory: factory, runsWithoutMovie: !configuration.hasOwnMovie)
         photos = PhotoRequests(rendition: 0, rotation: rotation)
         paced = allPaced
         // The last step before the start: a live stream's folder is made (or an earlier stream's files go).
         // A recording with tiers streams each movie into a folder of the stream's own.
         for stream in configuration.live + movies.flatMap({ $0.live.compactMap(\.hlsStream) }) { try LiveFolder.prepare(stream) }
+        if let triggers = configuration.triggers {
+            try triggers.validate()
+            if triggers.watchesPictures && !hasVideo {
+                throw ReelError.invalidInput("--trigger motion needs a video source, and \(configuration.audio?.description ?? "the input") has none")
+            }
+            if triggers.watchesSound && !hasAudio {
+                throw ReelError.invalidInput("--trigger sound needs a sound source, and \(configuration.video?.description ?? "the input") has none")
+            }
+        }
         // The last check: a replay buffer is filled by one recording at a time (released at its end).
         if let replay = configuration.replayBuffer, !replay.claim() {
             throw ReelError.invalidInput("the replay buffer is being filled by another recording: give this one its own")

@@ -1,0 +1,34 @@
+import FoundationEssentials
+
+/// The encoders of a session without a continuous movie that still keeps packets: its replay buffer, its
+/// triggered movies (`--trigger`), and the feed that decides the triggers' events.
+extension CaptureSession {
+    /// A movie without a file feeding the replay buffer and the triggered movies; nil when the session has its
+    /// own movie (which feeds its replay buffer) or keeps no packets. Checked before anything starts.
+    static func packetKeeper(_ configuration: RecordingConfiguration, context: MovieContext, schedule: TriggerSchedule?,
+                             events: @escaping @Sendable (RecordingEvent) -> Void) throws -> MovieRecorder.Setup? {
+        guard !configuration.hasOwnMovie else { return nil }
+        var outputs: [LiveOutput] = []
+        if let replay = configuration.replayBuffer { outputs.append(LiveOutput(replay: replay)) }
+        if let triggers = configuration.triggers, let schedule {
+            let settings = TriggerSink.Settings(
+                recording: triggers, naming: SegmentNaming(template: configuration.outputPath),
+                limits: RecordingLimits(minFreeDiskSpace: configuration.limits.minFreeDiskSpace),
+                fragmentInterval: configuration.fragmentInterval, overwrite: configuration.overwrite)
+            outputs.append(LiveOutput(trigger: TriggerOutput(settings: settings, schedule: schedule, events: events)))
+        }
+        guard !outputs.isEmpty else { return nil }
+        return try context.liveStreams(preset: configuration.replayBuffer?.preset ?? configuration.preset, live: outputs)
+    }
+
+    /// The feed that decides a triggered recording's events from its pictures and sound.
+    static func triggerFeed(_ triggers: TriggeredRecording, schedule: TriggerSchedule, engine: SessionEngine,
+                            events: @escaping @Sendable (RecordingEvent) -> Void) -> TriggerFeed {
+        TriggerFeed(recording: triggers, schedule: schedule, origin: { [weak engine] in engine?.timelineOrigin ?? 0 }) { change in
+            switch change {
+            case .started(let event): events(.triggerStarted(event))
+            case .ended(let event): events(.triggerEnded(event))
+            }
+        }
+    }
+}
