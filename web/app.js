@@ -169,6 +169,7 @@ function applyStatus(status) {
   if (!status.recording && !state.pressing) stopTimer();
   showView(status.live);
   alarmsFromStatus(status);
+  keepingFromStatus(status);
 }
 
 /* `reel serve --live`: the camera's Low-Latency HLS can replace the MJPEG preview where the browser plays
@@ -289,6 +290,7 @@ function listen() {
   events.addEventListener('levels', (e) => showLevels(JSON.parse(e.data)));
   events.addEventListener('alarmStarted', (e) => alarmStarted(JSON.parse(e.data)));
   events.addEventListener('alarmEnded', (e) => alarmEnded(JSON.parse(e.data)));
+  listenKeeping(events);
 }
 
 async function main() {

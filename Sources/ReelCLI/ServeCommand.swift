@@ -1,7 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import Glibc
-import Reel
+@_spi(ReelTools) import Reel
 import ReelServer
 
 /// `reel serve`: the camera in a browser and over an HTTP API, until Ctrl-C.
@@ -10,6 +10,7 @@ enum ServeCommand {
         usage: reel serve [--listen HOST:PORT] [--recordings DIR] [--token TOKEN]
                           [--video SPEC|none] [--audio SPEC|none] [--preset NAME] [--no-camera]
                           [--live | --live-folder DIR] [--live-push URL ...] [--alarm KIND[:THRESHOLD[:SECONDS]] ...]
+                          [--replay-buffer S [--replay-buffer-size BYTES]] [--trigger KIND[:T] [--pre-roll S] [--post-roll S]]
 
         Serves the camera page (live preview, tap = photo, hold = movie, retake/use, recordings) and its JSON
         API (see the README's "Serving the camera") until Ctrl-C, which finalizes what is being recorded.
@@ -33,6 +34,13 @@ enum ServeCommand {
                                watch the camera for silence, clipping, black or frozen pictures (as reel
                                record --alarm; repeatable): alarmStarted / alarmEnded on /api/events, the
                                ones on in /api/status, a banner on the page
+          --replay-buffer S    keep the camera's last S seconds in memory (--replay-buffer-size BYTES bounds it;
+                               default \(ByteCount.format(Int64(ReplayBuffer.defaultMaxBytes)))); POST /api/replay {"seconds": N} or the page's Save
+                               replay button writes them to replay-….mov in the recordings folder
+          --trigger motion[:AREA] | sound[:LEVEL]   (with --pre-roll S, --post-roll S, --keep-free BYTES)
+                               movies of the camera around events, event-….mov in the recordings folder
+                               (as reel record --trigger); triggerStarted / triggerEnded / triggeredMovie
+                               on /api/events
 
         exit codes: 0 stopped, 1 the camera or server failed, 2 bad usage (a busy port, an unknown preset)
         """
@@ -42,7 +50,8 @@ enum ServeCommand {
         let server: CameraServer
         do {
             let parsed = try ParsedArguments(arguments, command: "serve", specification: .init(
-                valueOptions: ["--listen", "--recordings", "--token", "--video", "--audio", "--preset", "--live-folder", "--live-push", "--alarm"],
+                valueOptions: Set(["--listen", "--recordings", "--token", "--video", "--audio", "--preset", "--live-folder", "--live-push", "--alarm",
+                                   "--keep-free"]).union(ReplayOptions.valueOptions).union(TriggerOptions.valueOptions),
                 flagOptions: ["--no-camera", "--live"]))
             guard parsed.positionals.isEmpty else { throw UsageError("serve: unexpected '\(parsed.positionals[0])' (reel serve --help)") }
             var options = CameraServer.Options()
@@ -57,6 +66,18 @@ enum ServeCommand {
             options.streamsCamera = parsed.has("--live")
             options.livePushes = parsed.allValues("--live-push")
             options.alarms = try RecordingOptions.alarms(parsed)
+            // The replay buffer and triggers, read as reel record reads them.
+            var keeping = RecordingConfiguration(outputPath: "", preset: try PresetLibrary.preset(named: options.preset))
+            try ReplayOptions.apply(parsed, to: &keeping, hasOutput: false)
+            try TriggerOptions.apply(parsed, to: &keeping)
+            if let bytes = try parsed.byteCount("--keep-free", examples: "500M, 2Gi") {
+                guard keeping.triggers != nil else { throw UsageError("--keep-free makes room for triggered movies: add --trigger") }
+                keeping.triggers?.deletesOldestForFreeSpace = true
+                keeping.triggers?.freeSpaceFloor = bytes
+            }
+            options.replaySeconds = keeping.replayBuffer?.seconds
+            options.replayBytes = keeping.replayBuffer?.maxBytes ?? ReplayBuffer.defaultMaxBytes
+            options.triggers = keeping.triggers
             server = try CameraServer(options)
         } catch {
             return .reporting(error)

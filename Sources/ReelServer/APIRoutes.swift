@@ -145,6 +145,11 @@ final class APIRoutes: Sendable {
             return .json(camera.status())
         case ("POST", "/api/photo"):
             return .json(["name": try camera.photo()])
+        case ("POST", "/api/replay"):
+            let body = try Body(request.body)
+            let seconds = try body.number("seconds")
+            if let seconds, !(seconds > 0) { throw ReelError.invalidInput("seconds: give a number above 0, or none for everything held") }
+            return .json(try camera.saveReplay(seconds: seconds))
         case ("POST", "/api/movie/start"):
             let body = try Body(request.body)
             if let preset = body.string("preset") { try APIRoutes.requireBuiltIn(preset) }

@@ -24,6 +24,11 @@ public final class CameraServer: Sendable {
         public var livePushes: [String] = []
         /// Alarms the camera is watched for (`--alarm`): events on /api/events, those on in /api/status.
         public var alarms: [AlarmRule] = []
+        /// `--replay-buffer S` (and `--replay-buffer-size`): the camera's last seconds, saved by POST /api/replay.
+        public var replaySeconds: Double?
+        public var replayBytes = ReplayBuffer.defaultMaxBytes
+        /// `--trigger`: movies of the camera around events, into the recordings folder (event-….mov).
+        public var triggers: TriggeredRecording?
 
         /// The capture and movie quality when none is given: small enough for any machine to serve a preview
         /// beside the recording.
@@ -91,7 +96,8 @@ public final class CameraServer: Sendable {
         try LivePush.check(pushes, videoCodec: try PresetLibrary.preset(named: options.preset).video.codec)
         let cameraStream = options.streamsCamera || !pushes.isEmpty ? try CameraLiveStream(writesHLS: options.streamsCamera, pushes: pushes) : nil
         camera = CameraService(folder: folder, inputs: .init(video: options.video, audio: options.audio, preset: options.preset),
-                               liveStream: cameraStream, alarms: options.alarms)
+                               liveStream: cameraStream, alarms: options.alarms,
+                               keeping: .init(replaySeconds: options.replaySeconds, replayBytes: options.replayBytes, triggers: options.triggers))
         do {
             let camera = self.camera
             live = try (options.liveFolder ?? (options.streamsCamera ? cameraStream?.folder : nil)).map { folder in

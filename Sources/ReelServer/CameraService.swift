@@ -58,9 +58,13 @@ final class CameraService: @unchecked Sendable {
     let alarms: [AlarmRule]
     private var alarmsOn: [Alarm] = []
 
+    /// The camera's replay buffer and triggered movies (`--replay-buffer`, `--trigger`).
+    let keeping: Keeping
+
     init(folder: RecordingsFolder, inputs: Inputs, shutter: ShutterPolicy = .standard, liveStream: CameraLiveStream? = nil,
-         alarms: [AlarmRule] = []) {
+         alarms: [AlarmRule] = [], keeping: Keeping = Keeping()) {
         self.alarms = alarms
+        self.keeping = keeping
         self.folder = folder
         thumbnails = Thumbnails(folder: folder)
         self.inputs = inputs
@@ -82,6 +86,7 @@ final class CameraService: @unchecked Sendable {
             var capture = CaptureInputs(video: try chosen.video.map(DeviceSpec.init(parsing:)),
                                        audio: try chosen.audio.map(DeviceSpec.init(parsing:)), preset: preset)
             capture.alarms = alarms
+            keeping.apply(to: &capture, folder: folder.path)
             alarmsOn = []
             let session = CaptureSession()
             let controller = SessionController(session: session, folder: folder.path)
@@ -146,6 +151,7 @@ final class CameraService: @unchecked Sendable {
             }
             events.publish("alarmEnded", json: CameraService.json(AlarmNotice(alarm: alarm, now: now)))
         }
+        publishKept(event)
         if case .finished(let result) = event {
             // The session ended by itself (a device lost): say so; a movie in it has its own result.
             if result.stopReason != .stopped {
@@ -353,7 +359,7 @@ final class CameraService: @unchecked Sendable {
         }
     }
 
-    private func running() throws -> SessionController {
+    func running() throws -> SessionController {
         try lock.withLock {
             guard let controller, controller.session.currentState == .recording else {
                 throw ReelError.invalidInput("the camera is not running: start it first")
@@ -393,7 +399,9 @@ final class CameraService: @unchecked Sendable {
                           paused: paused, recorded: take.map { $0.output.progress?.mediaDuration ?? 0 },
                           holdThreshold: shutter.holdThreshold, previewViewers: preview.viewerCount,
                           live: running && liveOutput?.results == nil && liveStream?.isPlayable == true ? "/live/index.m3u8" : nil,
-                          alarms: running ? alarmsOn : [], time: running ? session?.status.timeline : nil)
+                          alarms: running ? alarmsOn : [], time: running ? session?.status.timeline : nil,
+                          replaySeconds: running ? keeping.replaySeconds : nil, triggers: keeping.triggers?.rules.map(\.kind) ?? [],
+                          triggersOn: running ? session?.triggersOn ?? [] : [])
         }
     }
 

@@ -36,5 +36,10 @@ extension CameraService {
         var alarms: [Alarm] = []
         /// Seconds of the camera's session now (to tell how long an alarm has been on).
         var time: Double?
+        /// Seconds the replay buffer keeps (`--replay-buffer`), while the camera runs: the page offers to save them.
+        var replaySeconds: Double?
+        /// What starts a triggered movie (`--trigger`), and the events on now.
+        var triggers: [TriggerKind] = []
+        var triggersOn: [TriggerEvent] = []
     }
 }

@@ -20,6 +20,12 @@ public struct CaptureInputs: Sendable {
     public var fragmentInterval: Double = RecordingConfiguration.defaultFragmentInterval
     /// Alarms to watch for while the session runs (see AlarmRule): events as they start and end.
     public var alarms: [AlarmRule] = []
+    /// The last seconds kept in memory, saved on demand (`CaptureSession.saveReplay`): one encoder feeds it and
+    /// the triggered movies.
+    public var replayBuffer: ReplayBuffer?
+    /// Movies only around events, named by `triggeredMovies` ({index}, {date}, {time}): see TriggeredRecording.
+    public var triggers: TriggeredRecording?
+    public var triggeredMovies = ""
 
     public init(video: DeviceSpec? = DeviceDiscovery.defaultVideo(), audio: DeviceSpec? = DeviceDiscovery.defaultAudio(),
                 preset: Preset, orientation: Orientation = .landscapeRight) {
@@ -38,6 +44,9 @@ public struct CaptureInputs: Sendable {
         configuration.cameraControls = cameraControls
         configuration.restoresCameraControls = restoresCameraControls
         configuration.alarms = alarms
+        configuration.replayBuffer = replayBuffer
+        configuration.triggers = triggers
+        if triggers != nil { configuration.outputPath = triggeredMovies }
         return configuration
     }
 }

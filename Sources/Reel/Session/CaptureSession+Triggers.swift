@@ -13,7 +13,7 @@ extension CaptureSession {
         if let triggers = configuration.triggers, let schedule {
             let settings = TriggerSink.Settings(
                 recording: triggers, naming: SegmentNaming(template: configuration.outputPath),
-                limits: RecordingLimits(minFreeDiskSpace: configuration.limits.minFreeDiskSpace),
+                limits: RecordingLimits(minFreeDiskSpace: triggers.freeSpaceFloor ?? configuration.limits.minFreeDiskSpace),
                 fragmentInterval: configuration.fragmentInterval, overwrite: configuration.overwrite)
             outputs.append(LiveOutput(trigger: TriggerOutput(settings: settings, schedule: schedule, events: events)))
         }
@@ -30,5 +30,11 @@ extension CaptureSession {
             case .ended(let event): events(.triggerEnded(event))
             }
         }
+    }
+
+    /// A triggered recording's events on now (none when it has no triggers, or has ended).
+    public var triggersOn: [TriggerEvent] {
+        let (schedule, running) = shared.withLock { ($0.triggerSchedule, $0.running != nil) }
+        return running ? (schedule?.events.filter { $0.end == nil } ?? []) : []
     }
 }

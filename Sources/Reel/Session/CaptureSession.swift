@@ -40,6 +40,8 @@ public final class CaptureSession: Sendable {
         var finishWaiters: [CheckedContinuation<RecordingResult, Never>] = []
         /// The recording's replay buffers (the configuration's, then those added while it runs).
         var replayBuffers: [ReplayBuffer] = []
+        /// A triggered recording's events and movies.
+        var triggerSchedule: TriggerSchedule?
 
         var state: State {
             switch phase {
@@ -127,6 +129,7 @@ public final class CaptureSession: Sendable {
             }
             // Without a movie of its own, a replay buffer and triggered movies get encoders of their own.
             let schedule = configuration.triggers.map { _ in TriggerSchedule() }
+            shared.withLock { $0.triggerSchedule = schedule }
             let keeper = try CaptureSession.packetKeeper(configuration, context: preparation.context, schedule: schedule, events: outputEvents)
             let (engine, movies) = preparation.makeSession(mainProgress: { progress in
                 shared.withLock { $0.live.progress = progress }
@@ -168,15 +171,7 @@ public final class CaptureSession: Sendable {
             _ = WorkerThread(name: "reel.session") {
                 events(.started(output: mainOutput))
                 let (results, ending) = engine.run()
-                var result = !configuration.hasOwnMovie ? CaptureSession.sessionResult(ending, configuration: configuration, startedAt: startedAt)
-                                             : CaptureSession.combined(results)
-                for replay in self.replayBuffers { replay.release() }
-                let replays = self.replayBuffers.flatMap(\.saves)
-                if !replays.isEmpty { result.replays = replays }
-                if let schedule {
-                    result.triggers = schedule.events
-                    result.triggered = schedule.movies
-                }
+                let result = self.result(results, ending: ending, configuration: configuration, startedAt: startedAt)
                 // The event first: whoever waits in finished() or record(events:) has had every event when it
                 // returns (a handler should not start the next recording itself: the session is not done yet).
                 events(.finished(result))
@@ -345,26 +340,6 @@ public final class CaptureSession: Sendable {
             running.plan = plan
             shared.phase = .recording(running)
         }
-    }
-
-    /// The result of a session that ran without a movie of its own: how it ended, and nothing recorded.
-    static func sessionResult(_ ending: SessionEngine.Ending, configuration: RecordingConfiguration,
-                              startedAt: Int64) -> RecordingResult {
-        RecordingResult(output: "", stopReason: ending.reason, recordedSuccessfully: false, duration: 0, bytes: 0,
-                        videoFrames: 0, droppedFrames: 0, audioSamples: 0, preset: configuration.preset.name,
-                        elapsed: Double(MonotonicClock.nanoseconds() - startedAt) / 1e9,
-                        videoDevice: configuration.video?.description, audioDevice: configuration.audio?.description,
-                        error: ending.message, still: nil, stages: nil)
-    }
-
-    /// The main movie's result with every movie's result under `outputs` (main first) when there are tiers.
-    static func combined(_ results: [RecordingResult]) -> RecordingResult {
-        var main = results[0]
-        if results.count > 1 {
-            main.outputs = results
-            main.outputs![0].still = nil
-        }
-        return main
     }
 
     /// Asks the recording to stop; the file is then finalized. Returns at once; `waitUntilFinished()` or

@@ -10,6 +10,9 @@ public struct TriggeredRecording: Sendable, Equatable {
     /// Loop recording (`--keep-free`): before a movie starts, this recording's oldest movies are deleted while
     /// the free space is under the recording's floor (`RecordingLimits.minFreeDiskSpace`).
     public var deletesOldestForFreeSpace: Bool
+    /// The free space the movies keep (their writing stops at it; loop recording deletes to stay above it);
+    /// nil: the recording's `RecordingLimits.minFreeDiskSpace`.
+    public var freeSpaceFloor: Int64?
 
     public init(rules: [TriggerRule], preRoll: Double = TriggerRule.defaultPreRoll, postRoll: Double = TriggerRule.defaultPostRoll,
                 deletesOldestForFreeSpace: Bool = false) {
