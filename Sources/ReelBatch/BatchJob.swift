@@ -41,6 +41,9 @@ public struct BatchJob: Sendable, Equatable {
     public var alarmExit = false
     /// record and transcode: consecutive files instead of one (`output` is then their name pattern).
     public var segmentation: Segmentation? = nil
+    /// record: seconds kept in a replay buffer (`replayBuffer`, saved over the control socket) and its bound.
+    public var replayBuffer: Double? = nil
+    public var replayBufferSize: Int? = nil
     /// record: a control socket to listen on while the job records (`reel ctl`).
     public var control: String? = nil
     /// record: when the recording starts (`startAt`); nil starts it when a parallel slot is free.

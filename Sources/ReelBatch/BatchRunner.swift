@@ -245,6 +245,7 @@ public final class BatchRunner: Sendable {
         configuration.live = job.live
         configuration.livePushes = job.livePushes
         configuration.alarms = job.alarms
+        configuration.replayBuffer = job.replayBuffer.map { ReplayBuffer(seconds: $0, maxBytes: job.replayBufferSize ?? ReplayBuffer.defaultMaxBytes) }
         configuration.segmentation = job.segmentation
         // Outputs appear under their final names only once finalized: that is what lets a re-run skip them.
         configuration.writesUnderFinalName = false

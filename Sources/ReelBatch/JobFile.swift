@@ -10,11 +10,13 @@ public enum JobFile {
     static let jobKeys: Set<String> = ["name", "type", "video", "audio", "input", "preset", "maxDuration", "maxSize",
                                        "minFree", "fragmentInterval", "deviceTimeout", "output", "still", "stillQuality",
                                        "orientation", "at", "controls", "tiers", "segmentDuration", "segmentSize",
-                                       "keepSegments", "keepFree", "startAt", "control", "live", "alarms", "alarmExit"]
+                                       "keepSegments", "keepFree", "startAt", "control", "live", "alarms", "alarmExit",
+                                       "replayBuffer", "replayBufferSize"]
     static let allowedByKind: [BatchJob.Kind: Set<String>] = [
         .record: ["name", "type", "video", "audio", "preset", "maxDuration", "maxSize", "minFree", "fragmentInterval",
                   "deviceTimeout", "output", "still", "stillQuality", "orientation", "controls", "tiers",
-                  "segmentDuration", "segmentSize", "keepSegments", "keepFree", "startAt", "control", "live", "alarms", "alarmExit"],
+                  "segmentDuration", "segmentSize", "keepSegments", "keepFree", "startAt", "control", "live", "alarms", "alarmExit",
+                  "replayBuffer", "replayBufferSize"],
         .transcode: ["name", "type", "input", "preset", "maxDuration", "maxSize", "minFree", "fragmentInterval", "output",
                      "still", "stillQuality", "tiers", "segmentDuration", "segmentSize", "keepSegments", "keepFree"],
         .grab: ["name", "type", "input", "at", "output", "stillQuality"],
@@ -221,6 +223,16 @@ public enum JobFile {
             if let kind = AlarmKind.allCases.first(where: { kind in job.alarms.filter { $0.kind == kind }.count > 1 }) {
                 throw fields.fail("alarms", "\(kind.rawValue) is given twice: give each kind once")
             }
+        }
+        if fields.has("replayBuffer") {
+            // As --replay-buffer S and --replay-buffer-size BYTES: saved with `reel ctl CONTROL save-replay`.
+            job.replayBuffer = try fields.number("replayBuffer", in: ReplayBuffer.secondsRange)
+            if fields.has("replayBufferSize") {
+                let range = Int64(ReplayBuffer.maxBytesRange.lowerBound)...Int64(ReplayBuffer.maxBytesRange.upperBound)
+                job.replayBufferSize = Int(try fields.byteCount("replayBufferSize", in: range))
+            }
+        } else if fields.has("replayBufferSize") {
+            throw fields.fail("replayBufferSize", "bounds a replay buffer: add replayBuffer (seconds)")
         }
         if fields.has("alarmExit") {
             guard case .bool(let value)? = fields.object["alarmExit"] else { throw fields.fail("alarmExit", "expected true or false") }

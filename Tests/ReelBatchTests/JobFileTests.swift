@@ -108,6 +108,25 @@ import Testing
             throws: { "\($0)".contains("jobs.t.alarms: not a field of a transcode job") }
     }
 
+    @Test func readsAReplayBuffer() throws {
+        let jobs = try parse("""
+            {"jobs": [{"name": "cam", "type": "record", "video": "lavfi:testsrc2", "maxDuration": 5, "output": "{name}.mov",
+                       "control": "cam.sock", "replayBuffer": 30, "replayBufferSize": "64M"}]}
+            """)
+        #expect(jobs[0].replayBuffer == 30 && jobs[0].replayBufferSize == 64_000_000)
+        for (fields, problem) in [
+            (#""replayBuffer": 0.5"#, "jobs.cam.replayBuffer"),
+            (#""replayBuffer": "long""#, "jobs.cam.replayBuffer"),
+            (#""replayBufferSize": "64M""#, "jobs.cam.replayBufferSize: bounds a replay buffer"),
+            (#""replayBuffer": 10, "replayBufferSize": "10k""#, "jobs.cam.replayBufferSize"),
+        ] {
+            let job = #"{"jobs": [{"name": "cam", "type": "record", "maxDuration": 1, "output": "a.mov", "# + fields + "}]}"
+            #expect { try parse(job) } throws: { "\($0)".contains(problem) }
+        }
+        #expect { try parse(#"{"jobs": [{"name": "t", "type": "transcode", "input": "x", "output": "a.mov", "replayBuffer": 5}]}"#) }
+            throws: { "\($0)".contains("jobs.t.replayBuffer: not a field of a transcode job") }
+    }
+
     @Test(arguments: [
         (#"{"jobs": [{"name": "a", "type": "grab", "input": "x.mp4", "output": "a.jpg", "colour": 1}]}"#, "jobs.a.colour"),
         (#"{"jobs": [{"name": "a", "type": "grab", "input": "x.mp4", "output": "a.jpg", "preset": "720p"}]}"#, "jobs.a.preset: not a field of a grab job"),

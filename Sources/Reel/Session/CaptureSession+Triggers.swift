@@ -12,7 +12,7 @@ extension CaptureSession {
         if let replay = configuration.replayBuffer { outputs.append(LiveOutput(replay: replay)) }
         if let triggers = configuration.triggers, let schedule {
             let settings = TriggerSink.Settings(
-                recording: triggers, naming: SegmentNaming(template: configuration.outputPath),
+                recording: triggers, naming: SegmentNaming(template: URL(fileURLWithPath: configuration.outputPath).path),
                 limits: RecordingLimits(minFreeDiskSpace: triggers.freeSpaceFloor ?? configuration.limits.minFreeDiskSpace),
                 fragmentInterval: configuration.fragmentInterval, overwrite: configuration.overwrite)
             outputs.append(LiveOutput(trigger: TriggerOutput(settings: settings, schedule: schedule, events: events)))

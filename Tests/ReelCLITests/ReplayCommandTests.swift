@@ -1,0 +1,72 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// Issue 28 on the command line: `reel record --no-movie --replay-buffer` (a session that only buffers),
+/// `reel ctl SOCK save-replay`, `--trigger` with the --json result; bad options are usage errors (exit 2)
+/// with nothing written.
+@Suite(.serialized) struct ReplayCommandTests {
+    @Test func aSessionThatOnlyBuffersSavesOverTheSocket() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let running = try ControlSocketTests.startRecording(["--no-movie", "--replay-buffer", "3", "--video", "lavfi:testsrc2=size=160x90:rate=30",
+                                                             "--audio", "lavfi:sine", "--preset", "352x288"],
+                                                            socket: "cam.sock", in: folder)
+        usleep(4_500_000)
+        let saved = try ControlSocketTests.ctl(["cam.sock", "save-replay", "last.mov", "2"], in: folder)
+        #expect(saved.status == 0 && saved.standardOutput.contains("\(folder)/last.mov: "), "\(saved.standardOutput) \(saved.standardError)")
+        let again = try ControlSocketTests.ctl(["cam.sock", "save-replay", "last.mov"], in: folder)
+        #expect(again.status == 1 && again.standardError.contains("already exists"), "\(again.standardError)")
+        let bad = try ControlSocketTests.ctl(["cam.sock", "save-replay", "last.mp4"], in: folder)
+        #expect(bad.status == 2, "\(bad.standardError)")
+        #expect(try ControlSocketTests.ctl(["cam.sock", "stop"], in: folder).status == 0)
+        let ended = Processes.finish(running, timeout: 20)
+        #expect(ended.status == 0, "\(ended.standardError)")
+        let result = try TestInputs.json(ended.standardOutput)
+        let replays = try #require(result["replays"] as? [[String: Any]], "\(ended.standardOutput)")
+        #expect(replays.count == 1 && replays[0]["path"] as? String == "\(folder)/last.mov")
+        let seconds = try #require(replays[0]["seconds"] as? Double)
+        #expect(seconds >= 2 && seconds < 4)
+        let pictures = try TestInputs.videoPacketTimes("\(folder)/last.mov")
+        #expect(pictures.count == Int((seconds * 30).rounded()))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["last.mov"], "no movie of its own, nothing hidden left")
+    }
+
+    @Test func aTriggeredRecordingListsItsMovies() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let moving = "lavfi:color=gray:size=160x90:rate=30,geq=lum='if(between(T\\,2\\,3)\\,128+60*sin(X/6+T*12)\\,128)':cb=128:cr=128?realtime=0"
+        let run = try Processes.reel(["record", "door-{index}.mov", "--video", moving, "--audio", "none", "--preset", "352x288",
+                                      "--trigger", "motion:0.05", "--pre-roll", "1", "--post-roll", "0.5", "--max-duration", "6", "--json"],
+                                     currentDirectory: folder, timeout: 60)
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardError.contains("reel: motion since 00:02"), "\(run.standardError)")
+        let result = try TestInputs.json(run.standardOutput)
+        let movies = try #require(result["triggered"] as? [[String: Any]], "\(run.standardOutput)")
+        #expect(movies.count == 1 && movies[0]["path"] as? String == "\(folder)/door-001.mov")
+        #expect((result["triggers"] as? [[String: Any]])?.first?["kind"] as? String == "motion")
+        #expect(FileManager.default.fileExists(atPath: "\(folder)/door-001.mov"))
+    }
+
+    @Test func badOptionsAreUsageErrors() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for (arguments, message) in [
+            (["a.mov", "--replay-buffer-size", "10M"], "add --replay-buffer"),
+            (["a.mov", "--replay-buffer", "0.5"], "--replay-buffer"),
+            (["a.mov", "--replay-buffer", "5", "--replay-buffer-size", "100k"], "out of range"),
+            (["a.mov", "--no-movie"], "add --replay-buffer"),
+            (["a.mov", "--no-movie", "--replay-buffer", "5"], "leave out the output"),
+            (["--no-movie", "--replay-buffer", "5", "--tier", "352x288:b.mov"], "--tier is for a movie"),
+            (["a.mov", "--trigger", "light"], "use motion"),
+            (["a.mov", "--trigger", "sound:5"], "not a level"),
+            (["a.mov", "--pre-roll", "2"], "add --trigger"),
+            (["a.mov", "--trigger", "motion", "--post-roll", "90"], "--post-roll"),
+            (["a.mov", "--trigger", "motion", "--segment-duration", "5"], "--segment-duration is for a continuous movie"),
+        ] {
+            let run = try Processes.reel(["record"] + arguments + ["--video", "lavfi:testsrc2", "--audio", "none"], currentDirectory: folder, timeout: 20)
+            #expect(run.status == 2 && run.standardError.contains(message), "\(arguments): \(run.status) \(run.standardError)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+}
