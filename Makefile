@@ -48,7 +48,7 @@ run: build
 
 # Suites that time real devices and kills run after the rest, one test at a time, so encoders running in
 # parallel on two cores cannot starve them.
-TIMED_SUITES := MicrophoneCaptureTests|ScreenCaptureTests|CrashSafetyTests|EmulatedCameraTests|HEVCCommandTests|SlowOutputTests|MovieOutputTests|PhotoOutputTests|PauseTests|LiveOverloadTests|SegmentTests|ControlSocketTests|InputSwitchTests|PulseAudioTests|ServeAPITests|LiveOriginTests|CameraLiveStreamTests|LiveStreamTests|LowLatencyHLSTests|LiveServerTests|LiveJoinTests|LiveStreamOutputTests|HeldRequestsTests|AudioLevelsTests|AlarmTests|AlarmCommandTests|MetricsTests|ThumbnailTests
+TIMED_SUITES := MicrophoneCaptureTests|ScreenCaptureTests|CrashSafetyTests|EmulatedCameraTests|HEVCCommandTests|SlowOutputTests|MovieOutputTests|PhotoOutputTests|PauseTests|LiveOverloadTests|SegmentTests|ControlSocketTests|InputSwitchTests|PulseAudioTests|ServeAPITests|LiveOriginTests|CameraLiveStreamTests|LiveStreamTests|LowLatencyHLSTests|LiveServerTests|LiveJoinTests|LiveStreamOutputTests|HeldRequestsTests|AudioLevelsTests|AlarmTests|AlarmCommandTests|MetricsTests|ThumbnailTests|ReplayBufferTests|ServeKeepingTests|ReplayCommandTests
 test: build fake-camera
 	$(SWIFT) test --skip '$(TIMED_SUITES)'
 	$(SWIFT) test --skip-build --no-parallel --filter '$(TIMED_SUITES)'

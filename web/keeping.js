@@ -2,7 +2,7 @@
 /* The camera's replay buffer and triggered movies (reel serve --replay-buffer, --trigger): a Save replay
    button while the camera keeps its last seconds, and a badge while a trigger's event records a movie
    ("Motion: recording"). Saved replays and finished triggered movies appear in the recordings. */
-const keepingState = { on: new Map() };
+const keepingState = { on: new Map(), keptTimer: 0 };
 const triggerWords = { motion: 'Motion', sound: 'Sound' };
 
 function keepingFromStatus(status) {
@@ -19,11 +19,18 @@ async function saveReplay() {
   try {
     const save = await api('POST', '/api/replay', {});
     showMessage('');
-    $('kept').textContent = 'Saved ' + save.seconds.toFixed(1) + ' s: ' + save.path;
-    $('kept').hidden = false;
+    showKept('Saved ' + save.seconds.toFixed(1) + ' s: ' + save.path);
     refreshRecordings();
   } catch (error) { /* shown by api() */ }
   button.disabled = false;
+}
+
+/* A line over the preview for a few seconds: what was kept. */
+function showKept(text) {
+  $('kept').textContent = text;
+  $('kept').hidden = false;
+  clearTimeout(keepingState.keptTimer);
+  keepingState.keptTimer = setTimeout(() => { $('kept').hidden = true; }, 8000);
 }
 
 function triggerStarted(event) {
@@ -47,8 +54,7 @@ function triggeredMovie(movie) {
   if (movie.error) {
     showMessage('The movie of an event could not be kept: ' + movie.error);
   } else {
-    $('kept').textContent = 'Event movie: ' + movie.path + ' (' + movie.seconds.toFixed(1) + ' s)';
-    $('kept').hidden = false;
+    showKept('Event movie: ' + movie.path + ' (' + movie.seconds.toFixed(1) + ' s)');
   }
   refreshRecordings();
 }

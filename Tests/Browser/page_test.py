@@ -826,6 +826,27 @@ class PageTest:
         wait_for(lambda: self.shown("preview") and not self.shown("live"), 5, "the preview to come back")
         check(True, "live: a second press brings the preview back")
 
+    def save_replay(self):
+        """Issue 28: the camera keeps its last seconds (--replay-buffer 10): the page's Save replay button writes
+        them to a movie in the recordings folder, says so, and the movie appears in the recordings."""
+        check = self.results.check
+        wait_for(lambda: self.shown("save-replay"), 10, "the Save replay button")
+        check(True, "replay: the Save replay button is shown while the camera keeps its last seconds")
+        time.sleep(3)
+        before = set(self.files(".mov"))
+        self.element("save-replay").click()
+        wait_for(lambda: self.shown("kept"), 15, "the page to say the replay was saved")
+        text = self.element("kept").text
+        new = sorted(set(self.files(".mov")) - before)
+        check(len(new) == 1 and new[0].startswith("replay-"), "replay: one replay-….mov in the recordings folder", "new: %s" % new)
+        check(text.startswith("Saved ") and (not new or new[0] in text), "replay: the page names the saved movie", "text %r" % text)
+        if new:
+            wait_for(lambda: new[0] in self.listed(), 10, "the replay in the recordings list")
+            check(True, "replay: the replay is in the recordings list")
+            seconds = ffprobe_duration(os.path.join(self.recordings, new[0]))
+            check(seconds is not None and seconds >= 2.5, "replay: the movie holds the seconds before the click", "%r s" % seconds)
+        self.screenshot("save-replay")
+
     def browser_log(self):
         """JavaScript errors and CSP violations the page caused."""
         try:
@@ -903,10 +924,12 @@ def main():
         test.browser_log()
         # The camera as LL-HLS (reel serve --live): a server of its own, so the steps above run without the
         # stream's encode beside them.
-        live_server = Server(reel, os.path.join(work, "live-recordings"), os.path.join(work, "serve-live.log"), extra=["--live"])
+        live_server = Server(reel, os.path.join(work, "live-recordings"), os.path.join(work, "serve-live.log"),
+                             extra=["--live", "--replay-buffer", "10"])
         try:
             live_test = PageTest(driver, live_server.wait_until_serving(), os.path.join(work, "live-recordings"), screenshots, results)
             live_test.step("10 the camera as Low-Latency HLS", live_test.live_stream)
+            live_test.step("11 save a replay", live_test.save_replay)
         finally:
             status = live_server.stop()
             results.check(status == 0, "reel serve --live exits 0 on SIGINT", "exit status %s" % status)
