@@ -29,6 +29,7 @@ import control
 import hls
 import llhls
 import monitoring
+import replay
 import push
 import serve
 
@@ -478,6 +479,7 @@ def targets(report):
     checks.append(push.latency_target(report["pushLatency"]))
     checks.extend(llhls.latency_targets(report["llhlsLatency"]))
     checks.extend(monitoring.targets(report["monitoring"]))
+    checks.extend(replay.targets(report["replay"]))
     live_control = report["control"]
     for row in live_control["switching"]:
         checks.append((f"switch to {row['source']}: latency ≤ 150 ms", row["latencyMs"]["median"] <= 150,
@@ -628,6 +630,7 @@ def main():
             "pushLatency": push.latency(sys.modules[__name__], work, quick),
             "llhlsLatency": llhls.latency(sys.modules[__name__], work, quick),
             "monitoring": monitoring.run(REEL, work, quick),
+            "replay": replay.run(REEL, work, quick),
         }
         report["targets"] = targets(report)
         results = os.path.join(ROOT, "benchmarks", "results")

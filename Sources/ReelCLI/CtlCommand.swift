@@ -135,6 +135,9 @@ enum CtlCommand {
         lines.append("audio: \(status.audio ?? "none")")
         for output in status.outputs { lines.append("output: \(output)") }
         for push in status.livePushes ?? [] { lines.append("live: " + push.text.dropFirst("live stream ".count)) }
+        if let replay = status.replay {
+            lines.append("replay buffer: \(String(printf: "%.1f", replay.seconds)) s held, \(ByteCount.format(Int64(replay.bytes)))")
+        }
         return lines.joined(separator: "\n")
     }
 

@@ -63,7 +63,7 @@ public final class SessionController: Sendable {
             try session.addLiveStream(push)
             return ControlMessages.json(["pushing": push.displayURL])
         case .saveReplay(let path, let seconds):
-            return ControlMessages.json(try saveReplay(to: path, seconds: seconds))
+            return ControlMessages.json(try saveReplayAndWait(to: path, seconds: seconds))
         case .liveFolder(let path):
             let folder = path.hasPrefix("/") ? path : "\(self.folder)/\(path)"
             try session.addLiveStream(LiveStream(folder: folder))
@@ -81,8 +81,8 @@ public final class SessionController: Sendable {
 
     /// The replay buffer's last `seconds` (nil: all it holds) to `path` (relative: beside the recording).
     @available(*, noasync, message: "waits for the encoders and writes the file; call from a thread of your own")
-    public func saveReplay(to path: String, seconds: Double?) throws -> ReplaySave {
-        try session.saveReplay(to: path.hasPrefix("/") ? path : "\(folder)/\(path)", seconds: seconds)
+    public func saveReplayAndWait(to path: String, seconds: Double?) throws -> ReplaySave {
+        try session.saveReplayAndWait(to: path.hasPrefix("/") ? path : "\(folder)/\(path)", seconds: seconds)
     }
 
     /// Switches the camera (nil: black pictures); waits for the new device's first frame.

@@ -24,7 +24,7 @@ extension CameraService {
         guard keeping.replaySeconds != nil else {
             throw ReelError.invalidInput("this camera keeps no replay buffer: start reel serve with --replay-buffer SECONDS")
         }
-        var save = try controller.saveReplay(to: folder.newPath("replay", extension: "mov"), seconds: seconds)
+        var save = try controller.saveReplayAndWait(to: folder.newPath("replay", extension: "mov"), seconds: seconds)
         // The API names files in the recordings folder, never the server's paths.
         save.path = URL(fileURLWithPath: save.path).lastPathComponent
         thumbnails.prepare(save.path)

@@ -50,20 +50,20 @@ import Testing
         try session.start(configuration)
         ReplayBufferTests.waitForTimeline(session, seconds: 4.5)
         let before = try #require(session.status.timeline)
-        let first = try session.saveReplay(to: folder + "/first.mov", seconds: 2)
+        let first = try session.saveReplayAndWait(to: folder + "/first.mov", seconds: 2)
         let after = try #require(session.status.timeline)
         // Two saves at once, overlapping in time: all held, and the last 3 s.
         ReplayBufferTests.waitForTimeline(session, seconds: 6)
         let both = Locked<[ReplaySave]>([])
         DispatchQueue.concurrentPerform(iterations: 2) { index in
             do {
-                let save = try replay.save(to: folder + "/overlap\(index).mov", seconds: index == 0 ? nil : 3)
+                let save = try replay.saveAndWait(to: folder + "/overlap\(index).mov", seconds: index == 0 ? nil : 3)
                 both.withLock { $0.append(save) }
             } catch {
                 Issue.record("save \(index): \(error)")
             }
         }
-        #expect(throws: ReelError.self, "an existing file") { try replay.save(to: first.path) }
+        #expect(throws: ReelError.self, "an existing file") { try replay.saveAndWait(to: first.path) }
         let result = session.waitUntilFinished()
         #expect(result.recordedSuccessfully, "\(result.error ?? "")")
         #expect(result.replays?.count == 3)
@@ -84,7 +84,7 @@ import Testing
         }
     }
 
-    @Test func aSessionWithoutAMovieBuffersAndSaves() throws {
+    @Test func aSessionWithoutAMovieBuffersAndSaves() async throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let inputs = try LiveStreamOutputTests.inputs()
@@ -92,13 +92,13 @@ import Testing
         let replay = ReplayBuffer(seconds: 3, preset: inputs.preset)
         #expect(throws: ReelError.self, "not running yet") { try session.addOutput(replay) }
         try session.start(inputs)
-        #expect(throws: ReelError.self, "no replay buffer yet") { try session.saveReplay(to: folder + "/none.mov") }
+        await #expect(throws: ReelError.self, "no replay buffer yet") { try await session.saveReplay(to: folder + "/none.mov") }
         try session.addOutput(replay)
         #expect(throws: ReelError.self, "one recording fills a buffer") { try session.addOutput(replay) }
         ReplayBufferTests.waitForTimeline(session, seconds: 5.5)
-        let save = try session.saveReplay(to: folder + "/replay.mov")
+        let save = try await session.saveReplay(to: folder + "/replay.mov")  // the async form
         session.stop()
-        _ = session.waitUntilFinished()
+        _ = await session.finished()
         // Everything held: the last 3 s from a keyframe (one more group at most).
         #expect(save.seconds >= 3 && save.seconds < 5, "\(save)")
         let pictures = try TestInputs.frameNumbers(save.path)
@@ -122,7 +122,7 @@ import Testing
         let held = replay.held
         #expect(held.bytes <= 4 << 20 && held.seconds > 1 && held.seconds < 9, "\(held)")
         // The buffer outlives its recording: its last pictures are complete, saved to the movie's end.
-        let save = try replay.save(to: folder + "/after.mov")
+        let save = try replay.saveAndWait(to: folder + "/after.mov")
         #expect(abs(save.end - 10) < 1e-6 && abs(save.seconds - held.seconds) < 1e-6, "\(save) held \(held)")
         #expect(save.bytes < (4 << 20) + 64 * 1024)
         let pictures = try TestInputs.videoPacketTimes(save.path)
@@ -134,10 +134,10 @@ import Testing
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let replay = ReplayBuffer(seconds: 5)
-        #expect(throws: ReelError.self) { try replay.save(to: folder + "/empty.mov") }  // nothing held yet
-        #expect(throws: ReelError.self) { try replay.save(to: folder + "/clip.mp4") }
-        #expect(throws: ReelError.self) { try replay.save(to: folder + "/missing/clip.mov") }
-        #expect(throws: ReelError.self) { try replay.save(to: folder + "/clip.mov", seconds: 0) }
+        #expect(throws: ReelError.self) { try replay.saveAndWait(to: folder + "/empty.mov") }  // nothing held yet
+        #expect(throws: ReelError.self) { try replay.saveAndWait(to: folder + "/clip.mp4") }
+        #expect(throws: ReelError.self) { try replay.saveAndWait(to: folder + "/missing/clip.mov") }
+        #expect(throws: ReelError.self) { try replay.saveAndWait(to: folder + "/clip.mov", seconds: 0) }
         #expect(throws: ReelError.self) { try ReplayBuffer(seconds: 0.5).validate() }
         #expect(throws: ReelError.self) { try ReplayBuffer(maxBytes: 1000).validate() }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)

@@ -118,8 +118,8 @@ public final class ReplayBuffer: Sendable {
     /// newest picture captured when it was asked for (it waits for the encoders to give it out). Written under
     /// a hidden name and renamed into place. Throws `ReelError` (`.outputExists` without `overwrite`,
     /// `.invalidInput` for a bad path or an empty buffer) having written nothing.
-    @available(*, noasync, message: "waits for the encoders and writes the file; call from a thread of your own")
-    public func save(to path: String, seconds asked: Double? = nil, overwrite: Bool = false) throws -> ReplaySave {
+    @available(*, noasync, message: "use save(to:seconds:overwrite:) from async code")
+    public func saveAndWait(to path: String, seconds asked: Double? = nil, overwrite: Bool = false) throws -> ReplaySave {
         let requested = MonotonicClock.nanoseconds()
         if let asked, !(asked > 0 && asked.isFinite) {
             throw ReelError.invalidInput("save-replay \(NumberText.plain(asked)) s: give a number of seconds above 0, or none for everything held")
@@ -157,6 +157,21 @@ public final class ReplayBuffer: Sendable {
         state.withLock { $0.saves.append(save) }
         return save
     }
+
+    /// Saves on a small pool of threads of its own (the wait for the encoders and the writing block): see
+    /// `saveAndWait(to:seconds:overwrite:)`. Throws `ReelError.runtime` when more saves wait than the pool takes.
+    public func save(to path: String, seconds: Double? = nil, overwrite: Bool = false) async throws -> ReplaySave {
+        try await withCheckedThrowingContinuation { continuation in
+            let queued = ReplayBuffer.savers.submit { [self] in
+                continuation.resume(with: Result { try saveAndWait(to: path, seconds: seconds, overwrite: overwrite) })
+            }
+            if !queued { continuation.resume(throwing: ReelError.runtime("save-replay: \(ReplayBuffer.queuedSaves) saves wait already: try again")) }
+        }
+    }
+
+    /// Threads the async saves of every buffer run on, and how many may wait.
+    private static let queuedSaves = 16
+    private static let savers = WorkPool(name: "reel.replay.save", threads: 2, queueLimit: queuedSaves)
 
     /// A save's packets: new references to the held payloads, their times moved so the first picture is at 0
     /// (sound before it, the priming, decodes before 0 and is trimmed by the edit list).

@@ -14,6 +14,9 @@ extension CaptureSession {
         }
         do {
             if let movie = running.mainMovie {
+                guard movie.takesLiveStreamsWhileRecording else {
+                    throw ReelError.invalidInput("a segmented movie with sound takes a replay buffer at its start only: give it in the configuration")
+                }
                 guard movie.liveJoins.add(LiveOutput(replay: replay), to: "replay \(ObjectIdentifier(replay))", already: []) else {
                     throw ReelError.invalidInput("the movie has ended: start the session again before adding a replay buffer")
                 }
@@ -53,13 +56,22 @@ extension CaptureSession {
     public var replayBuffers: [ReplayBuffer] { shared.withLock { $0.replayBuffers } }
 
     /// Writes the last `seconds` (nil: all held) of the session's replay buffer (its newest, when it has
-    /// several) to a movie at `path`: see `ReplayBuffer.save(to:seconds:overwrite:)`. Throws
+    /// several) to a movie at `path`: see `ReplayBuffer.saveAndWait(to:seconds:overwrite:)`. Throws
     /// `ReelError.invalidInput` when the session has no replay buffer.
-    @available(*, noasync, message: "waits for the encoders and writes the file; call from a thread of your own")
-    public func saveReplay(to path: String, seconds: Double? = nil, overwrite: Bool = false) throws -> ReplaySave {
+    @available(*, noasync, message: "use saveReplay(to:seconds:overwrite:) from async code")
+    public func saveReplayAndWait(to path: String, seconds: Double? = nil, overwrite: Bool = false) throws -> ReplaySave {
+        try newestReplayBuffer().saveAndWait(to: path, seconds: seconds, overwrite: overwrite)
+    }
+
+    /// The async form of `saveReplayAndWait(to:seconds:overwrite:)`.
+    public func saveReplay(to path: String, seconds: Double? = nil, overwrite: Bool = false) async throws -> ReplaySave {
+        try await newestReplayBuffer().save(to: path, seconds: seconds, overwrite: overwrite)
+    }
+
+    private func newestReplayBuffer() throws -> ReplayBuffer {
         guard let replay = replayBuffers.last else {
             throw ReelError.invalidInput("save-replay: this recording keeps no replay buffer: start it with --replay-buffer SECONDS")
         }
-        return try replay.save(to: path, seconds: seconds, overwrite: overwrite)
+        return replay
     }
 }

@@ -247,7 +247,7 @@ public final class CaptureSession: Sendable {
 
     /// What the session is doing now: its state, inputs, outputs and the main movie's latest progress.
     public var status: SessionStatus {
-        let (state, current, running) = shared.withLock { ($0.state, $0.live, $0.running) }
+        let (state, current, running, replay) = shared.withLock { ($0.state, $0.live, $0.running, $0.replayBuffers.last) }
         switch state {
         case .ready:
             return SessionStatus(state: .ready, video: nil, audio: nil, outputs: [], progress: nil, result: nil)
@@ -256,7 +256,8 @@ public final class CaptureSession: Sendable {
                                  outputs: running?.outputs ?? [], progress: current.progress,
                                  timeline: running?.paced == true ? running?.engine.timelineNow : nil, result: nil,
                                  livePushes: current.pushes.isEmpty ? nil : current.pushes, levels: current.levels,
-                                 capturedPictures: running?.engine.capturedPictures, droppedPictures: running.map { $0.engine.readerDropCount() })
+                                 capturedPictures: running?.engine.capturedPictures, droppedPictures: running.map { $0.engine.readerDropCount() },
+                                 replay: replay.map { let held = $0.held; return .init(seconds: held.seconds, bytes: held.bytes) })
         case .finished(let result):
             return SessionStatus(state: .finished, video: current.video, audio: current.audio,
                                  outputs: (result.outputs ?? [result]).map(\.output), progress: current.progress, result: result)

@@ -26,6 +26,13 @@ public struct SessionStatus: Sendable, Codable, Equatable {
     /// session); nil when not recording.
     public var capturedPictures: Int? = nil
     public var droppedPictures: Int? = nil
+    /// What the replay buffer holds now (its newest, with several), while recording.
+    public var replay: ReplayHeld? = nil
+
+    public struct ReplayHeld: Sendable, Codable, Equatable {
+        public var seconds: Double
+        public var bytes: Int
+    }
 
     /// What the session keeps up to date while it runs.
     struct Live: Sendable {
