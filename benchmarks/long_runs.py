@@ -12,6 +12,9 @@
    exact clock within 45 ms (DRIFT_TARGET); uncorrected, the audio would run 0.6 s ahead. The lag is measured on the
    tone, not on the tracks' ends (a stop lines those up): its feeder plays 1000 cycles a second of real time,
    so the cycles the audio holds up to the video's end are the real time the audio reached there.
+4. Ten minutes of a paced 720p30 camera kept in a 60 s replay buffer (`--no-movie --replay-buffer 60`), a
+   30 s save every minute: RSS once the buffer is full (90 s in) and at the end differ by less than 5 MB (the
+   buffer is bounded), and every save holds its 30 s and more.
 
 Exits 1 when a check fails. Results: benchmarks/results/long.{json,md}.
 
@@ -180,10 +183,43 @@ def tone_cycles(path):
     return crossings / 2
 
 
+def replay_buffer_run(minutes, folder):
+    socket_path = os.path.join(folder, "replay.sock")
+    process = subprocess.Popen([REEL, "record", "--no-movie", "--replay-buffer", "60", "--video", "lavfi:testsrc2=size=1280x720:rate=30",
+                                "--audio", "lavfi:sine", "--preset", "720p", "--quiet", "--control", socket_path],
+                               cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    started = time.monotonic()
+    saves, rss_full = [], None
+    try:
+        import socket as sockets
+        for minute in range(1, int(minutes) + 1):
+            while time.monotonic() - started < minute * 60:
+                time.sleep(1)
+                if rss_full is None and time.monotonic() - started >= 90:
+                    rss_full = rss_kb(process.pid)
+            name = os.path.join(folder, f"replay-{minute}.mov")
+            with sockets.socket(sockets.AF_UNIX) as client:
+                client.connect(socket_path)
+                client.sendall((json.dumps({"command": ["save-replay", name, "30"], "request_id": minute}) + "\n").encode())
+                reply = json.loads(client.makefile("r").readline())
+            saves.append((reply.get("data") or {}).get("seconds", 0))
+            if os.path.exists(name):
+                os.unlink(name)
+        rss_end = rss_kb(process.pid)
+    finally:
+        process.terminate()
+        process.wait(timeout=60)
+    growth = round(((rss_end or 0) - (rss_full or 0)) / 1024, 1)
+    return {"minutes": minutes, "rssFullMB": round((rss_full or 0) / 1024, 1), "rssEndMB": round((rss_end or 0) / 1024, 1),
+            "rssGrowthMB": growth, "saves": len(saves), "shortestSave": min(saves) if saves else 0,
+            "passed": growth < 5 and bool(saves) and min(saves) >= 30}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--minutes", type=int, default=60)
     parser.add_argument("--drift-minutes", type=float, default=10)
+    parser.add_argument("--replay-minutes", type=float, default=10)
     arguments = parser.parse_args()
     report = {"date": datetime.datetime.now().isoformat(timespec="seconds")}
     with tempfile.TemporaryDirectory(prefix="reel-long-") as folder:
@@ -201,10 +237,14 @@ def main():
                            "uncorrectedDriftSeconds": round(fast["seconds"] * 48 / 48000, 3),
                            "passed": abs(drift) <= DRIFT_TARGET}
         print(json.dumps(report["drift"], indent=1), flush=True)
+        print(f"{arguments.replay_minutes} min of 720p in a 60 s replay buffer, a save each minute ...", flush=True)
+        report["replay"] = replay_buffer_run(arguments.replay_minutes, folder)
+        print(json.dumps(report["replay"], indent=1), flush=True)
     results = os.path.join(ROOT, "benchmarks", "results")
     with open(os.path.join(results, "long.json"), "w") as handle:
         json.dump(report, handle, indent=1)
     hour, drift, segmented = report["hour"], report["drift"], report["segmented"]
+    replay = report["replay"]
     with open(os.path.join(results, "long.md"), "w") as handle:
         handle.write(f"# Long runs ({report['date']})\n\n| check | measured | target | passed |\n| --- | --- | --- | --- |\n")
         handle.write(f"| {hour['mediaMinutes']} min of media: frames | {hour['videoFrames']} | {hour['expectedFrames']} | "
@@ -222,9 +262,13 @@ def main():
         handle.write(f"| {drift['fast']['seconds'] / 60:g} min with a 0.1 % fast audio clock: drift | "
                      f"{drift['driftSeconds'] * 1000:.1f} ms (uncorrected: {drift['uncorrectedDriftSeconds'] * 1000:.0f} ms) | "
                      f"within {DRIFT_TARGET * 1000:g} ms | {drift['passed']} |\n")
+        replay = report["replay"]
+        handle.write(f"| {replay['minutes']:g} min of 720p in a 60 s replay buffer: RSS growth once full | {replay['rssGrowthMB']} MB "
+                     f"({replay['rssFullMB']} → {replay['rssEndMB']} MB); {replay['saves']} saves, the shortest {replay['shortestSave']:.2f} s "
+                     f"| < 5 MB; ≥ 30 s | {replay['passed']} |\n")
         handle.write(f"\nWall time of the hour: {hour['wallSeconds']} s; {hour['fragments']} fragments; "
                      f"{hour['bytes']} bytes, of which {hour['finalizationBytes']} written at finalization.\n")
-    passed = hour["passed"] and drift["passed"] and segmented["passed"]
+    passed = hour["passed"] and drift["passed"] and segmented["passed"] and replay["passed"]
     print("long runs:", "passed" if passed else "FAILED")
     sys.exit(0 if passed else 1)
 

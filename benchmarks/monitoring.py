@@ -23,15 +23,15 @@ ALARMS = ["--alarm", "silence", "--alarm", "clipping", "--alarm", "black", "--al
 WATCHED = ("reel.session", "reel.reader.lav")
 
 
-def threads_cpu(pid):
-    """CPU seconds of the session thread and the readers, by thread id."""
+def threads_cpu(pid, watched=WATCHED):
+    """CPU seconds of the threads named in `watched` (the session thread and the readers), by thread id."""
     ticks = os.sysconf("SC_CLK_TCK")
     found = {}
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
             with open(f"/proc/{pid}/task/{tid}/comm") as handle:
                 name = handle.read().strip()
-            if name not in WATCHED:
+            if name not in watched:
                 continue
             with open(f"/proc/{pid}/task/{tid}/stat") as handle:
                 fields = handle.read().rsplit(")", 1)[1].split()

@@ -18,6 +18,8 @@ import statistics
 import subprocess
 import time
 
+from monitoring import threads_cpu
+
 SOURCE = ["--video", "lavfi:testsrc2=size=1280x720:rate=30", "--audio", "lavfi:sine=frequency=440:sample_rate=48000"]
 
 
@@ -103,31 +105,16 @@ def memory(reel, cwd, quick, preset):
             "heldSeconds": long_held, "rss": long_rss, "growthAfterFullMB": growth}
 
 
-def session_cpu(pid):
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0.0
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/comm") as handle:
-                if handle.read().strip() != "reel.session":
-                    continue
-            with open(f"/proc/{pid}/task/{tid}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / ticks
-        except OSError:
-            continue
-    return total
-
-
 def triggered_share(reel, cwd, trigger, seconds):
     command = [reel, "record", "event-{index}.mov", *SOURCE, "--preset", "720p", "--trigger", trigger, "--max-duration", str(seconds),
                "--quiet", "--overwrite", "--min-free", "0"]
     process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(2)
-    first, began = session_cpu(process.pid), time.monotonic()
+    first, began = threads_cpu(process.pid, ("reel.session",)), time.monotonic()
     time.sleep(seconds - 3)
-    last, ended = session_cpu(process.pid), time.monotonic()
+    last, ended = threads_cpu(process.pid, ("reel.session",)), time.monotonic()
     process.wait(timeout=60)
+    first, last = sum(first.values()), sum(last.values())
     for name in os.listdir(cwd):
         if name.startswith("event-"):
             os.unlink(os.path.join(cwd, name))

@@ -48,6 +48,46 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: "\(folder)/door-001.mov"))
     }
 
+    /// A camera box on a small disk: `--keep-free` deletes the recording's oldest movies while the movie being
+    /// written has less room before the floor than a margin (as loop recording's segments do); the result says
+    /// which went.
+    @Test func keepFreeDeletesTheOldestTriggeredMovies() throws {
+        guard let small = try SmallFilesystem.mount(megabytes: 6, for: "keepFreeDeletesTheOldestTriggeredMovies") else { return }
+        defer { small.unmount() }
+        // Noise for a second every three: four events in 12 s, each movie about 1.8 MB (the preset's ceiling).
+        let noisy = "lavfi:color=gray:size=1280x720:rate=30,geq=lum='if(between(mod(T\\,3)\\,1\\,2)\\,random(1)*255\\,128)':cb=128:cr=128?realtime=0"
+        let run = try Processes.reel(["record", "\(small.path)/cam-{index}.mov", "--video", noisy, "--audio", "none", "--preset", "720p",
+                                      "--trigger", "motion", "--pre-roll", "0.5", "--post-roll", "0.3", "--keep-free", "3M",
+                                      "--max-duration", "12", "--json"], timeout: 120)
+        #expect(run.status == 0, "\(run.standardError)")
+        let movies = try #require(try TestInputs.json(run.standardOutput)["triggered"] as? [[String: Any]], "\(run.standardOutput)")
+        let paths = movies.compactMap { $0["path"] as? String }
+        let deleted = movies.filter { $0["deleted"] as? Bool == true }.compactMap { $0["path"] as? String }
+        let left = try FileManager.default.contentsOfDirectory(atPath: small.path).filter { !$0.hasPrefix(".") }.map { "\(small.path)/\($0)" }
+        #expect(paths.count == 4 && movies.allSatisfy { $0["error"] == nil && $0["stopReason"] == nil }, "\(movies)")
+        #expect(!deleted.isEmpty && Set(deleted) == Set(paths).subtracting(left), "deleted \(deleted), left \(left.sorted())")
+        #expect(paths.prefix(deleted.count).elementsEqual(deleted), "the oldest went first: \(deleted)")
+        #expect(left.contains(paths.last ?? ""))
+        for path in left { #expect(try FFprobe.streams(path).count == 1, "\(path) plays") }
+    }
+
+    /// A save that would take the disk under the floor (`--min-free`) is refused, and nothing is left behind.
+    @Test func aSaveThatWouldCrossTheFloorLeavesNothing() throws {
+        guard let small = try SmallFilesystem.mount(megabytes: 4, for: "aSaveThatWouldCrossTheFloorLeavesNothing") else { return }
+        defer { small.unmount() }
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let running = try ControlSocketTests.startRecording(["--no-movie", "--replay-buffer", "10", "--video", "lavfi:testsrc2=size=1280x720:rate=30",
+                                                             "--audio", "none", "--preset", "720p", "--min-free", "3M"],
+                                                            socket: "cam.sock", in: folder)
+        usleep(5_000_000)
+        let saved = try ControlSocketTests.ctl(["cam.sock", "save-replay", "\(small.path)/big.mov"], in: folder)
+        #expect(saved.status == 1 && saved.standardError.contains("less free space than the recording's floor"), "\(saved.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: small.path).isEmpty, "nothing left, not even a hidden file")
+        #expect(try ControlSocketTests.ctl(["cam.sock", "stop"], in: folder).status == 0)
+        #expect(Processes.finish(running, timeout: 20).status == 0)
+    }
+
     @Test func badOptionsAreUsageErrors() throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

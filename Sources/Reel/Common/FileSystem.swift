@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Glibc
 import SystemSupport
 
@@ -84,6 +85,25 @@ public enum FileSystem {
         let folder = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         guard let entries = try? FileDescriptor.opening("open", { open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }) else { return false }
         return fsync(entries.raw) == 0
+    }
+
+    /// Rejects a file about to be written before anything is: its folder must exist and be writable, the path
+    /// must not be a folder or a special file, nor an existing file unless `overwrite`. `what` names it in the
+    /// messages ("the still"), `names` says what a good name ends in (".jpg or .png").
+    static func checkNewFile(_ path: String, what: String, names: String, overwrite: Bool) throws {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        guard isFolder(folder) else {
+            throw ReelError.invalidInput("folder \(folder) for \(what) does not exist: create it first")
+        }
+        guard access(folder, W_OK) == 0 else {
+            throw ReelError.invalidInput("folder \(folder) for \(what) is not writable (\(String(cString: strerror(errno)))): choose another folder")
+        }
+        if isFolder(path) || isSpecialFile(path) {
+            throw ReelError.invalidInput("\(path) is a folder or a special file: give \(what) a file name ending in \(names)")
+        }
+        if !overwrite && FileManager.default.fileExists(atPath: path) {
+            throw ReelError(.outputExists, "\(path) already exists: choose another name or allow overwriting")
+        }
     }
 
     /// Renames a finished file into place so that a power cut leaves either no file under `destination` or

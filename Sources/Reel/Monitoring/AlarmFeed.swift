@@ -5,7 +5,7 @@ import SystemSupport
 /// updates that ride on its blocks (see AudioFrameSink), each picture through a 32 × 18 grid of its luma read
 /// in place (`Frame.lumaGrid`: no scaling, no copy). Each alarm's start and end goes to `changed` as it
 /// happens; the recording's result lists them all (`annotate`), those still on at the end without an end.
-final class AlarmFeed: SessionOutput, @unchecked Sendable {
+final class AlarmFeed: SessionWatcher, @unchecked Sendable {
     static let gridColumns = 32
     static let gridRows = 18
 
@@ -28,10 +28,7 @@ final class AlarmFeed: SessionOutput, @unchecked Sendable {
         self.changed = changed
     }
 
-    var role: SessionOutputRole { .companion }
-    func start() {}
     func wants(_ type: MediaType) -> Bool { type == .audio ? watchesSound : type == .video && watchesPictures }
-    var isDone: Bool { false }
 
     func take(_ type: MediaType, _ item: CapturedItem, buffer: CaptureBuffer) {
         let changes: [AlarmMonitor.Change]

@@ -4,7 +4,7 @@ import FFmpegCore
 /// (AudioFrameSink, LevelMeter) and each update rides on a block of samples (`CapturedItem.levels`); this
 /// output hands it to `publish` (the session's status, `audioLevels()` streams and events), ten a second.
 /// A companion output: it never ends the session and holds no sample.
-final class LevelFeed: SessionOutput {
+final class LevelFeed: SessionWatcher {
     private let publish: @Sendable (AudioLevels) -> Void
     /// The timeline's zero on the session clock (the first picture), read on the session's thread.
     private let origin: @Sendable () -> Double
@@ -14,10 +14,7 @@ final class LevelFeed: SessionOutput {
         self.publish = publish
     }
 
-    var role: SessionOutputRole { .companion }
-    func start() {}
     func wants(_ type: MediaType) -> Bool { type == .audio }
-    var isDone: Bool { false }
     func end(_ ending: SessionEngine.Ending) {}
 
     func take(_ type: MediaType, _ item: CapturedItem, buffer: CaptureBuffer) {

@@ -202,19 +202,7 @@ public final class ReplayBuffer: Sendable {
         guard path.lowercased().hasSuffix(".mov") else {
             throw ReelError.invalidInput("save-replay \(path): give the movie a name ending in .mov")
         }
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        guard FileSystem.isFolder(folder) else {
-            throw ReelError.invalidInput("save-replay \(path): folder \(folder) does not exist: create it first")
-        }
-        guard access(folder, W_OK) == 0 else {
-            throw ReelError.invalidInput("save-replay \(path): folder \(folder) is not writable (\(String(cString: strerror(errno))))")
-        }
-        if FileSystem.isFolder(path) || FileSystem.isSpecialFile(path) {
-            throw ReelError.invalidInput("save-replay \(path) is a folder or a special file: give a file name ending in .mov")
-        }
-        if !overwrite && FileManager.default.fileExists(atPath: path) {
-            throw ReelError(.outputExists, "\(path) already exists: choose another name or allow overwriting")
-        }
+        try FileSystem.checkNewFile(path, what: "the replay", names: ".mov", overwrite: overwrite)
         if FileManager.default.fileExists(atPath: PartialName.path(for: path)) {
             throw ReelError(.outputExists, "\(PartialName.path(for: path)) (where \(path) is written until it is complete) already exists: another save may be writing it; choose another name")
         }

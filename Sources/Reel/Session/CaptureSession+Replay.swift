@@ -32,8 +32,9 @@ extension CaptureSession {
 
     /// A replay buffer's own encoders, as a movie without a file (LiveStreamOutput's way).
     func startWithoutMovie(_ replay: ReplayBuffer, running: Running) throws {
-        let setup = try running.context.liveStreams(preset: replay.preset ?? running.context.configuration.preset,
+        var setup = try running.context.liveStreams(preset: replay.preset ?? running.context.configuration.preset,
                                                     live: [LiveOutput(replay: replay)])
+        setup.limits.minFreeDiskSpace = running.context.configuration.limits.minFreeDiskSpace  // for its saves
         guard CaptureSession.addWithoutMovie(setup, running: running) else {
             throw ReelError.invalidInput("the session has ended: start it again before adding a replay buffer")
         }

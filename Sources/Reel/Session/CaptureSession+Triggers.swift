@@ -18,7 +18,10 @@ extension CaptureSession {
             outputs.append(LiveOutput(trigger: TriggerOutput(settings: settings, schedule: schedule, events: events)))
         }
         guard !outputs.isEmpty else { return nil }
-        return try context.liveStreams(preset: configuration.replayBuffer?.preset ?? configuration.preset, live: outputs)
+        var setup = try context.liveStreams(preset: configuration.replayBuffer?.preset ?? configuration.preset, live: outputs)
+        // It writes no file itself; a replay saved from it keeps the recording's free-space floor.
+        setup.limits.minFreeDiskSpace = configuration.limits.minFreeDiskSpace
+        return setup
     }
 
     /// The feed that decides a triggered recording's events from its pictures and sound.

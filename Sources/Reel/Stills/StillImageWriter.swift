@@ -37,19 +37,7 @@ public struct StillRequest: Sendable, Equatable {
         guard StillRequest.qualityRange.contains(quality) else {
             throw ReelError.invalidInput("still quality \(quality) must be from 1 to 100")
         }
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        guard FileSystem.isFolder(folder) else {
-            throw ReelError.invalidInput("folder \(folder) for the still does not exist: create it first")
-        }
-        guard access(folder, W_OK) == 0 else {
-            throw ReelError.invalidInput("folder \(folder) for the still is not writable (\(String(cString: strerror(errno)))): choose another folder")
-        }
-        if FileSystem.isFolder(path) || FileSystem.isSpecialFile(path) {
-            throw ReelError.invalidInput("\(path) is a folder or a special file: give the still a file name ending in .jpg or .png")
-        }
-        if !overwrite && FileManager.default.fileExists(atPath: path) {
-            throw ReelError(.outputExists, "\(path) already exists: choose another name or allow overwriting")
-        }
+        try FileSystem.checkNewFile(path, what: "the still", names: ".jpg or .png", overwrite: overwrite)
     }
 }
 

@@ -5,7 +5,7 @@ import SystemSupport
 /// 64 × 36 grid of its luma read in place (MotionMeasure against the picture before), the sound through the
 /// level updates that ride on its blocks. Each rule's TriggerMonitor decides the events; they go to the
 /// schedule the movies are cut by, and to `changed` as they start and end.
-final class TriggerFeed: SessionOutput, @unchecked Sendable {
+final class TriggerFeed: SessionWatcher, @unchecked Sendable {
     static let gridColumns = 64
     static let gridRows = 36
 
@@ -29,10 +29,7 @@ final class TriggerFeed: SessionOutput, @unchecked Sendable {
         self.changed = changed
     }
 
-    var role: SessionOutputRole { .companion }
-    func start() {}
     func wants(_ type: MediaType) -> Bool { type == .audio ? watchesSound : type == .video && watchesPictures }
-    var isDone: Bool { false }
 
     func take(_ type: MediaType, _ item: CapturedItem, buffer: CaptureBuffer) {
         if type == .audio {

@@ -22,6 +22,13 @@ final class TriggerSchedule: Sendable {
     var events: [TriggerEvent] { state.withLock { $0.events } }
 
     func add(_ movie: TriggeredMovie) { state.withLock { $0.movies.append(movie) } }
+
+    /// Loop recording deleted this movie for free space.
+    func deleted(_ path: String) {
+        state.withLock { state in
+            for index in state.movies.indices where state.movies[index].path == path { state.movies[index].deleted = true }
+        }
+    }
     var movies: [TriggeredMovie] { state.withLock { $0.movies } }
 
     /// Where a movie that covers events from `first` on ends on the timeline: `postRoll` after the last of them

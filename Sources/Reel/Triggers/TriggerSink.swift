@@ -91,7 +91,6 @@ final class TriggerSink: LiveSink {
         let event = scheduled[nextEvent]
         guard let cut = window.tail(from: ticks(event.start - settings.recording.preRoll)) else { return }
         index += 1
-        if settings.recording.deletesOldestForFreeSpace { makeRoom() }
         let path = SegmentNaming.freeName(for: settings.naming.path(index: index, date: Date())) { candidate in
             settings.overwrite || !FileManager.default.fileExists(atPath: candidate)
         }
@@ -109,11 +108,16 @@ final class TriggerSink: LiveSink {
         }
     }
 
-    /// Loop recording: this recording's oldest movies go while the free space is under the floor.
-    private func makeRoom() {
-        let folder = URL(fileURLWithPath: settings.naming.path(index: index, date: Date())).deletingLastPathComponent().path
-        while let free = DiskSpace.availableBytes(atFolder: folder), free < settings.limits.minFreeDiskSpace, !kept.isEmpty {
-            unlink(kept.removeFirst())
+    /// Loop recording: this recording's oldest movies go while the movie being written has less room before
+    /// the floor than a margin (a megabyte, or four of the packets coming), as a segmented recording's do.
+    private func makeRoom(for bytes: Int, in movie: TriggeredMovieWriter) {
+        guard settings.recording.deletesOldestForFreeSpace, settings.limits.minFreeDiskSpace > 0 else { return }
+        let margin = Int64(max(1 << 20, 4 * bytes))
+        while movie.freeSpaceHeadroom < margin, !kept.isEmpty {
+            let oldest = kept.removeFirst()
+            unlink(oldest)
+            schedule.deleted(oldest)
+            movie.refreshDiskSpace()
         }
     }
 
@@ -121,6 +125,7 @@ final class TriggerSink: LiveSink {
     private func feed(_ packet: Packet, isVideo: Bool) {
         guard let movie, !movie.isFinished else { return }
         let own = Packet()
+        makeRoom(for: packet.size, in: movie)
         do {
             try own.reference(packet)
             if isVideo { try movie.video(own) } else { try movie.audio(own) }

@@ -161,6 +161,11 @@ final class TriggeredMovieWriter {
         return stat(path, &info) == 0 ? Int64(info.st_size) : 0
     }
 
+    /// Bytes that may still be written before the free space falls under the floor (MovieWriter's measure).
+    var freeSpaceHeadroom: Int64 { writer.freeSpaceHeadroom() }
+    /// Reads the free space again (after files were deleted).
+    func refreshDiskSpace() { writer.refreshDiskSpace() }
+
     /// Seconds written so far.
     var seconds: Double { Double(writtenEnd) * (hasVideo ? videoTimeBase?.secondsPerTick ?? 0 : audioTimeBase?.secondsPerTick ?? 0) }
 }

@@ -58,4 +58,6 @@ public struct TriggeredMovie: Sendable, Codable, Equatable {
     /// Set when it ended before its post-roll (the free-space floor, a full disk, a failure).
     public var stopReason: StopReason?
     public var error: String?
+    /// Loop recording (`--keep-free`) deleted it later to keep the free space.
+    public var deleted: Bool?
 }
