@@ -23,6 +23,9 @@ enum CaptureCommand {
         \(RecordingOptions.liveHelp)
           A tap keeps its live stream (the press as it was seen); only the movie is dropped.
         \(RecordingOptions.alarmHelp)
+          --replay-buffer S, --replay-buffer-size BYTES
+                                    keep the press's last S seconds in memory: reel ctl PATH save-replay FILE.mov [SECONDS]
+                                    writes them while it records (see reel record --help)
         exit codes: 0 a photo or movie kept, 1 runtime failure, 2 bad usage (nothing written),
                     3 with --alarm-exit: kept, but an alarm was still on at the end, 130 a second Ctrl-C
         """
@@ -54,14 +57,17 @@ enum CaptureCommand {
         let server: ControlSocketServer?
         do {
             let parsed = try ParsedArguments(arguments, command: "capture",
-                                             specification: .init(valueOptions: valueOptions, flagOptions: RecordingOptions.flagOptions
+                                             specification: .init(valueOptions: valueOptions.union(ReplayOptions.valueOptions), flagOptions: RecordingOptions.flagOptions
                                                  .union(RecordingOptions.liveFlagOptions).union(RecordingOptions.alarmFlagOptions)))
             guard parsed.positionals.count == 1, let basename = parsed.positionals.first else {
                 throw UsageError("capture: expected one BASENAME (writes BASENAME.jpg or BASENAME.mov)")
             }
             let threshold = try parsed.number("--hold-threshold", in: PressCapture.holdThresholdRange)
                 ?? PressCapture.defaultHoldThreshold
-            options = try RecordingOptions(parsed, outputPath: basename + ".mov")
+            var chosen = try RecordingOptions(parsed, outputPath: basename + ".mov")
+            // The press's movie keeps its last seconds too, saved over --control (save-replay).
+            try ReplayOptions.apply(parsed, to: &chosen.configuration, hasOutput: true)
+            options = chosen
             capture = try PressCapture(basename: basename, holdThreshold: threshold, configuration: options.configuration)
             server = try parsed.value("--control").map { path in
                 try ControlSocketServer(path: path, controller: SessionController(
