@@ -38,6 +38,11 @@ import Testing
         #expect(fields.count == 2 && abs(fields[0]) < 1e-6, "sound: \(probe.standardOutput)")
         #expect(fields.count == 2 && abs(fields[1] - save.seconds) < 0.03, "\(fields) s of sound for \(save.seconds) s")
         #expect(!FileManager.default.fileExists(atPath: CaptureSession.partialPath(for: save.path)))
+        // Readers nobody here wrote see the same pictures and length.
+        for (name, reading) in [("GStreamer", try IndependentReaders.gstreamer(save.path)), ("MediaInfo", try IndependentReaders.mediainfo(save.path))] {
+            #expect(reading.problems.isEmpty && reading.videoFrames == pictures.count, "\(name): \(reading)")
+            #expect(abs(reading.duration - save.seconds) < 0.05, "\(name): \(reading) for \(save.seconds) s")
+        }
     }
 
     @Test func savesWhileRecordingHoldTheMoviesPicturesUpToEachRequest() throws {
