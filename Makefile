@@ -9,17 +9,18 @@ SWIFT ?= swift
 # libxine (its QuickTime demuxer, ffmpeg decoders and raw video driver) for small C probes in Tests/IndependentReaders;
 # a C compiler for the write-log shim and those probes, libmicrohttpd for reel serve, chromium-driver with
 # python3-selenium to test its page in a real browser, and the servers live pushes are tested against:
-# srt-live-transmit (srt-tools), nginx with its RTMP module, iproute2 for a network namespace with small TCP buffers.
+# srt-live-transmit (srt-tools), nginx with its RTMP module, iproute2 for a network namespace with small TCP buffers;
+# man-db and systemd's systemd-analyze to check what make install writes.
 PACKAGES := libavdevice-dev libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev \
             libavutil-dev pkg-config ffmpeg xvfb x11-xserver-utils python3 \
             gstreamer1.0-tools gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-good gstreamer1.0-libav mediainfo chromium \
             firefox-esr mplayer libimage-exiftool-perl libquicktime-dev libxine2-dev libxine2-misc-plugins libxine2-ffmpeg \
             gcc libc6-dev pulseaudio pulseaudio-utils libmicrohttpd-dev chromium-driver python3-selenium \
-            srt-tools nginx-light libnginx-mod-rtmp iproute2 python3-prometheus-client
+            srt-tools nginx-light libnginx-mod-rtmp iproute2 python3-prometheus-client man-db systemd
 REEL := .build/debug/reel
 
 .PHONY: deps build run test clean release function-order bench bench-quick check-tsan check-leaks fuzz fuzz-quick long-test \
-        fake-camera slurm-test power-cut-test
+        fake-camera slurm-test power-cut-test install uninstall install-test
 
 deps:
 	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
@@ -115,6 +116,42 @@ power-cut-test: build
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	fi
 	/usr/bin/python3 Tests/PowerCut/powercut_test.py --reel $(REEL) --results .build/power-cut-results.json $(POWER_CUT_ARGS)
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the release binary (presets are compiled in; share/reel/presets
+# has them as JSON to copy and change, used with --preset FILE.json), reel(1) written from the binary's own
+# --help texts (packaging/manpage.py), bash completion, and systemd units (reel-serve.service with its
+# environment file, reel-batch@.service and .timer). make uninstall removes exactly what install wrote.
+PREFIX ?= /usr/local
+DESTDIR ?=
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+INSTALLED := $(PREFIX)/bin/reel $(PREFIX)/share/man/man1/reel.1 $(PREFIX)/share/bash-completion/completions/reel \
+             $(UNITDIR)/reel-serve.service $(UNITDIR)/reel-batch@.service $(UNITDIR)/reel-batch@.timer \
+             $(patsubst presets/%,$(PREFIX)/share/reel/presets/%,$(wildcard presets/*.json))
+install: release
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/default $(DESTDIR)$(PREFIX)/share/reel/presets
+	install -m 755 .build/release/reel $(DESTDIR)$(PREFIX)/bin/reel
+	python3 packaging/manpage.py .build/release/reel > .build/reel.1
+	install -m 644 .build/reel.1 $(DESTDIR)$(PREFIX)/share/man/man1/reel.1
+	install -m 644 packaging/reel.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/reel
+	for unit in reel-serve.service reel-batch@.service; do \
+		sed -e 's|@BINDIR@|$(PREFIX)/bin|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' packaging/systemd/$$unit.in > .build/$$unit; \
+		install -m 644 .build/$$unit $(DESTDIR)$(UNITDIR)/$$unit; \
+	done
+	install -m 644 packaging/systemd/reel-batch@.timer $(DESTDIR)$(UNITDIR)/reel-batch@.timer
+	@# An environment file already there is the administrator's: kept.
+	[ -e $(DESTDIR)$(SYSCONFDIR)/default/reel-serve ] || install -m 640 packaging/systemd/reel-serve.env $(DESTDIR)$(SYSCONFDIR)/default/reel-serve
+	install -m 644 presets/*.json $(DESTDIR)$(PREFIX)/share/reel/presets/
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	@# The environment file only as installed: one the administrator changed (or had before) stays.
+	-cmp -s packaging/systemd/reel-serve.env $(DESTDIR)$(SYSCONFDIR)/default/reel-serve && rm -f $(DESTDIR)$(SYSCONFDIR)/default/reel-serve
+	-rmdir $(DESTDIR)$(PREFIX)/share/reel/presets $(DESTDIR)$(PREFIX)/share/reel 2>/dev/null
+
+# Installs into a temporary root and uses the installed reel there, from outside the checkout (packaging/install_test.sh).
+install-test: release
+	bash packaging/install_test.sh
 
 # Hour-long reliability runs (benchmarks/long_runs.py): an hour of media (A/V end gap, RSS growth) and ten
 # minutes of paced recording with a 0.1 % fast audio clock (drift). About 20 minutes; not part of make test.

@@ -17,7 +17,8 @@ enum ServeCommand {
           --listen HOST:PORT   where to listen (default \(ListenAddress.defaultValue)); an address other than
                                loopback needs a token, and one is generated and printed when none is given
           --recordings DIR     the folder photos and movies go to and are served from (default \(CameraServer.Options.defaultRecordings))
-          --token TOKEN        required as 'Authorization: Bearer TOKEN' (or open /?token=TOKEN once)
+          --token TOKEN        required as 'Authorization: Bearer TOKEN' (or open /?token=TOKEN once); without it,
+                               the environment's REEL_TOKEN if set
           --video, --audio     the camera and microphone (default: as reel record); none leaves one out
           --preset NAME        the capture and movie quality (default \(CameraServer.Options.defaultPreset); reel presets)
           --no-camera          do not start the camera; the page or POST /api/session/start does
@@ -57,7 +58,8 @@ enum ServeCommand {
             var options = CameraServer.Options()
             if let listen = parsed.value("--listen") { options.listen = listen }
             if let folder = parsed.value("--recordings") { options.recordings = folder }
-            options.token = parsed.value("--token")
+            // REEL_TOKEN keeps the token off the command line (ps shows that): reel-serve.service's environment file.
+            options.token = parsed.value("--token") ?? getenv("REEL_TOKEN").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
             if let video = parsed.value("--video") { options.video = video == "none" ? nil : try DeviceSpec(parsing: video).description }
             if let audio = parsed.value("--audio") { options.audio = audio == "none" ? nil : try DeviceSpec(parsing: audio).description }
             if let preset = parsed.value("--preset") { options.preset = preset }
