@@ -20,7 +20,7 @@ PACKAGES := libavdevice-dev libavformat-dev libavcodec-dev libavfilter-dev libsw
 REEL := .build/debug/reel
 
 .PHONY: deps build run test clean release function-order bench bench-quick check-tsan check-leaks fuzz fuzz-quick long-test \
-        fake-camera slurm-test power-cut-test install uninstall install-test
+        fake-camera slurm-test power-cut-test install uninstall install-test deb deb-test
 
 deps:
 	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
@@ -148,6 +148,24 @@ uninstall:
 	@# The environment file only as installed: one the administrator changed (or had before) stays.
 	-cmp -s packaging/systemd/reel-serve.env $(DESTDIR)$(SYSCONFDIR)/default/reel-serve && rm -f $(DESTDIR)$(SYSCONFDIR)/default/reel-serve
 	-rmdir $(DESTDIR)$(PREFIX)/share/reel/presets $(DESTDIR)$(PREFIX)/share/reel 2>/dev/null
+
+# make deb: a Debian package (debian/, debhelper) of what make install writes, built in place with the release
+# build (dpkg-buildpackage writes next to the checkout; the files are moved into .build/deb/), then lintian on it.
+# make deb-test installs it into a clean Debian 12 root made by mmdebstrap and uses it there.
+DEB_PACKAGES := dpkg-dev debhelper lintian mmdebstrap
+deb: release
+	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+	dpkg-buildpackage -us -uc -b
+	@mkdir -p .build/deb
+	mv ../reel_$$(dpkg-parsechangelog -S Version)_* .build/deb/
+	lintian --info .build/deb/reel_*.deb || true
+deb-test: deb
+	bash packaging/deb_test.sh .build/deb/reel_$$(dpkg-parsechangelog -S Version)_amd64.deb
 
 # Installs into a temporary root and uses the installed reel there, from outside the checkout (packaging/install_test.sh).
 install-test: release
