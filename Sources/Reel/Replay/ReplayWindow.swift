@@ -167,13 +167,8 @@ struct ReplayWindow<Payload> {
     /// to come (a triggered movie's pre-roll). Nil before the first keyframe (or without video, before sound).
     func tail(from target: Int64) -> Cut? {
         guard let videoTimeBase else {
-            guard let audioTimeBase, !audio.isEmpty else { return nil }
-            let targetSample = target
-            let first = max(min(1, audio.count - 1), audio.lastIndex { $0.sample.presentationTime <= targetSample } ?? 0)
-            let start = audio[first].sample.presentationTime
-            let end = audio.last.map { $0.sample.presentationTime + $0.sample.duration } ?? start
-            return Cut(video: [], audio: Array(audio[max(0, first - 1)...]), start: start, end: end, audioStart: start,
-                       seconds: Double(end - start) * audioTimeBase.secondsPerTick)
+            guard !audio.isEmpty else { return nil }
+            return audioCut(from: audio.lastIndex { $0.sample.presentationTime <= target } ?? 0)
         }
         guard !video.isEmpty else { return nil }
         let first = video.indices.last { video[$0].sample.isKeyframe && video[$0].sample.presentationTime <= target } ?? 0
@@ -196,15 +191,18 @@ struct ReplayWindow<Payload> {
 
     private func audioCut(seconds: Double?) -> Cut? {
         guard let audioTimeBase, let last = audio.last else { return nil }
-        let end = last.sample.presentationTime + last.sample.duration
-        // The first frame presented has one before it to prime the decoder, when there is one.
-        let earliest = min(1, audio.count - 1)
-        var first = earliest
-        if let seconds {
-            let target = end - Int64((seconds / audioTimeBase.secondsPerTick).rounded())
-            first = max(earliest, audio.lastIndex { $0.sample.presentationTime <= target } ?? earliest)
-        }
+        guard let seconds else { return audioCut(from: 0) }
+        let target = last.sample.presentationTime + last.sample.duration - Int64((seconds / audioTimeBase.secondsPerTick).rounded())
+        return audioCut(from: audio.lastIndex { $0.sample.presentationTime <= target } ?? 0)
+    }
+
+    /// Sound alone from frame `index` (at least the second held, so one frame before it primes the decoder) to
+    /// the newest.
+    private func audioCut(from index: Int) -> Cut? {
+        guard let audioTimeBase, let last = audio.last else { return nil }
+        let first = max(index, min(1, audio.count - 1))
         let start = audio[first].sample.presentationTime
+        let end = last.sample.presentationTime + last.sample.duration
         return Cut(video: [], audio: Array(audio[max(0, first - 1)...]), start: start, end: end, audioStart: start,
                    seconds: Double(end - start) * audioTimeBase.secondsPerTick)
     }
