@@ -124,7 +124,7 @@ final class TriggerSink: LiveSink {
     /// Hands the movie its own reference to a packet (the window keeps the other).
     private func feed(_ packet: Packet, isVideo: Bool) {
         guard let movie, !movie.isFinished else { return }
-        let own = Packet()
+        let own = movie.emptyPacket()
         makeRoom(for: packet.size, in: movie)
         do {
             try own.reference(packet)
@@ -156,6 +156,7 @@ final class TriggerSink: LiveSink {
             made.error = "\(error)"
         }
         made.seconds = movie.seconds
+        made.videoFrames = movie.videoFrames
         made.end = start + movie.seconds
         if made.error == nil { kept.append(made.path) }
         report(made)

@@ -28,7 +28,9 @@ final class TriggeredMovieWriter {
     private(set) var isFinished = false
     /// Why the writer stopped taking packets early (a limit of its own: the free-space floor, a full disk).
     private(set) var limit: StopReason?
-    private(set) var videoFrames = 0
+    /// Packets the writer has emptied (it takes their payloads), for the next references: no allocation per
+    /// packet once warm.
+    private var spare: [Packet] = []
 
     init(path: String, streams: [StreamParameters], rotation: DisplayTurn, limits: RecordingLimits, fragmentInterval: Double,
          start: Int64, audioStart: Int64) throws {
@@ -102,12 +104,13 @@ final class TriggeredMovieWriter {
         }
         guard boundary > 0 else { return }
         for packet in pendingVideo[..<boundary] {
-            if case .limitReached(let reason) = try writer.submit(packet) {
+            let outcome = try writer.submit(packet)
+            spare.append(packet)
+            if case .limitReached(let reason) = outcome {
                 limit = reason
                 isFinished = true
                 break
             }
-            videoFrames += 1
         }
         pendingVideo.removeFirst(boundary)
         writtenEnd = max(writtenEnd, newestEnd)
@@ -130,6 +133,7 @@ final class TriggeredMovieWriter {
                 limit = reason
                 isFinished = true
             }
+            spare.append(packet)
             written += 1
         }
         pendingAudio.removeFirst(written)
@@ -166,6 +170,15 @@ final class TriggeredMovieWriter {
     /// Reads the free space again (after files were deleted).
     func refreshDiskSpace() { writer.refreshDiskSpace() }
 
-    /// Seconds written so far.
-    var seconds: Double { Double(writtenEnd) * (hasVideo ? videoTimeBase?.secondsPerTick ?? 0 : audioTimeBase?.secondsPerTick ?? 0) }
+    /// An empty packet for the next reference (one the writer has emptied, when there is one).
+    func emptyPacket() -> Packet {
+        guard let packet = spare.popLast() else { return Packet() }
+        packet.unref()
+        return packet
+    }
+
+    /// Seconds the file holds, and its pictures, as the writer placed them (a limit may have refused the last
+    /// ones): what a reader of the file finds.
+    var seconds: Double { writer.writtenSeconds(0) }
+    var videoFrames: Int { hasVideo ? writer.writtenPackets[0] : 0 }
 }
