@@ -6,13 +6,25 @@ import Testing
 /// `reel ctl SOCK save-replay`, `--trigger` with the --json result; bad options are usage errors (exit 2)
 /// with nothing written.
 @Suite(.serialized) struct ReplayCommandTests {
+    /// Waits (up to 30 s) until the recording's replay buffer holds `seconds` and `bytes` (`ctl status --json`):
+    /// a busy machine starts a recording later, not with less held.
+    static func waitUntilHeld(seconds: Double, bytes: Int = 0, socket: String, in folder: String) throws {
+        for _ in 0..<150 {
+            let status = try ControlSocketTests.ctl([socket, "status", "--json"], in: folder)
+            let held = (try? TestInputs.json(status.standardOutput))?["replay"] as? [String: Any]
+            if let held, (held["seconds"] as? Double ?? 0) >= seconds, (held["bytes"] as? Int ?? 0) >= bytes { return }
+            usleep(200_000)
+        }
+        Issue.record("the replay buffer did not hold \(seconds) s and \(bytes) bytes within 30 s")
+    }
+
     @Test func aSessionThatOnlyBuffersSavesOverTheSocket() throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let running = try ControlSocketTests.startRecording(["--no-movie", "--replay-buffer", "3", "--video", "lavfi:testsrc2=size=160x90:rate=30",
                                                              "--audio", "lavfi:sine", "--preset", "352x288"],
                                                             socket: "cam.sock", in: folder)
-        usleep(4_500_000)
+        try Self.waitUntilHeld(seconds: 2.5, socket: "cam.sock", in: folder)
         let saved = try ControlSocketTests.ctl(["cam.sock", "save-replay", "last.mov", "2"], in: folder)
         #expect(saved.status == 0 && saved.standardOutput.contains("\(folder)/last.mov: "), "\(saved.standardOutput) \(saved.standardError)")
         let again = try ControlSocketTests.ctl(["cam.sock", "save-replay", "last.mov"], in: folder)
@@ -80,7 +92,8 @@ import Testing
         let running = try ControlSocketTests.startRecording(["--no-movie", "--replay-buffer", "10", "--video", "lavfi:testsrc2=size=1280x720:rate=30",
                                                              "--audio", "none", "--preset", "720p", "--min-free", "3M"],
                                                             socket: "cam.sock", in: folder)
-        usleep(5_000_000)
+        // More than the 1.2 MB the 4 MiB disk leaves above the 3 MB floor.
+        try Self.waitUntilHeld(seconds: 1, bytes: 2_000_000, socket: "cam.sock", in: folder)
         let saved = try ControlSocketTests.ctl(["cam.sock", "save-replay", "\(small.path)/big.mov"], in: folder)
         #expect(saved.status == 1 && saved.standardError.contains("less free space than the recording's floor"), "\(saved.standardError)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: small.path).isEmpty, "nothing left, not even a hidden file")

@@ -36,7 +36,8 @@ import Testing
         #expect(movie.error == nil && !movie.path.contains("/") && movie.path.hasPrefix("event-"), "\(movie)")
         // From the keyframe (one a second) at or before 0.5 s ahead of the event, to 0.5 s after it.
         let event = try #require(movie.events.first)
-        #expect(abs(event.start - 2) < 0.05 && abs((event.end ?? 0) - 3.5) < 0.1, "\(movie)")
+        // Paced pictures are timed as they arrive: a busy machine may date them a little late.
+        #expect(abs(event.start - 2) < 0.25 && abs((event.end ?? 0) - 3.5) < 0.25, "\(movie)")
         #expect(abs(movie.start - 1) < 1e-6 && abs(movie.end - ((event.end ?? 0) + 0.5)) < 0.1, "\(movie)")
         let frames = try FFprobe.streams("\(recordings)/\(movie.path)").first { $0["codec_type"] as? String == "video" }
         #expect(frames?["nb_frames"] as? String == String(movie.videoFrames), "\(frames ?? [:])")
