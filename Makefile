@@ -96,10 +96,12 @@ check-leaks: release
 	$(LEAK_CHECK) .build/reel-leak-check grab $$scratch/a.mov $$scratch/c.png --at 0.5 && \
 	rm -rf $$scratch && echo "check-leaks: no definitely-lost bytes"
 
-# Slurm end to end (Tests/Slurm): a one-node slurm-wlm + munge cluster (installed when missing, all its state in a
-# temporary folder, torn down at the end) runs `reel batch --shard` as the README's job array over 48 jobs in 4
-# shards, merges the reports with the README's jq line, then cancels one task mid-transcode and re-runs the
-# array; it reports the cluster's throughput against `reel batch --parallel 2`. About 70 s; needs root.
+# Slurm end to end (Tests/Slurm): a slurm-wlm + munge cluster of three nodes on this machine, each slurmd in its
+# own network and UTS namespace (installed when missing, all its state in a temporary folder, torn down at the
+# end), runs `reel batch --shard` as the README's job array over 48 jobs in 4 shards and merges the reports with
+# the README's jq line; runs it on one and two nodes (throughput per node count); cancels one task mid-transcode
+# and re-runs the array; then powers a node off mid-batch (SIGKILL to everything on it): the node goes down,
+# its task is requeued and completes only what was missing. About 3 minutes; needs root.
 slurm-test: build
 	python3 Tests/Slurm/slurm_test.py --reel $(REEL)
 

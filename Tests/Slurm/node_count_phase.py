@@ -1,0 +1,36 @@
+"""Throughput per node count: the same array on the partitions `upto1` and `upto2` (the first one and two
+nodes; phase 1 ran it on all of them). Every node here shares this machine's cores, so the figures show what
+Slurm's scheduling costs and what one more node gives while there are cores to spare, not a real cluster's
+scaling: with one task per node at a time, one node runs one job at a time; two nodes two (the machine's
+two cores); a third node adds a task that shares them."""
+
+import time
+
+from slurm_array import check_merged, check_outputs, merge_reports, sbatch, wait_array
+from slurm_common import SHARDS, check, fresh_outputs, log, summary
+
+
+def node_count_phase(work, jobs, expected, timeout, counts):
+    """Runs the array on each partition `uptoK` for K in counts; returns {K: seconds from submit to done}."""
+    walls = {}
+    for k in counts:
+        fresh_outputs(work)
+        label = f"phase 4 ({k} node{'s' if k > 1 else ''})"
+        t0 = time.monotonic()
+        job_id = sbatch(work, partition=f"upto{k}")
+        nodes = {}
+        _, tasks = wait_array(job_id, timeout, nodes=nodes)
+        walls[k] = time.monotonic() - t0
+        used = sorted({node for seen in nodes.values() for node in seen})
+        log(f"{label}: array {job_id} done in {walls[k]:.1f} s on {used}")
+        check(all(s == "COMPLETED" and e == "0:0" for s, e in tasks.values()) and len(tasks) == SHARDS
+              and used == [f"node{i}" for i in range(1, k + 1)],
+              f"{label}: all {SHARDS} array tasks COMPLETED with exit 0 on {used}")
+        merged, err = merge_reports(work)
+        if merged is None:
+            check(False, f"{label}: README jq merge failed: {err}")
+            continue
+        check_merged(merged, jobs, label, {job["name"]: {"succeeded"} for job in jobs})
+        check_outputs(work, expected, [job["name"] for job in jobs], label)
+        summary["trials"][f"phase4_nodes_{k}"] = {"array_job": job_id, "wall_seconds": walls[k], "nodes": nodes}
+    return walls
