@@ -5,7 +5,7 @@ import os
 import shutil
 import time
 
-from slurm_array import check_merged, check_outputs, check_reports_shape, merge_reports, sbatch, wait_array
+from slurm_array import check_array_and_merge, check_merged, check_outputs, check_reports_shape, sbatch, wait_array
 from slurm_common import NODES, SHARDS, check, load_json, log, partial_files, run, summary, tail
 
 
@@ -18,8 +18,6 @@ def phase1(work, jobs, expected, timeout):
     wall = time.monotonic() - t0
     summary["timings"]["phase1_cluster_seconds"] = wall
     log(f"phase 1: array {job_id} done in {wall:.1f} s: {tasks}; ran on {nodes}")
-    check(all(s == "COMPLETED" and e == "0:0" for s, e in tasks.values()) and len(tasks) == SHARDS,
-          f"phase 1: all {SHARDS} array tasks COMPLETED with exit 0")
     used = {node for seen in nodes.values() for node in seen}
     check(len(used) == NODES, f"phase 1: the tasks ran on all {NODES} nodes ({nodes})")
     # Each task's batch ran on the node Slurm gave it: the host name its reel saw is in the task's log.
@@ -30,11 +28,9 @@ def phase1(work, jobs, expected, timeout):
     check(all(hosts[t] == nodes.get(t, [None])[-1] for t in tasks),
           f"phase 1: each task's script saw its node's own host name ({hosts})")
     check_reports_shape(work, jobs, "phase 1")
-    merged, err = merge_reports(work)
+    merged = check_array_and_merge(work, jobs, tasks, "phase 1", {job["name"]: {"succeeded"} for job in jobs})
     if merged is None:
-        check(False, f"phase 1: README jq merge failed: {err}")
         return wall, None
-    check_merged(merged, jobs, "phase 1", {job["name"]: {"succeeded"} for job in jobs})
     check_outputs(work, expected, [job["name"] for job in jobs], "phase 1")
     left = partial_files(os.path.join(work, "out"))
     check(not left, "phase 1: no .*.partial file left under out/" + (f": {left}" if left else ""))

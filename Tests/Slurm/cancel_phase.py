@@ -5,7 +5,7 @@ missing."""
 import os
 import time
 
-from slurm_array import check_merged, check_outputs, merge_reports, sbatch, wait_array
+from slurm_array import check_array_and_merge, check_outputs, sbatch, wait_array
 from slurm_common import (DURATION_TOLERANCE, HEAVY_SECONDS, KILLED_SHARD, SHARDS, check, final_files, fresh_outputs,
                           load_json, log, movie_duration, partial_files, run, summary, validate)
 from slurm_jobs import shard_of
@@ -130,15 +130,11 @@ def cancel_phase(work, jobs, expected, timeout):
     _, tasks2 = wait_array(job_id2, timeout)
     wall2 = time.monotonic() - t1
     log(f"phase 2: re-run array {job_id2} done in {wall2:.1f} s: {tasks2}")
-    check(all(s == "COMPLETED" and e == "0:0" for s, e in tasks2.values()) and len(tasks2) == SHARDS,
-          f"phase 2 re-run: all {SHARDS} array tasks COMPLETED with exit 0")
-    merged, err = merge_reports(work)
-    if merged is None:
-        check(False, f"phase 2 re-run: README jq merge failed: {err}")
-        return
     expect = {name: ({"skipped"} if name in done_before and name != heavy["name"] else {"succeeded"})
               for name in expected}
-    check_merged(merged, jobs, "phase 2 re-run", expect)
+    merged = check_array_and_merge(work, jobs, tasks2, "phase 2 re-run", expect)
+    if merged is None:
+        return
     entry = next((j for j in merged if j["name"] == heavy["name"]), {})
     heavy_duration = movie_duration(os.path.join(work, heavy_rel)) if os.path.exists(os.path.join(work, heavy_rel)) else None
     check(entry.get("status") == "succeeded" and heavy_duration is not None

@@ -161,3 +161,16 @@ def check_outputs(work, expected, names, label, allow_missing=False):
           f"pictures decode)" + (f"; {len(problems)} bad: {problems[:8]}" if problems else ""))
     return problems
 
+
+
+def check_array_and_merge(work, jobs, tasks, label, expect):
+    """Every task COMPLETED with exit 0, the README's merge line runs, and the merged report holds every job
+    exactly once with a status `expect` (name: allowed statuses) allows. Returns the merged jobs, or None."""
+    check(all(s == "COMPLETED" and e == "0:0" for s, e in tasks.values()) and len(tasks) == SHARDS,
+          f"{label}: all {SHARDS} array tasks COMPLETED with exit 0 ({tasks})")
+    merged, err = merge_reports(work)
+    if merged is None:
+        check(False, f"{label}: README jq merge failed: {err}")
+        return None
+    check_merged(merged, jobs, label, expect)
+    return merged
