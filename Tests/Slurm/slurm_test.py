@@ -99,8 +99,15 @@ def main():
             raise RuntimeError("no cluster")
         os.environ["SLURM_CONF"] = os.path.join(cluster, "slurm.conf")
         summary["timings"]["cluster_up_seconds"] = time.monotonic() - t
-        check(True, f"cluster up in {summary['timings']['cluster_up_seconds']:.1f} s "
-              f"({run(['sinfo', '-h', '-o', '%N %c CPUs %T'], capture_output=True).stdout.strip()})")
+        shown = run(["scontrol", "show", "node", "-o"], capture_output=True).stdout.splitlines()
+        nodes = [dict(f.split("=", 1) for f in line.split() if "=" in f) for line in shown]
+        described = ", ".join(f"{n.get('NodeName')} {n.get('NodeAddr')} {n.get('State')}" for n in nodes)
+        print(f"cluster: {len(nodes)} nodes ({described})", flush=True)
+        summary["nodes"] = described
+        check(len(nodes) == NODES and len({n.get("NodeAddr") for n in nodes}) == NODES
+              and all(n.get("State", "").startswith("IDLE") for n in nodes),
+              f"cluster up in {summary['timings']['cluster_up_seconds']:.1f} s: {NODES} idle nodes, each at an "
+              f"address of its own ({described})")
 
         t = time.monotonic()
         src = os.path.join(work, "src.mov")
