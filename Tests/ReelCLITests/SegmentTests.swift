@@ -262,14 +262,19 @@ import Testing
     /// Killed (SIGKILL) in the middle of its third segment: the first two are complete movies, the third plays
     /// up to its last fragment, and nothing else is left.
     @Test func aKilledSegmentedRecordingKeepsWhatItWrote() throws {
-        let folder = try Scratch.folder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let folder = try Scratch.folder(), sockets = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder); try? FileManager.default.removeItem(atPath: sockets) }
         let running = try Processes.start(Processes.reelExecutable, [
             "record", "crash.mov", "--video", "lavfi:\(TestInputs.numberedPictures(rate: "30"))", "--audio", "lavfi:sine=frequency=440",
-            "--preset", "352x288", "--size", "64x64", "--segment-duration", "2", "--fragment-interval", "0.5", "--quiet"],
+            "--preset", "352x288", "--size", "64x64", "--segment-duration", "2", "--fragment-interval", "0.5", "--quiet",
+            "--control", "\(sockets)/crash.sock"],
             currentDirectory: folder)
         #expect(Processes.waitForFile("\(folder)/crash-003.mov", seconds: 20))
         usleep(1_300_000)
+        // The pictures the session says it dropped so far (a paced source on an overloaded machine outruns it).
+        let status = try? TestInputs.json(Processes.reel(["ctl", "\(sockets)/crash.sock", "status", "--json"], currentDirectory: folder,
+                                                         timeout: 20).standardOutput)
+        let dropped = ((status?["progress"] as? [String: Any])?["droppedFrames"] as? Int ?? 0) + (status?["droppedPictures"] as? Int ?? 0)
         kill(running.process.processIdentifier, SIGKILL)
         _ = Processes.finish(running, timeout: 10)
         #expect(Scratch.files(in: folder) == ["crash-001.mov", "crash-002.mov", "crash-003.mov"])
@@ -280,7 +285,13 @@ import Testing
         }
         let numbers = try (1...3).flatMap { try TestInputs.frameNumbers("\(folder)/crash-00\($0).mov") }
         #expect(numbers.count >= 120 + 15, "the third segment plays up to a fragment: \(numbers.count) frames in all")
-        #expect(zip(numbers, numbers.dropFirst()).allSatisfy { ($1 - $0 + 256) % 256 == 1 })
+        // Every picture once, in order, across the segments' joins. A picture the session dropped (said in its
+        // status) is a gap it reported, not a loss at a join: then only the gaps are bounded, by what it said
+        // plus half a second (the progress it reads is at most that old).
+        let steps = zip(numbers, numbers.dropFirst()).map { ($1 - $0 + 256) % 256 }
+        let missing = steps.filter { $0 > 1 }.map { $0 - 1 }.reduce(0, +), repeated = steps.filter { $0 == 0 }.count
+        #expect((missing == 0 && repeated == 0) || (dropped > 0 && missing + repeated <= dropped + 15),
+                "\(missing) pictures missing, \(repeated) repeated, \(dropped) dropped by the session before the kill: \(numbers)")
         #expect(try CleanDecode.problems(in: "\(folder)/crash-003.mov").isEmpty)
     }
 
