@@ -66,8 +66,9 @@ function-order: deps
 bench: release
 	python3 benchmarks/bench.py
 
+# BENCH_ARGS: more options for bench.py (CI gives `--runs 1`: it checks the harness works, not the numbers).
 bench-quick: release
-	python3 benchmarks/bench.py --quick
+	python3 benchmarks/bench.py --quick $(BENCH_ARGS)
 
 # The suite under Thread Sanitizer (separate build folder; slower, so not part of make test): every untimed suite,
 # and of the timed ones those that drive the engine's threads (control socket, pause, movie, photo and live
