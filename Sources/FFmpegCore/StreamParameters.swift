@@ -2,7 +2,8 @@ import CFFmpeg
 
 /// A copy of an encoder's stream description (AVCodecParameters: codec, size, extradata ...) and its time
 /// base, taken on the thread that owns the encoder, for a muxer opened later on another thread (a live push
-/// that reconnects) without reading the encoder while it encodes. The one owner of its AVCodecParameters;
+/// that reconnects) without reading the encoder while it encodes; or of an input stream's, for its packets
+/// copied into a movie (a trim). The one owner of its AVCodecParameters;
 /// never changed after it is made.
 public final class StreamParameters: @unchecked Sendable {
     let parameters: UnsafeMutablePointer<AVCodecParameters>
@@ -20,6 +21,22 @@ public final class StreamParameters: @unchecked Sendable {
         }
         parameters = made
         timeBase = encoder.timeBase
+    }
+
+    /// A copy of an input stream's description and time base (packets copied from it keep its times).
+    public init(copying streamIndex: Int, of input: InputContext) throws {
+        guard let made = avcodec_parameters_alloc() else {
+            throw FFmpegError(call: "avcodec_parameters_alloc", message: "out of memory")
+        }
+        var owned: UnsafeMutablePointer<AVCodecParameters>? = made
+        let stream = input.stream(at: streamIndex)
+        let result = avcodec_parameters_copy(made, stream.pointee.codecpar)
+        guard result >= 0 else {
+            avcodec_parameters_free(&owned)
+            throw FFmpegError(code: result, call: "avcodec_parameters_copy")
+        }
+        parameters = made
+        timeBase = Rational(stream.pointee.time_base)
     }
 
     public var mediaType: MediaType { MediaType(parameters.pointee.codec_type) }

@@ -15,6 +15,7 @@ public enum ReelCommandLine {
           snap OUTPUT.jpg       a still from a live device
           grab INPUT OUTPUT.jpg the picture at a time of any movie
           transcode IN OUT.mov  convert any media file to H.264 or HEVC / AAC at a preset
+          trim IN OUT.mov       a span of a movie, copied without encoding again (at keyframes)
           batch JOBS.json       run record, transcode and grab jobs, in parallel, with a report
           ctl SOCKET COMMAND    drive a recording started with --control SOCKET (status, switch, photo, stop ...)
           serve                 the camera in a browser: preview, tap = photo, hold = movie; and its HTTP API
@@ -44,6 +45,7 @@ public enum ReelCommandLine {
             "snap": (SnapCommand.help, SnapCommand.run),
             "grab": (GrabCommand.help, GrabCommand.run),
             "transcode": (TranscodeCommand.help, TranscodeCommand.run),
+            "trim": (TrimCommand.help, TrimCommand.run),
             "batch": (BatchCommand.help, BatchCommand.run),
             "ctl": (CtlCommand.help, CtlCommand.run),
             "serve": (ServeCommand.help, ServeCommand.run),

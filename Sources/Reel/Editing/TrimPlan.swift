@@ -19,7 +19,7 @@ import QuickTime
 /// An open group anywhere the cut needs a clean start (leading pictures shown before their keyframe, which
 /// refer to the group before) makes a smart cut an exact one, said in `note`.
 struct TrimPlan: Equatable {
-    enum Mode: String, Sendable { case smart, exact, keyframes }
+    typealias Mode = TrimMode
 
     /// Pictures decoded and encoded again: the decode-order samples to decode (from a keyframe), and the
     /// presentation times of the first and last picture of them that are kept.

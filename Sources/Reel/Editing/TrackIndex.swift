@@ -1,0 +1,36 @@
+import FFmpegCore
+import QuickTime
+
+/// The samples of a movie's video track and first audio track, in decode order, read once through the file
+/// (payloads are not kept): what a trim is planned from. Times are the demuxer's, in each stream's time base,
+/// on the presentation timeline its edit list gives (the first picture shown at 0; AAC priming before 0).
+struct TrackIndex {
+    let video: StreamInfo
+    let audio: StreamInfo?
+    var videoSamples: [Sample] = []
+    var audioSamples: [Sample] = []
+
+    /// Reads every packet of `input` (from its start). Throws a one-line `ReelError.invalidInput` when the file
+    /// has no video or cannot be read to its end.
+    init(_ input: InputContext, path: String) throws {
+        guard let video = input.bestStream(of: .video) else { throw ReelError.invalidInput("\(path) has no video stream: trim cuts movies") }
+        self.video = video
+        audio = input.bestStream(of: .audio)
+        let packet = Packet()
+        while true {
+            let result: InputContext.ReadResult
+            do {
+                result = try input.read(into: packet)
+            } catch {
+                throw ReelError.invalidInput("\(path) cannot be read to its end (\(error)): it is damaged; trim needs a whole movie")
+            }
+            guard result != .endOfFile else { break }
+            guard result == .packet else { continue }
+            let sample = Sample(decodeTime: packet.dts, presentationOffset: packet.pts - packet.dts, duration: packet.duration,
+                                size: packet.size, isKeyframe: packet.isKeyframe)
+            if packet.streamIndex == video.index { videoSamples.append(sample) }
+            else if packet.streamIndex == audio?.index { audioSamples.append(sample) }
+        }
+        guard !videoSamples.isEmpty else { throw ReelError.invalidInput("\(path) has a video stream without pictures") }
+    }
+}

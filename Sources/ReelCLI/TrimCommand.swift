@@ -1,0 +1,62 @@
+import FoundationEssentials
+import Reel
+
+/// `reel trim INPUT OUTPUT.mov --from S --to S|--duration S --keyframes`: a span of a movie, copied.
+enum TrimCommand {
+    static let help = """
+        usage: reel trim INPUT OUTPUT.mov --from S (--to S | --duration S) --keyframes [--overwrite] [--json] [--quiet]
+
+        Cuts the span from --from to --to (or --from plus --duration) seconds of INPUT's timeline into a
+        QuickTime movie, without encoding anything again: the pictures and the sound are copied packet for
+        packet, with the input's rotation and colour tags.
+        --keyframes  cut at keyframes: from the keyframe at or before --from to the end of the group of
+                     pictures holding the last picture before --to. Fast and inexact at both ends; the
+                     result says where the movie really starts and ends on the input's timeline. The sound
+                     is cut to exactly that span (to the sample, by the movie's edit list).
+        Frame-exact trims (re-encoding only the groups the ends fall in, or everything with --exact) are not
+        built yet: --keyframes is required. Inputs: movies with H.264 or HEVC video (any video the QuickTime
+        muxer takes) and AAC sound, or no sound.
+        The output is written under a hidden .NAME.partial and renamed when complete; it may not be INPUT.
+
+        --json prints the result: output, mode, requestedFrom, requestedTo, start, end, duration, videoFrames,
+        copiedFrames, reencodedFrames, audioSamples, bytes, note.
+
+        exit codes: 0 written, 1 runtime failure (a full disk), 2 bad input (unreadable or damaged input, no
+        video, --from not before --to, a time past the end, OUTPUT equal to INPUT or existing without
+        --overwrite); no file is written on error.
+        """
+
+    static func run(_ arguments: [String]) -> ExitCode {
+        do {
+            let parsed = try ParsedArguments(arguments, command: "trim",
+                                             specification: .init(valueOptions: ["--from", "--to", "--duration"],
+                                                                  flagOptions: ["--keyframes", "--exact", "--overwrite", "--json", "--quiet"]))
+            guard parsed.positionals.count == 2 else { throw UsageError("trim: expected INPUT and OUTPUT.mov") }
+            guard let from = try parsed.number("--from", in: Trimmer.timeRange) else {
+                throw UsageError("trim: --from S is required (where the span starts, in seconds)")
+            }
+            let to: Double
+            switch (try parsed.number("--to", in: Trimmer.timeRange), try parsed.number("--duration", in: Trimmer.timeRange)) {
+            case (let end?, nil): to = end
+            case (nil, let duration?): to = from + duration
+            case (nil, nil): throw UsageError("trim: give where the span ends: --to S or --duration S")
+            case (.some, .some): throw UsageError("trim: give --to or --duration, not both")
+            }
+            guard !(parsed.has("--exact") && parsed.has("--keyframes")) else {
+                throw UsageError("trim: --exact and --keyframes exclude each other")
+            }
+            let mode: TrimMode = parsed.has("--keyframes") ? .keyframes : parsed.has("--exact") ? .exact : .smart
+            let result = try Trimmer.trim(TrimRequest(input: parsed.positionals[0], output: parsed.positionals[1], from: from, to: to,
+                                                      mode: mode, overwrite: parsed.has("--overwrite")))
+            if parsed.has("--json") {
+                Terminal.writeOutput(Terminal.json(result))
+            } else if !parsed.has("--quiet") {
+                Terminal.writeOutput("\(result.output): \(NumberText.plain(result.start))–\(NumberText.plain(result.end)) s of the input, "
+                                     + "\(result.videoFrames) frames copied" + (result.note.map { "; \($0)" } ?? "") + "\n")
+            }
+            return .success
+        } catch {
+            return .reporting(error)
+        }
+    }
+}
