@@ -26,6 +26,7 @@ import tempfile
 import time
 
 import control
+import editing
 import hls
 import llhls
 import monitoring
@@ -480,6 +481,7 @@ def targets(report):
     checks.extend(llhls.latency_targets(report["llhlsLatency"]))
     checks.extend(monitoring.targets(report["monitoring"]))
     checks.extend(replay.targets(report["replay"]))
+    checks.extend(editing.targets(report["comparisons"]))
     live_control = report["control"]
     for row in live_control["switching"]:
         checks.append((f"switch to {row['source']}: latency ≤ 150 ms", row["latencyMs"]["median"] <= 150,
@@ -614,6 +616,7 @@ def main():
         comparisons.append(segments("352x288", 12, 5, work, runs) if quick else segments("720p", 60, 10, work, runs))
         comparisons.extend(hls.run(sys.modules[__name__], work, quick, runs))
         comparisons.extend(push.run(sys.modules[__name__], work, quick, runs))
+        comparisons.extend(editing.run(sys.modules[__name__], work, quick, runs))
         if not quick:
             comparisons.append(segments("352x288", 60, 5, work, runs))
         comparisons.extend(camera(3 if quick else 30, work))
