@@ -5,7 +5,7 @@ import Glibc
 /// One job of a batch, validated and with its templates expanded.
 public struct BatchJob: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable, Codable {
-        case record, transcode, grab
+        case record, transcode, grab, trim
     }
 
     public var index: Int
@@ -15,7 +15,7 @@ public struct BatchJob: Sendable, Equatable {
     /// record: the sources (nil = the default device, "none" becomes nil track via `hasVideo`/`hasAudio`).
     public var video: DeviceSpec?
     public var audio: DeviceSpec?
-    /// transcode and grab: the file to read.
+    /// transcode, grab and trim: the file to read.
     public var input: String?
     public var preset: Preset?
     public var limits: RecordingLimits
@@ -48,6 +48,9 @@ public struct BatchJob: Sendable, Equatable {
     public var control: String? = nil
     /// record: when the recording starts (`startAt`); nil starts it when a parallel slot is free.
     public var startAt: Date? = nil
+    /// trim: the span (`from`, `to` or `from` + `duration`, seconds) and the mode (`mode`, see TrimMode).
+    public var trimSpan: ClosedRange<Double>? = nil
+    public var trimMode: TrimMode = .smart
 }
 
 extension BatchJob {
@@ -58,6 +61,8 @@ extension BatchJob {
         switch kind {
         case .grab:
             plan.addStill(output, role: "output", replaces: false)
+        case .trim:
+            plan.addMovie(output, segmentation: nil, writesHidden: true, role: "output")
         case .record, .transcode:
             plan.addMovie(output, segmentation: segmentation, writesHidden: true, role: "output")
             for tier in tiers {

@@ -13,6 +13,8 @@ public struct BatchReport: Sendable, Codable, Equatable {
         public var output: String
         /// For record and transcode jobs that ran: the same fields as `record --json`.
         public var result: RecordingResult?
+        /// For trim jobs that ran: the same fields as `trim --json`.
+        public var trim: TrimResult?
         public var error: String?
         /// Wall seconds the job took (0 when it did not run).
         public var elapsed: Double

@@ -201,6 +201,9 @@ public final class BatchRunner: Sendable {
             case .grab:
                 try FrameGrabber.grab(inputPath: job.input!, at: job.at,
                                       to: StillRequest(path: job.output, quality: job.quality, overwrite: true))
+            case .trim:
+                entry.trim = try Trimmer.trim(TrimRequest(input: job.input!, output: job.output, from: job.trimSpan!.lowerBound,
+                                                          to: job.trimSpan!.upperBound, mode: job.trimMode, overwrite: true))
             case .record, .transcode:
                 let result = try record(job)
                 entry.result = result

@@ -3,7 +3,7 @@ import FoundationEssentials
 import Glibc
 
 /// Reads and validates a batch job file before anything runs:
-/// `{"defaults": {...}, "jobs": [{"name": ..., "type": "record"|"transcode"|"grab", ...}]}`.
+/// `{"defaults": {...}, "jobs": [{"name": ..., "type": "record"|"transcode"|"grab"|"trim", ...}]}`.
 /// Unknown keys, wrong types, missing fields, duplicate names or outputs are errors naming the job and field.
 /// Relative paths are resolved against the job file's folder, so a job file works from any directory.
 public enum JobFile {
@@ -11,7 +11,7 @@ public enum JobFile {
                                        "minFree", "fragmentInterval", "deviceTimeout", "output", "still", "stillQuality",
                                        "orientation", "at", "controls", "tiers", "segmentDuration", "segmentSize",
                                        "keepSegments", "keepFree", "startAt", "control", "live", "alarms", "alarmExit",
-                                       "replayBuffer", "replayBufferSize"]
+                                       "replayBuffer", "replayBufferSize", "from", "to", "duration", "mode"]
     static let allowedByKind: [BatchJob.Kind: Set<String>] = [
         .record: ["name", "type", "video", "audio", "preset", "maxDuration", "maxSize", "minFree", "fragmentInterval",
                   "deviceTimeout", "output", "still", "stillQuality", "orientation", "controls", "tiers",
@@ -20,6 +20,7 @@ public enum JobFile {
         .transcode: ["name", "type", "input", "preset", "maxDuration", "maxSize", "minFree", "fragmentInterval", "output",
                      "still", "stillQuality", "tiers", "segmentDuration", "segmentSize", "keepSegments", "keepFree"],
         .grab: ["name", "type", "input", "at", "output", "stillQuality"],
+        .trim: ["name", "type", "input", "output", "from", "to", "duration", "mode"],
     ]
 
     public static func load(path: String, date: Date = Date()) throws -> [BatchJob] {
@@ -110,7 +111,7 @@ public enum JobFile {
         if let stray = fields.object.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw fields.fail(stray, "not a field of a \(kind.rawValue) job (allowed: \(allowed.sorted().joined(separator: ", ")))")
         }
-        let presetName = kind == .grab ? nil : (try fields.optionalString("preset") ?? PresetLibrary.defaultName)
+        let presetName = kind == .grab || kind == .trim ? nil : (try fields.optionalString("preset") ?? PresetLibrary.defaultName)
         var preset: Preset? = nil
         if let presetName {
             do {
@@ -189,9 +190,10 @@ public enum JobFile {
             if limits.maxDuration == nil && limits.maxFileSize == nil {
                 throw fields.fail("maxDuration", "a record job needs maxDuration or maxSize: a batch runs unattended")
             }
-        case .transcode, .grab:
+        case .transcode, .grab, .trim:
             job.input = resolve(try fields.string("input"), against: baseFolder)
             if kind == .grab { job.at = try fields.has("at") ? fields.number("at", in: FrameGrabber.timeRange) : 0 }
+            if kind == .trim { try parseTrim(fields, into: &job) }
         }
         if fields.has("segmentDuration") || fields.has("segmentSize") || fields.has("keepSegments") || fields.has("keepFree") {
             // Segments are named with -001, -002 ... before the extension ({index} in a job's output is the job's).

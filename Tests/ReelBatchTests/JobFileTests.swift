@@ -127,6 +127,29 @@ import Testing
             throws: { "\($0)".contains("jobs.t.replayBuffer: not a field of a transcode job") }
     }
 
+    @Test func readsATrim() throws {
+        let jobs = try parse("""
+            {"jobs": [{"name": "a", "type": "trim", "input": "in.mov", "from": 2, "to": 4.5, "mode": "keyframes", "output": "{name}.mov"},
+                      {"name": "b", "type": "trim", "input": "in.mov", "from": 1, "duration": 2, "mode": "keyframes", "output": "{name}.mov"}]}
+            """)
+        #expect(jobs[0].kind == .trim && jobs[0].trimSpan == 2...4.5 && jobs[0].trimMode == .keyframes && jobs[0].input?.hasSuffix("/in.mov") == true)
+        #expect(jobs[1].trimSpan == 1...3 && jobs[1].preset == nil)
+        for (fields, problem) in [
+            (#""to": 4, "mode": "keyframes""#, "jobs.t.from: a trim job needs from"),
+            (#""from": 1, "mode": "keyframes""#, "jobs.t.to: a trim job needs to or duration"),
+            (#""from": 1, "to": 2, "duration": 1, "mode": "keyframes""#, "jobs.t.duration: give to or duration"),
+            (#""from": 3, "to": 2, "mode": "keyframes""#, "jobs.t.to: 2 is not after from"),
+            (#""from": 1, "to": 2"#, "jobs.t.mode: only keyframes is built so far"),
+            (#""from": 1, "to": 2, "mode": "fast""#, "jobs.t.mode"),
+            (#""from": 1, "to": 2, "mode": "keyframes", "preset": "720p""#, "jobs.t.preset: not a field of a trim job"),
+        ] {
+            let job = #"{"jobs": [{"name": "t", "type": "trim", "input": "in.mov", "output": "a.mov", "# + fields + "}]}"
+            #expect { try parse(job) } throws: { "\($0)".contains(problem) }
+        }
+        #expect { try parse(#"{"jobs": [{"name": "t", "type": "trim", "input": "in.mov", "output": "a.jpg", "from": 1, "to": 2, "mode": "keyframes"}]}"#) }
+            throws: { "\($0)".contains("jobs.t.output") }
+    }
+
     @Test(arguments: [
         (#"{"jobs": [{"name": "a", "type": "grab", "input": "x.mp4", "output": "a.jpg", "colour": 1}]}"#, "jobs.a.colour"),
         (#"{"jobs": [{"name": "a", "type": "grab", "input": "x.mp4", "output": "a.jpg", "preset": "720p"}]}"#, "jobs.a.preset: not a field of a grab job"),

@@ -127,4 +127,21 @@ import Testing
         #expect(Scratch.files(in: folder) == ["damaged.mov", "sound.mov", "source.mov", "taken.mov"])
         #expect(try String(contentsOfFile: "\(folder)/taken.mov", encoding: .utf8) == "keep")
     }
+
+    /// A trim job in a batch: the same movie as the command's, its result in the report; a re-run skips it.
+    @Test func aTrimJobInABatch() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        _ = try Self.source(in: folder)
+        try Data(#"{"jobs": [{"name": "part", "type": "trim", "input": "source.mov", "from": 2.5, "to": 4.5, "mode": "keyframes", "output": "out/{name}.mov"}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: "\(folder)/jobs.json"))
+        let run = try Processes.reel(["batch", "jobs.json", "--json", "--quiet"], currentDirectory: folder)
+        #expect(run.status == 0, "\(run.standardError)")
+        let entry = try #require((try TestInputs.json(run.standardOutput)["jobs"] as? [[String: Any]])?.first)
+        let trim = entry["trim"] as? [String: Any]
+        #expect(entry["status"] as? String == "succeeded" && trim?["start"] as? Double == 2 && trim?["videoFrames"] as? Int == 120, "\(entry)")
+        #expect(try TestInputs.frameNumbers("\(folder)/out/part.mov") == (60..<180).map { $0 % 256 })
+        let again = try Processes.reel(["batch", "jobs.json", "--json", "--quiet"], currentDirectory: folder)
+        #expect((try TestInputs.json(again.standardOutput)["jobs"] as? [[String: Any]])?.first?["status"] as? String == "skipped")
+    }
 }

@@ -4,7 +4,7 @@ import Glibc
 import QuickTime
 
 /// How a trim treats the ends of the span (see TrimPlan).
-public enum TrimMode: String, Sendable, Codable {
+public enum TrimMode: String, Sendable, Codable, CaseIterable {
     /// Frame-exact, re-encoding only the groups of pictures the ends fall in (not built yet).
     case smart
     /// Frame-exact, every kept picture encoded again (not built yet).
