@@ -46,6 +46,8 @@ import Testing
         let gstreamer = try IndependentReaders.gstreamer(cut), mediainfo = try IndependentReaders.mediainfo(cut)
         #expect(gstreamer.videoFrames == 120 && abs(gstreamer.duration - 4) < 0.05 && gstreamer.problems.isEmpty, "\(gstreamer)")
         #expect(mediainfo.videoFrames == 120 && abs(mediainfo.duration - 4) < 0.05, "\(mediainfo)")
+        let chromium = try IndependentReaders.chromium(cut)
+        #expect(abs(chromium.duration - 4) < 0.05 && chromium.problems.isEmpty, "\(chromium)")
         #expect(Scratch.files(in: folder) == ["cut.mov", "source.mov"])
     }
 
