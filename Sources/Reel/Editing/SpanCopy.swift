@@ -36,7 +36,9 @@ extension Trimmer {
             let packet = Packet()
             var videoNumber = 0, audioNumber = 0
             let audioShift = span.audioFirst + (span.audio?.skip ?? 0)
-            while try input.read(into: packet) != .endOfFile {
+            // Up to the last packet the span needs (not to the end of a long input).
+            while videoNumber < span.video.upperBound || audioNumber < (span.audio?.frames.upperBound ?? 0),
+                  try input.read(into: packet) != .endOfFile {
                 guard !packet.isEmpty else { continue }
                 if packet.streamIndex == index.video.index {
                     defer { videoNumber += 1 }
