@@ -40,6 +40,9 @@ extension Trimmer {
             while videoNumber < span.video.upperBound || audioNumber < (span.audio?.frames.upperBound ?? 0),
                   try input.read(into: packet) != .endOfFile {
                 guard !packet.isEmpty else { continue }
+                // As TrackIndex read them: a time the demuxer does not know is the other one.
+                if packet.dts == Timestamp.noValue { packet.dts = packet.pts }
+                if packet.pts == Timestamp.noValue { packet.pts = packet.dts }
                 if packet.streamIndex == index.video.index {
                     defer { videoNumber += 1 }
                     guard span.video.contains(videoNumber) else { continue }

@@ -26,7 +26,13 @@ struct TrackIndex {
             }
             guard result != .endOfFile else { break }
             guard result == .packet else { continue }
-            let sample = Sample(decodeTime: packet.dts, presentationOffset: packet.pts - packet.dts, duration: packet.duration,
+            // A time the demuxer does not know is taken from the other (a stream without reordering).
+            let decode = packet.dts == Timestamp.noValue ? packet.pts : packet.dts
+            let shown = packet.pts == Timestamp.noValue ? decode : packet.pts
+            guard decode != Timestamp.noValue else {
+                throw ReelError.invalidInput("\(path) has packets without times: trim cannot place them")
+            }
+            let sample = Sample(decodeTime: decode, presentationOffset: shown - decode, duration: packet.duration,
                                 size: packet.size, isKeyframe: packet.isKeyframe)
             if packet.streamIndex == video.index { videoSamples.append(sample) }
             else if packet.streamIndex == audio?.index { audioSamples.append(sample) }

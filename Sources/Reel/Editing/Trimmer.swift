@@ -56,7 +56,8 @@ public struct TrimResult: Sendable, Codable, Equatable {
 /// Cuts a span out of a movie (`reel trim`, the library's trim): the pictures and sound of the span, with the
 /// input's other properties (rotation, colour tags) kept. Written under a hidden name and renamed into place.
 public enum Trimmer {
-    public static let timeRange: ClosedRange<Double> = 0...1e9
+    /// The times `from` and `to` may take (those of a grab).
+    public static let timeRange = FrameGrabber.timeRange
 
     public static func trim(_ request: TrimRequest) throws -> TrimResult {
         guard request.mode == .keyframes else {
