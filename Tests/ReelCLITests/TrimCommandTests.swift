@@ -86,6 +86,24 @@ import Testing
         #expect(cut == (try describe("\(folder)/portrait.mov")) && cut.contains("rotation=-90") && !cut.contains("audio"), "\(cut)")
     }
 
+    /// An ffmpeg-made movie with two sound tracks: the video and the first sound are copied, the note says the other was left out.
+    @Test func otherTracksAreLeftOutAndSaidSo() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let made = try Processes.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-f", "lavfi",
+                                                          "-i", "sine=frequency=440", "-f", "lavfi", "-i", "sine=frequency=1000", "-t", "4",
+                                                          "-map", "0", "-map", "1", "-map", "2", "-c:v", "libx264", "-g", "25", "-c:a", "aac",
+                                                          "\(folder)/two.mov"])
+        #expect(made.status == 0, "\(made.standardError)")
+        let run = try Processes.reel(["trim", "\(folder)/two.mov", "\(folder)/cut.mov", "--from", "1", "--to", "3", "--keyframes", "--json"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let json = try TestInputs.json(run.standardOutput)
+        #expect(json["note"] as? String == "1 other track of the input left out (only the video and the first sound are copied)", "\(json)")
+        #expect(json["start"] as? Double == 1 && json["end"] as? Double == 3 && json["audioSamples"] as? Int == 88_200, "\(json)")
+        let streams = try Processes.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", "\(folder)/cut.mov"])
+        #expect(streams.standardOutput.split(separator: "\n") == ["video", "audio"])
+    }
+
     @Test(arguments: [
         (["--from", "3", "--to", "3", "--keyframes"], "is not before"),
         (["--from", "7", "--to", "8", "--keyframes"], "past the end"),

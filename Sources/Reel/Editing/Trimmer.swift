@@ -95,12 +95,22 @@ public enum Trimmer {
         return TrimResult(output: request.output, mode: plan.mode, requestedFrom: request.from, requestedTo: request.to,
                           start: start, end: end, duration: end - start, videoFrames: written.frames,
                           copiedFrames: written.frames, reencodedFrames: 0, audioSamples: sound.map { Int($0.duration) },
-                          bytes: written.bytes, note: note(plan, request, start: start, end: end))
+                          bytes: written.bytes, note: note(plan, request, start: start, end: end, leftOut: leftOut(input, index)))
     }
 
-    private static func note(_ plan: TrimPlan, _ request: TrimRequest, start: Double, end: Double) -> String? {
-        guard plan.mode == .keyframes, start != request.from || end != request.to else { return plan.note }
-        return "cut at keyframes: from \(NumberText.plain(start)) s (asked \(NumberText.plain(request.from))) to \(NumberText.plain(end)) s (asked \(NumberText.plain(request.to)))"
+    private static func note(_ plan: TrimPlan, _ request: TrimRequest, start: Double, end: Double, leftOut: String?) -> String? {
+        var notes = [plan.note, leftOut].compactMap { $0 }
+        if plan.mode == .keyframes, start != request.from || end != request.to {
+            notes.insert("cut at keyframes: from \(NumberText.plain(start)) s (asked \(NumberText.plain(request.from))) to \(NumberText.plain(end)) s (asked \(NumberText.plain(request.to)))", at: 0)
+        }
+        return notes.isEmpty ? nil : notes.joined(separator: "; ")
+    }
+
+    /// The input's tracks a trim does not copy (a second sound track, subtitles, data, cover art), said in the note.
+    private static func leftOut(_ input: InputContext, _ index: TrackIndex) -> String? {
+        let others = input.streams.filter { $0.index != index.video.index && $0.index != index.audio?.index }
+        guard !others.isEmpty else { return nil }
+        return "\(others.count) other track\(others.count == 1 ? "" : "s") of the input left out (only the video and the first sound are copied)"
     }
 
     static func ticks(_ seconds: Double, _ base: Rational) -> Int64 {
