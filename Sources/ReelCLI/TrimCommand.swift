@@ -15,7 +15,8 @@ enum TrimCommand {
                      is cut to exactly that span (to the sample, by the movie's edit list).
         Frame-exact trims (re-encoding only the groups the ends fall in, or everything with --exact) are not
         built yet: --keyframes is required. Inputs: movies with H.264 or HEVC video (any video the QuickTime
-        muxer takes) and AAC sound, or no sound.
+        muxer takes) and AAC sound, or no sound; the video and the first sound track are copied, other tracks are
+        left out (the note says so).
         The output is written under a hidden .NAME.partial and renamed when complete; it may not be INPUT.
 
         --json prints the result: output, mode, requestedFrom, requestedTo, start, end, duration, videoFrames,
