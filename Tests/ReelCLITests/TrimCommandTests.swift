@@ -131,6 +131,8 @@ import Testing
         let bytes = try Data(contentsOf: URL(fileURLWithPath: source))
         try bytes.prefix(bytes.count / 3).write(to: URL(fileURLWithPath: "\(folder)/damaged.mov"))
         _ = FileManager.default.createFile(atPath: "\(folder)/taken.mov", contents: Data("keep".utf8))
+        // An input under the name the output is written under until it is complete.
+        try FileManager.default.copyItem(atPath: source, toPath: "\(folder)/.hidden.mov.partial")
         let cases: [([String], String)] = [
             (["\(folder)/sound.mov", "\(folder)/a.mov"], "no video"),
             (["\(folder)/damaged.mov", "\(folder)/b.mov"], "damaged.mov"),
@@ -138,13 +140,15 @@ import Testing
             ([source, "\(folder)/taken.mov"], "already exists"),
             ([source, "\(folder)/c.mp4"], ".mov"),
             (["\(folder)/missing.mov", "\(folder)/d.mov"], "cannot read"),
+            (["\(folder)/.hidden.mov.partial", "\(folder)/hidden.mov"], "would overwrite the input file"),
         ]
         for (files, message) in cases {
             let run = try Processes.reel(["trim"] + files + ["--from", "1", "--to", "2", "--keyframes"])
             #expect(run.status == 2 && run.standardError.contains(message), "\(files): \(run.standardError)")
             #expect(run.standardError.split(separator: "\n").count == 1, "\(run.standardError)")
         }
-        #expect(Scratch.files(in: folder) == ["damaged.mov", "sound.mov", "source.mov", "taken.mov"])
+        #expect(Scratch.files(in: folder) == [".hidden.mov.partial", "damaged.mov", "sound.mov", "source.mov", "taken.mov"])
+        #expect(FileManager.default.contentsEqual(atPath: "\(folder)/.hidden.mov.partial", andPath: source))
         #expect(try String(contentsOfFile: "\(folder)/taken.mov", encoding: .utf8) == "keep")
     }
 

@@ -130,7 +130,9 @@ public enum Trimmer {
         }
     }
 
-    /// The output: a .mov name, not the input, in a writable folder, new unless overwriting.
+    /// The output: a .mov name, not the input, checked as every command's outputs are (`OutputPlan`: its folder,
+    /// its name's length, no folder or device there, neither it nor its hidden name an input, new unless
+    /// overwriting) before anything is written.
     private static func checkOutput(_ request: TrimRequest) throws {
         guard request.output.lowercased().hasSuffix(".mov") else {
             throw ReelError.invalidInput("\(request.output): trim writes QuickTime movies; give OUTPUT a name ending in .mov")
@@ -138,6 +140,9 @@ public enum Trimmer {
         if FileManager.default.fileExists(atPath: request.output) && FileSystem.isSameFile(request.input, request.output) {
             throw ReelError.invalidInput("\(request.output) is the input: give the trimmed movie another name")
         }
-        try FileSystem.checkNewFile(request.output, what: "the trimmed movie", names: ".mov", overwrite: request.overwrite)
+        var plan = OutputPlan()
+        plan.addMovie(request.output, segmentation: nil, writesHidden: true, role: "trimmed movie")
+        plan.inputs = [request.input]
+        try plan.check(overwrite: request.overwrite)
     }
 }
