@@ -13,7 +13,7 @@ from slurm_common import (KILLED_SHARD, check, final_files, fresh_outputs, log, 
                           validate)
 from slurm_jobs import shard_of
 
-CUT_AFTER = 1.5   # seconds into the shard's heavy transcode (5-10 s long) when its node dies
+CUT_AFTER = 0.3   # seconds into the shard's heavy transcode (5-10 s here; a machine several times faster still has it running) when its node dies
 
 
 def node_state(node):
