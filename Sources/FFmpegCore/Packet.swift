@@ -39,6 +39,22 @@ public final class Packet: @unchecked Sendable {
         pointer.pointee.size = Int32(size)
     }
 
+    /// Replaces the payload with a copy of `bytes` (in a buffer of the packet's own, padded as decoders
+    /// require), keeping the timestamps, flags and side data.
+    public func replacePayload(with bytes: [UInt8]) throws {
+        let padding = Int(AV_INPUT_BUFFER_PADDING_SIZE)
+        guard let buffer = av_buffer_alloc(bytes.count + padding) else {
+            throw FFmpegError(call: "av_buffer_alloc", message: "out of memory")
+        }
+        let data = buffer.pointee.data!
+        if !bytes.isEmpty { bytes.withUnsafeBufferPointer { data.update(from: $0.baseAddress!, count: bytes.count) } }
+        (data + bytes.count).initialize(repeating: 0, count: padding)
+        av_buffer_unref(&pointer.pointee.buf)
+        pointer.pointee.buf = buffer
+        pointer.pointee.data = data
+        pointer.pointee.size = Int32(bytes.count)
+    }
+
     public func setKeyframe(_ isKeyframe: Bool) {
         if isKeyframe { pointer.pointee.flags |= AV_PKT_FLAG_KEY } else { pointer.pointee.flags &= ~AV_PKT_FLAG_KEY }
     }

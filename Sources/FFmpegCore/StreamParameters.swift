@@ -9,7 +9,13 @@ public final class StreamParameters: @unchecked Sendable {
     let parameters: UnsafeMutablePointer<AVCodecParameters>
     public let timeBase: Rational
 
-    public init(of encoder: Encoder) throws {
+    public convenience init(of encoder: Encoder) throws {
+        try self.init(of: encoder, timeBase: encoder.timeBase)
+    }
+
+    /// `timeBase`: the clock of the packets the muxer will be given, when they are not the encoder's (a trim's
+    /// re-encoded pictures carry their input's times).
+    public init(of encoder: Encoder, timeBase: Rational) throws {
         guard let made = avcodec_parameters_alloc() else {
             throw FFmpegError(call: "avcodec_parameters_alloc", message: "out of memory")
         }
@@ -20,7 +26,7 @@ public final class StreamParameters: @unchecked Sendable {
             throw FFmpegError(code: result, call: "avcodec_parameters_from_context")
         }
         parameters = made
-        timeBase = encoder.timeBase
+        self.timeBase = timeBase
     }
 
     /// A copy of an input stream's description and time base (packets copied from it keep its times).

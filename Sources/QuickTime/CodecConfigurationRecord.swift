@@ -67,6 +67,35 @@ public enum CodecConfigurationRecord {
         return size
     }
 
+    /// The size of the length before each NAL unit in the samples a stored record describes (avcC: its fifth
+    /// byte's low bits, hvcC: its 22nd's, plus one); nil for Annex B extradata or a record too short.
+    public static func nalLengthSize(codec: Codec, record: [UInt8]) -> Int? {
+        let at = codec == .h264 ? 4 : codec == .hevc ? 21 : nil
+        guard let at, record.first == 1, record.count > at else { return nil }
+        return Int(record[at] & 3) + 1
+    }
+
+    /// The sequence and picture parameter sets an avcC record holds, in order (SPS first); nil when the bytes
+    /// are not a whole record.
+    public static func parameterSets(avcC bytes: [UInt8]) -> [[UInt8]]? {
+        guard bytes.first == 1, bytes.count > 6 else { return nil }
+        var sets: [[UInt8]] = []
+        var at = 5
+        for kind in 0..<2 {
+            guard at < bytes.count else { return nil }
+            let count = Int(bytes[at] & (kind == 0 ? 0x1F : 0xFF))
+            at += 1
+            for _ in 0..<count {
+                guard at + 2 <= bytes.count else { return nil }
+                let length = Int(bytes[at]) << 8 | Int(bytes[at + 1])
+                guard at + 2 + length <= bytes.count else { return nil }
+                sets.append(Array(bytes[(at + 2)..<(at + 2 + length)]))
+                at += 2 + length
+            }
+        }
+        return sets
+    }
+
     /// The NAL units of an Annex B stream, as FFmpeg splits it (ff_avc_parse_nal_units): each runs from
     /// after a 00 00 01 start code to the next one, less the zero byte a 4-byte start code begins with. Nil
     /// when the bytes do not start with a start code.

@@ -15,3 +15,25 @@ public enum SamplePayload {
         return out.count - before
     }
 }
+
+extension SamplePayload {
+    /// An Annex B picture's NAL units each after its length in `lengthSize` bytes (1, 2 or 4): how an
+    /// `avc1`/`hvc1` sample description already holding length-prefixed samples (a copied stream's, whose
+    /// avcC says the size) stores them. Nil when the bytes are not Annex B or a unit does not fit the size.
+    public static func lengthPrefixed<Bytes: RandomAccessCollection>(annexB bytes: Bytes, lengthSize: Int) -> [UInt8]?
+    where Bytes.Element == UInt8, Bytes.Index == Int {
+        guard [1, 2, 4].contains(lengthSize) else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 8)
+        var fits = true
+        let split = CodecConfigurationRecord.forEachNALUnit(inAnnexB: bytes) { unit in
+            guard unit.count < 1 << (8 * lengthSize) || lengthSize == 4 else {
+                fits = false
+                return
+            }
+            for shift in stride(from: 8 * (lengthSize - 1), through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: unit.count >> shift)) }
+            out.append(contentsOf: bytes[unit])
+        }
+        return split && fits ? out : nil
+    }
+}

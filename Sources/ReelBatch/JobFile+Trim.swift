@@ -1,8 +1,8 @@
 import Reel
 
 extension JobFile {
-    /// A trim job's span (`from` and `to`, or `from` and `duration`, seconds) and `mode` (default smart; only
-    /// `keyframes` is built so far, which the file is told before anything runs).
+    /// A trim job's span (`from` and `to`, or `from` and `duration`, seconds) and `mode` (smart, exact or
+    /// keyframes; default smart).
     static func parseTrim(_ fields: JSONFields, into job: inout BatchJob) throws {
         guard fields.has("from") else { throw fields.fail("from", "a trim job needs from (where the span starts, in seconds)") }
         let from = try fields.number("from", in: Trimmer.timeRange)
@@ -16,8 +16,5 @@ extension JobFile {
         guard from < to else { throw fields.fail("to", "\(NumberText.plain(to)) is not after from (\(NumberText.plain(from)))") }
         job.trimSpan = from...to
         job.trimMode = try fields.choice("mode", default: TrimMode.smart)
-        guard job.trimMode == .keyframes else {
-            throw fields.fail("mode", "only keyframes is built so far (smart and exact trims are not): give \"mode\": \"keyframes\"")
-        }
     }
 }

@@ -1,22 +1,29 @@
 import FoundationEssentials
 import Reel
 
-/// `reel trim INPUT OUTPUT.mov --from S --to S|--duration S --keyframes`: a span of a movie, copied.
+/// `reel trim INPUT OUTPUT.mov --from S --to S|--duration S [--exact|--keyframes]`: a span of a movie.
 enum TrimCommand {
     static let help = """
-        usage: reel trim INPUT OUTPUT.mov --from S (--to S | --duration S) --keyframes [--overwrite] [--json] [--quiet]
+        usage: reel trim INPUT OUTPUT.mov --from S (--to S | --duration S) [--exact | --keyframes] [--overwrite] [--json] [--quiet]
 
         Cuts the span from --from to --to (or --from plus --duration) seconds of INPUT's timeline into a
-        QuickTime movie, without encoding anything again: the pictures and the sound are copied packet for
-        packet, with the input's rotation and colour tags.
-        --keyframes  cut at keyframes: from the keyframe at or before --from to the end of the group of
-                     pictures holding the last picture before --to. Fast and inexact at both ends; the
-                     result says where the movie really starts and ends on the input's timeline. The sound
-                     is cut to exactly that span (to the sample, by the movie's edit list).
-        Frame-exact trims (re-encoding only the groups the ends fall in, or everything with --exact) are not
-        built yet: --keyframes is required. Inputs: movies with H.264 or HEVC video (any video the QuickTime
-        muxer takes) and AAC sound, or no sound; the video and the first sound track are copied, other tracks are
-        left out (the note says so).
+        QuickTime movie holding exactly the pictures shown in it (the first is the one on screen at --from, the
+        last the last one shown before --to) and exactly its sound (to the sample, by the movie's edit list),
+        with the input's rotation and colour tags.
+        By default the cut is smart: only the groups of pictures the two ends fall in are decoded and encoded
+        again (from --from to the end of its group, from the start of the last group to --to); every group
+        between is copied packet for packet, and the sound is copied. The re-encoded pictures share the
+        input's sample description: libx264 is given the options the input was encoded with (libx264 writes
+        them into the stream) and must write the input's own parameter sets, which is checked. Where that
+        cannot be (another encoder made the input, HEVC, groups that refer to each other), every kept picture is
+        encoded again instead and the note says why.
+        --exact      every kept picture encoded again (libx264 with the input's options when it has them,
+                     else CRF 18; HEVC with libx265 CRF 20).
+        --keyframes  nothing encoded: whole groups copied, from the keyframe at or before --from to the end of
+                     the group holding the last picture before --to. Fast and inexact at both ends; the result
+                     says where the movie really starts and ends on the input's timeline.
+        Inputs: movies FFmpeg reads, with AAC sound or none; the video and the first sound track are kept, other
+        tracks are left out (the note says so).
         The output is written under a hidden .NAME.partial and renamed when complete; it may not be INPUT.
 
         --json prints the result: output, mode, requestedFrom, requestedTo, start, end, duration, videoFrames,
@@ -53,7 +60,8 @@ enum TrimCommand {
                 Terminal.writeOutput(Terminal.json(result))
             } else if !parsed.has("--quiet") {
                 Terminal.writeOutput("\(result.output): \(NumberText.plain(result.start))–\(NumberText.plain(result.end)) s of the input, "
-                                     + "\(result.videoFrames) frames copied" + (result.note.map { "; \($0)" } ?? "") + "\n")
+                                     + "\(result.videoFrames) frames (\(result.copiedFrames) copied, \(result.reencodedFrames) encoded again)"
+                                     + (result.note.map { "; \($0)" } ?? "") + "\n")
             }
             return .success
         } catch {

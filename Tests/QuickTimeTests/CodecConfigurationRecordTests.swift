@@ -31,4 +31,34 @@ import Testing
         #expect(CodecConfigurationRecord.boxType(forCodec: .h264) == "avcC" && CodecConfigurationRecord.sampleEntryTag(forCodec: .h264) == nil)
         #expect(CodecConfigurationRecord.sampleEntryTag(forCodec: .hevc) == "hvc1")
     }
+
+    /// What a smart trim needs of a copied stream's avcC: its parameter sets (to compare with an encoder's)
+    /// and the size of the lengths before each NAL unit in its samples.
+    @Test func readsAStoredAVCRecord() {
+        let sps: [UInt8] = [0x67, 100, 0, 30, 0xAC], pps: [UInt8] = [0x68, 0xEE, 0x3C]
+        // version 1, profile, compatibility, level, 0xFF (4-byte lengths), one SPS, one PPS, High's 4 bytes.
+        let record: [UInt8] = [1, 100, 0, 30, 0xFF, 0xE1, 0, 5] + sps + [1, 0, 3] + pps + [0xFD, 0xF8, 0xF8, 0]
+        #expect(CodecConfigurationRecord.parameterSets(avcC: record) == [sps, pps])
+        #expect(CodecConfigurationRecord.nalLengthSize(codec: .h264, record: record) == 4)
+        var twoBytes = record
+        twoBytes[4] = 0xFD
+        #expect(CodecConfigurationRecord.nalLengthSize(codec: .h264, record: twoBytes) == 2)
+        // Cut short, or Annex B extradata rather than a record: nothing.
+        #expect(CodecConfigurationRecord.parameterSets(avcC: Array(record.prefix(10))) == nil)
+        #expect(CodecConfigurationRecord.parameterSets(avcC: [0, 0, 0, 1] + sps) == nil)
+        #expect(CodecConfigurationRecord.nalLengthSize(codec: .h264, record: [0, 0, 0, 1] + sps) == nil)
+        #expect(CodecConfigurationRecord.nalLengthSize(codec: .aac, record: record) == nil)
+    }
+
+    /// An encoder's Annex B picture stored as a copied stream's samples are: each unit after its length.
+    @Test func rewritesAnnexBPicturesWithLengths() {
+        let picture: [UInt8] = [0, 0, 0, 1, 0x06, 5, 1] + [0, 0, 1, 0x65] + Array(repeating: 0x88, count: 300)
+        let four = SamplePayload.lengthPrefixed(annexB: picture, lengthSize: 4)
+        #expect(four == [0, 0, 0, 3, 0x06, 5, 1, 0, 0, 1, 45, 0x65] + Array(repeating: 0x88, count: 300))
+        #expect(SamplePayload.lengthPrefixed(annexB: picture, lengthSize: 2)?.prefix(7) == [0, 3, 0x06, 5, 1, 1, 45])
+        // A unit longer than one-byte lengths can say, and bytes that are not Annex B: nil.
+        #expect(SamplePayload.lengthPrefixed(annexB: picture, lengthSize: 1) == nil)
+        #expect(SamplePayload.lengthPrefixed(annexB: [0, 0, 0, 3, 0x06, 5, 1], lengthSize: 4) == nil)
+        #expect(SamplePayload.lengthPrefixed(annexB: picture, lengthSize: 3) == nil)
+    }
 }

@@ -134,12 +134,13 @@ import Testing
             """)
         #expect(jobs[0].kind == .trim && jobs[0].trimSpan == 2...4.5 && jobs[0].trimMode == .keyframes && jobs[0].input?.hasSuffix("/in.mov") == true)
         #expect(jobs[1].trimSpan == 1...3 && jobs[1].preset == nil)
+        let smart = try parse(#"{"jobs": [{"name": "s", "type": "trim", "input": "in.mov", "from": 1, "to": 2, "output": "{name}.mov"}]}"#)
+        #expect(smart[0].trimMode == .smart, "a trim is smart unless the job says otherwise")
         for (fields, problem) in [
             (#""to": 4, "mode": "keyframes""#, "jobs.t.from: a trim job needs from"),
             (#""from": 1, "mode": "keyframes""#, "jobs.t.to: a trim job needs to or duration"),
             (#""from": 1, "to": 2, "duration": 1, "mode": "keyframes""#, "jobs.t.duration: give to or duration"),
             (#""from": 3, "to": 2, "mode": "keyframes""#, "jobs.t.to: 2 is not after from"),
-            (#""from": 1, "to": 2"#, "jobs.t.mode: only keyframes is built so far"),
             (#""from": 1, "to": 2, "mode": "fast""#, "jobs.t.mode"),
             (#""from": 1, "to": 2, "mode": "keyframes", "preset": "720p""#, "jobs.t.preset: not a field of a trim job"),
         ] {

@@ -2,7 +2,7 @@ import Foundation
 import ReelTestSupport
 import Testing
 
-/// `reel trim --keyframes` on a Reel movie whose pictures carry their number (x264 with B-frames, a keyframe
+/// `reel trim --keyframes` (smart and exact trims: SmartTrimTests) on a Reel movie whose pictures carry their number (x264 with B-frames, a keyframe
 /// every 2 s) and a 440 Hz tone: the groups around the span, copied packet for packet, the sound cut to the
 /// sample; and the bad inputs, each one line, exit 2, nothing written.
 @Suite(.serialized) struct TrimCommandTests {
@@ -107,7 +107,7 @@ import Testing
     @Test(arguments: [
         (["--from", "3", "--to", "3", "--keyframes"], "is not before"),
         (["--from", "7", "--to", "8", "--keyframes"], "past the end"),
-        (["--from", "1", "--to", "2"], "--keyframes"),
+        (["--from", "1", "--to", "2", "--exact", "--keyframes"], "exclude each other"),
         (["--from", "1", "--to", "2", "--duration", "1", "--keyframes"], "not both"),
         (["--to", "2", "--keyframes"], "--from"),
     ])

@@ -144,4 +144,18 @@ import Testing
         #expect(AudioTrimPlan(frames: Self.frames, start: soundEnd, end: soundEnd + 10) == nil)
         #expect(AudioTrimPlan(frames: [], start: 0, end: 10) == nil)
     }
+
+    /// What re-encoded parts take from the input's samples: each picture's time on screen (to the next picture;
+    /// the last, its own duration) and the decode delay x264 gave the stream (which parts between copied
+    /// pictures keep, so decode times run on across the joins).
+    @Test func durationsAndDecodeDelayOfTheInput() {
+        let durations = Trimmer.shownDurations(Self.samples)
+        #expect(durations.count == 90 && durations.values.allSatisfy { $0 == 1 })
+        let uneven = [Sample(decodeTime: -2, presentationOffset: 2, duration: 3, size: 1, isKeyframe: true),
+                      Sample(decodeTime: 1, presentationOffset: 6, duration: 4, size: 1, isKeyframe: false),
+                      Sample(decodeTime: 5, presentationOffset: -2, duration: 4, size: 1, isKeyframe: false)]
+        #expect(Trimmer.shownDurations(uneven) == [0: 3, 3: 4, 7: 4])
+        #expect(Trimmer.decodeDelay(uneven) == 2 && Trimmer.decodeDelay(Self.samples) == Self.samples[0].presentationOffset)
+        #expect(Trimmer.decodeDelay([]) == 0)
+    }
 }

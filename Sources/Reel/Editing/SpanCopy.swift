@@ -1,27 +1,89 @@
 import FFmpegCore
 import FoundationEssentials
 import Glibc
+import QuickTime
 
-/// The packets a trim copies from its input, and how their times move: the first kept picture presents at 0,
-/// and the first copied AAC frame starts `audio.skip` samples before 0 (its warm-up and what precedes the span),
-/// so the writer's edit lists present exactly the span.
+/// What a trim writes from its input, and how times move: the first kept picture presents at 0, and the first
+/// copied AAC frame starts `audio.skip` samples before 0 (its warm-up and what precedes the span), so the
+/// writer's edit lists present exactly the span. Pictures are copied packet for packet (`video`), or decoded
+/// and encoded again (`head`, `tail`: TrimPlan's parts, with `encoding`).
 struct CopiedSpan {
     /// Decode-order numbers of the video packets copied.
     var video: Range<Int>
-    /// Subtracted from the copied pictures' times.
+    var head: TrimPlan.Part? = nil
+    var tail: TrimPlan.Part? = nil
+    var encoding: TrimEncoding? = nil
+    /// Subtracted from the pictures' times.
     var videoShift: Int64
     var audio: AudioTrimPlan?
     /// The presentation time of the first copied AAC frame.
     var audioFirst: Int64
+
+    /// Video packets to read, in decode order (copied and decoded).
+    var videoEnd: Int { max(video.upperBound, head?.decoded.upperBound ?? 0, tail?.decoded.upperBound ?? 0) }
+    /// Every picture is encoded again: the movie's sample description is the encoder's.
+    var reencodesAll: Bool { video.isEmpty && tail == nil && head != nil }
+}
+
+/// Why re-encoded pictures cannot join copied ones in one sample description; the trim then encodes every
+/// kept picture again.
+enum TrimSplice {
+    enum Failure: Error, Equatable {
+        case parameterSetsDiffer
+        case unconvertiblePicture
+        /// A re-encoded part's decode times would not follow the copied pictures' (another reordering depth).
+        case decodeOrder
+
+        var reason: String {
+            switch self {
+            case .parameterSetsDiffer: "the encoder's parameter sets are not the input's"
+            case .unconvertiblePicture: "an encoded picture could not be stored as the input's samples are"
+            case .decodeOrder: "the re-encoded pictures' decode times do not follow the copied ones'"
+            }
+        }
+    }
 }
 
 extension Trimmer {
-    /// Reads `path` again and writes the span's packets to `output` (under its hidden name, renamed into place
-    /// once complete). Returns the pictures written and the file's size.
-    static func write(_ span: CopiedSpan, from path: String, index: TrackIndex, to output: String) throws -> (frames: Int, bytes: Int64) {
+    /// What a write made: pictures in the file, of them copied and encoded again, and the file's size.
+    struct Written {
+        var frames: Int
+        var copied: Int
+        var reencoded: Int
+        var bytes: Int64
+    }
+
+    /// Reads `path` again and writes the span to `output` (under its hidden name, renamed into place once
+    /// complete). Throws `TrimSplice.Failure` before writing anything when re-encoded pictures cannot share the
+    /// input's sample description (a smart trim is then done as an exact one).
+    static func write(_ span: CopiedSpan, from path: String, index: TrackIndex, to output: String) throws -> Written {
         let input = try InputContext(url: path, formatName: nil)
         let audioStream = span.audio == nil ? nil : index.audio?.index
-        var streams = [try StreamParameters(copying: index.video.index, of: input)]
+        let copied = try StreamParameters(copying: index.video.index, of: input)
+        let codec = Codec(index.video.codecName)
+        var lengthSize: Int? = nil
+        if !span.reencodesAll && (span.head != nil || span.tail != nil) {
+            guard let size = CodecConfigurationRecord.nalLengthSize(codec: codec, record: copied.extradata) else { throw TrimSplice.Failure.unconvertiblePicture }
+            lengthSize = size
+        }
+        let durations = shownDurations(index.videoSamples)
+        let rate = span.encoding?.settings.frameRate ?? Rational(30, 1)
+        let pictureTicks = Int64((Double(index.video.timeBase.denominator) / Double(index.video.timeBase.numerator) / rate.doubleValue).rounded())
+        let parts = try [span.head, span.tail].map { part in
+            try part.map { part in
+                try PartReencoder(input: input, stream: index.video.index, part: part, encoding: span.encoding!.settings,
+                                  lengthSize: lengthSize, durations: durations, pictureTicks: pictureTicks,
+                                  decodeDelay: lengthSize == nil ? nil : decodeDelay(index.videoSamples))
+            }
+        }
+        let (head, tail) = (parts[0], parts[1])
+        if lengthSize != nil, let encoder = (head ?? tail)?.encoder {
+            let written = CodecConfigurationRecord.nalUnits(inAnnexB: encoder.extradata).map { $0.map { Array(encoder.extradata[$0]) } }
+            guard codec == .h264, let written, written == CodecConfigurationRecord.parameterSets(avcC: copied.extradata) else {
+                throw TrimSplice.Failure.parameterSetsDiffer
+            }
+        }
+        var streams = [span.reencodesAll ? try StreamParameters(of: head!.encoder, timeBase: index.video.timeBase) : copied]
         if let audioStream { streams.append(try StreamParameters(copying: audioStream, of: input)) }
         let partial = PartialName.path(for: output)
         let folder = URL(fileURLWithPath: output).deletingLastPathComponent().path
@@ -31,13 +93,23 @@ extension Trimmer {
         func submit(_ packet: Packet) throws {
             if case .limitReached(let reason) = try writer.submit(packet) { throw stopped(reason, output) }
         }
+        var lastDecodeTime = Int64.min
+        func submitVideo(_ packet: Packet) throws {
+            packet.pts -= span.videoShift
+            packet.dts -= span.videoShift
+            guard packet.dts > lastDecodeTime, packet.dts <= packet.pts else { throw TrimSplice.Failure.decodeOrder }
+            lastDecodeTime = packet.dts
+            packet.streamIndex = 0
+            try submit(packet)
+        }
+        var copiedCount = 0
         do {
             try writer.start()
             let packet = Packet()
             var videoNumber = 0, audioNumber = 0
             let audioShift = span.audioFirst + (span.audio?.skip ?? 0)
             // Up to the last packet the span needs (not to the end of a long input).
-            while videoNumber < span.video.upperBound || audioNumber < (span.audio?.frames.upperBound ?? 0),
+            while videoNumber < span.videoEnd || audioNumber < (span.audio?.frames.upperBound ?? 0),
                   try input.read(into: packet) != .endOfFile {
                 guard !packet.isEmpty else { continue }
                 // As TrackIndex read them: a time the demuxer does not know is the other one.
@@ -45,11 +117,13 @@ extension Trimmer {
                 if packet.pts == Timestamp.noValue { packet.pts = packet.dts }
                 if packet.streamIndex == index.video.index {
                     defer { videoNumber += 1 }
-                    guard span.video.contains(videoNumber) else { continue }
-                    packet.pts -= span.videoShift
-                    packet.dts -= span.videoShift
-                    packet.streamIndex = 0
-                    try submit(packet)
+                    if let part = [head, tail].first(where: { $0?.part.decoded.contains(videoNumber) == true }), let part {
+                        try part.decode(packet, emit: submitVideo)
+                        if videoNumber == part.part.decoded.upperBound - 1 { try part.finish(emit: submitVideo) }
+                    } else if span.video.contains(videoNumber) {
+                        try submitVideo(packet)
+                        copiedCount += 1
+                    }
                 } else if packet.streamIndex == audioStream, let sound = span.audio {
                     defer { audioNumber += 1 }
                     guard sound.frames.contains(audioNumber) else { continue }
@@ -80,7 +154,25 @@ extension Trimmer {
         }
         kept = true
         var info = stat()
-        return (frames, stat(output, &info) == 0 ? Int64(info.st_size) : 0)
+        return Written(frames: frames, copied: copiedCount, reencoded: (head?.pictures ?? 0) + (tail?.pictures ?? 0),
+                       bytes: stat(output, &info) == 0 ? Int64(info.st_size) : 0)
+    }
+
+    /// How far the input's decode times run behind its presentation times (its first picture's offset: the
+    /// reordering depth the encoder announced), which re-encoded parts between copied ones keep.
+    static func decodeDelay(_ samples: [Sample]) -> Int64 {
+        max(0, (samples.first?.presentationTime ?? 0) - (samples.first?.decodeTime ?? 0))
+    }
+
+    /// How long each picture is shown (until the next one in presentation order; the last, its own duration),
+    /// by its presentation time.
+    static func shownDurations(_ samples: [Sample]) -> [Int64: Int64] {
+        let times = samples.map(\.presentationTime).sorted()
+        var durations: [Int64: Int64] = [:]
+        for (position, time) in times.enumerated() {
+            durations[time] = position + 1 < times.count ? times[position + 1] - time : max(samples.last { $0.presentationTime == time }?.duration ?? 1, 1)
+        }
+        return durations
     }
 
     private static func stopped(_ reason: StopReason, _ output: String) -> ReelError {

@@ -9,6 +9,8 @@ struct TrackIndex {
     let audio: StreamInfo?
     var videoSamples: [Sample] = []
     var audioSamples: [Sample] = []
+    /// The first keyframe's bytes (where libx264 writes the options it encoded with, see X264Options).
+    var firstKeyframe: [UInt8] = []
 
     /// Reads every packet of `input` (from its start). Throws a one-line `ReelError.invalidInput` when the file
     /// has no video or cannot be read to its end.
@@ -34,7 +36,10 @@ struct TrackIndex {
             }
             let sample = Sample(decodeTime: decode, presentationOffset: shown - decode, duration: packet.duration,
                                 size: packet.size, isKeyframe: packet.isKeyframe)
-            if packet.streamIndex == video.index { videoSamples.append(sample) }
+            if packet.streamIndex == video.index {
+                if videoSamples.isEmpty && packet.isKeyframe { firstKeyframe = packet.data }
+                videoSamples.append(sample)
+            }
             else if packet.streamIndex == audio?.index { audioSamples.append(sample) }
         }
         guard !videoSamples.isEmpty else { throw ReelError.invalidInput("\(path) has a video stream without pictures") }

@@ -5,9 +5,9 @@ import QuickTime
 
 /// How a trim treats the ends of the span (see TrimPlan).
 public enum TrimMode: String, Sendable, Codable, CaseIterable {
-    /// Frame-exact, re-encoding only the groups of pictures the ends fall in (not built yet).
+    /// Frame-exact, re-encoding only the groups of pictures the ends fall in; the groups between are copied.
     case smart
-    /// Frame-exact, every kept picture encoded again (not built yet).
+    /// Frame-exact, every kept picture encoded again.
     case exact
     /// Whole groups of pictures copied, from the keyframe at or before `from` to the end of the group holding
     /// the last picture before `to`: fast, inexact at both ends; the result says what it kept.
@@ -60,9 +60,6 @@ public enum Trimmer {
     public static let timeRange = FrameGrabber.timeRange
 
     public static func trim(_ request: TrimRequest) throws -> TrimResult {
-        guard request.mode == .keyframes else {
-            throw ReelError.invalidInput("trim: only cuts at keyframes are built so far (--keyframes); smart and --exact trims are not")
-        }
         for (name, value) in [("--from", request.from), ("--to", request.to)] where !timeRange.contains(value) {
             throw ReelError.invalidInput("\(name) \(value) is out of range: use 0 to \(NumberText.plain(timeRange.upperBound)) seconds")
         }
@@ -77,29 +74,48 @@ public enum Trimmer {
         }
         let video = index.video.timeBase
         let origin = index.videoSamples.map(\.presentationTime).min() ?? 0
-        let plan: TrimPlan
-        do {
-            plan = try TrimPlan(samples: index.videoSamples, from: ticks(request.from, video), to: ticks(request.to, video), mode: request.mode)
-        } catch .emptySpan(let trackEnd) {
-            throw ReelError.invalidInput("--from \(NumberText.plain(request.from)) is past the end of \(request.input) (its pictures end at \(NumberText.plain(seconds(trackEnd, video))) s)")
-        } catch {
-            throw ReelError.invalidInput("\(request.input): its video does not start with a keyframe; trim cannot copy it")
+        func plan(_ mode: TrimMode) throws -> TrimPlan {
+            do {
+                return try TrimPlan(samples: index.videoSamples, from: ticks(request.from, video), to: ticks(request.to, video), mode: mode)
+            } catch .emptySpan(let trackEnd) {
+                throw ReelError.invalidInput("--from \(NumberText.plain(request.from)) is past the end of \(request.input) (its pictures end at \(NumberText.plain(seconds(trackEnd, video))) s)")
+            } catch {
+                throw ReelError.invalidInput("\(request.input): its video does not start with a keyframe; trim cannot cut it")
+            }
         }
-        let start = seconds(plan.firstPicture + origin, video), end = seconds(plan.end + origin, video)
+        var chosen = try plan(request.mode)
+        var notes = [chosen.note].compactMap { $0 }
+        let encoding = chosen.mode == .keyframes ? nil : TrimEncoding(stream: index.video, firstKeyframe: index.firstKeyframe)
+        if chosen.mode == .smart, let encoding, !encoding.matchesInput, chosen.head != nil || chosen.tail != nil {
+            chosen = try plan(.exact)
+            notes.append("the input's encoder settings are unknown (not libx264's): every kept picture is encoded again with \(encoding.summary)")
+        }
+        let start = seconds(chosen.firstPicture + origin, video), end = seconds(chosen.end + origin, video)
         let sound = index.audio.flatMap { audio in
             AudioTrimPlan(frames: index.audioSamples, start: ticks(start, audio.timeBase), end: ticks(end, audio.timeBase))
         }
-        let copy = CopiedSpan(video: plan.copied ?? 0..<0, videoShift: plan.firstPicture + origin, audio: sound,
-                              audioFirst: sound.map { index.audioSamples[$0.frames.lowerBound].presentationTime } ?? 0)
-        let written = try write(copy, from: request.input, index: index, to: request.output)
-        return TrimResult(output: request.output, mode: plan.mode, requestedFrom: request.from, requestedTo: request.to,
+        func span(_ plan: TrimPlan) -> CopiedSpan {
+            CopiedSpan(video: plan.copied ?? 0..<0, head: plan.head, tail: plan.tail, encoding: encoding, videoShift: plan.firstPicture + origin,
+                       audio: sound, audioFirst: sound.map { index.audioSamples[$0.frames.lowerBound].presentationTime } ?? 0)
+        }
+        let written: Written
+        do {
+            written = try write(span(chosen), from: request.input, index: index, to: request.output)
+        } catch let failure as TrimSplice.Failure {
+            // Re-encoded pictures could not join the copied ones: the span is encoded again whole.
+            chosen = try plan(.exact)
+            notes.append("\(failure.reason): every kept picture is encoded again with \(encoding?.summary ?? "")")
+            written = try write(span(chosen), from: request.input, index: index, to: request.output)
+        }
+        if request.mode == .exact, let encoding { notes.append("every kept picture encoded again with \(encoding.summary)") }
+        return TrimResult(output: request.output, mode: chosen.mode, requestedFrom: request.from, requestedTo: request.to,
                           start: start, end: end, duration: end - start, videoFrames: written.frames,
-                          copiedFrames: written.frames, reencodedFrames: 0, audioSamples: sound.map { Int($0.duration) },
-                          bytes: written.bytes, note: note(plan, request, start: start, end: end, leftOut: leftOut(input, index)))
+                          copiedFrames: written.copied, reencodedFrames: written.reencoded, audioSamples: sound.map { Int($0.duration) },
+                          bytes: written.bytes, note: note(chosen, request, start: start, end: end, notes: notes + [leftOut(input, index)].compactMap { $0 }))
     }
 
-    private static func note(_ plan: TrimPlan, _ request: TrimRequest, start: Double, end: Double, leftOut: String?) -> String? {
-        var notes = [plan.note, leftOut].compactMap { $0 }
+    private static func note(_ plan: TrimPlan, _ request: TrimRequest, start: Double, end: Double, notes: [String]) -> String? {
+        var notes = notes
         if plan.mode == .keyframes, start != request.from || end != request.to {
             notes.insert("cut at keyframes: from \(NumberText.plain(start)) s (asked \(NumberText.plain(request.from))) to \(NumberText.plain(end)) s (asked \(NumberText.plain(request.to)))", at: 0)
         }
