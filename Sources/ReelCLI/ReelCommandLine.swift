@@ -15,8 +15,9 @@ public enum ReelCommandLine {
           snap OUTPUT.jpg       a still from a live device
           grab INPUT OUTPUT.jpg the picture at a time of any movie
           transcode IN OUT.mov  convert any media file to H.264 or HEVC / AAC at a preset
-          trim IN OUT.mov       a span of a movie, copied without encoding again (at keyframes)
-          batch JOBS.json       run record, transcode and grab jobs, in parallel, with a report
+          trim IN OUT.mov       a span of a movie, frame-exact, encoding again only the groups at its ends
+          join OUT.mov IN...    movies encoded alike (a recording's segments) one after another, copied
+          batch JOBS.json       run record, transcode, grab and trim jobs, in parallel, with a report
           ctl SOCKET COMMAND    drive a recording started with --control SOCKET (status, switch, photo, stop ...)
           serve                 the camera in a browser: preview, tap = photo, hold = movie; and its HTTP API
           devices               list cameras, microphones and built-in sources
@@ -46,6 +47,7 @@ public enum ReelCommandLine {
             "grab": (GrabCommand.help, GrabCommand.run),
             "transcode": (TranscodeCommand.help, TranscodeCommand.run),
             "trim": (TrimCommand.help, TrimCommand.run),
+            "join": (JoinCommand.help, JoinCommand.run),
             "batch": (BatchCommand.help, BatchCommand.run),
             "ctl": (CtlCommand.help, CtlCommand.run),
             "serve": (ServeCommand.help, ServeCommand.run),
