@@ -5,7 +5,7 @@ import Glibc
 /// One job of a batch, validated and with its templates expanded.
 public struct BatchJob: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable, Codable {
-        case record, transcode, grab, trim
+        case record, transcode, grab, trim, join
     }
 
     public var index: Int
@@ -51,6 +51,8 @@ public struct BatchJob: Sendable, Equatable {
     /// trim: the span (`from`, `to` or `from` + `duration`, seconds) and the mode (`mode`, see TrimMode).
     public var trimSpan: ClosedRange<Double>? = nil
     public var trimMode: TrimMode = .smart
+    /// join: the movies joined, in order (`inputs`).
+    public var joinInputs: [String] = []
 }
 
 extension BatchJob {
@@ -61,7 +63,7 @@ extension BatchJob {
         switch kind {
         case .grab:
             plan.addStill(output, role: "output", replaces: false)
-        case .trim:
+        case .trim, .join:
             plan.addMovie(output, segmentation: nil, writesHidden: true, role: "output")
         case .record, .transcode:
             plan.addMovie(output, segmentation: segmentation, writesHidden: true, role: "output")
@@ -71,7 +73,7 @@ extension BatchJob {
             // A re-run may replace the still of a job it runs again (the movie was not finished).
             if let still { plan.addStill(still.path, role: "still", replaces: true) }
         }
-        plan.inputs = ([input].compactMap { $0 } + [video, audio].compactMap { $0 }.filter { $0.kind == .file }.map(\.target))
+        plan.inputs = ([input].compactMap { $0 } + joinInputs + [video, audio].compactMap { $0 }.filter { $0.kind == .file }.map(\.target))
         return plan
     }
 }

@@ -15,6 +15,8 @@ public struct BatchReport: Sendable, Codable, Equatable {
         public var result: RecordingResult?
         /// For trim jobs that ran: the same fields as `trim --json`.
         public var trim: TrimResult?
+        /// For join jobs that ran: the same fields as `join --json`.
+        public var join: JoinResult?
         public var error: String?
         /// Wall seconds the job took (0 when it did not run).
         public var elapsed: Double

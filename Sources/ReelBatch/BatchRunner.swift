@@ -204,6 +204,8 @@ public final class BatchRunner: Sendable {
             case .trim:
                 entry.trim = try Trimmer.trim(TrimRequest(input: job.input!, output: job.output, from: job.trimSpan!.lowerBound,
                                                           to: job.trimSpan!.upperBound, mode: job.trimMode, overwrite: true))
+            case .join:
+                entry.join = try Joiner.join(JoinRequest(inputs: job.joinInputs, output: job.output, overwrite: true))
             case .record, .transcode:
                 let result = try record(job)
                 entry.result = result

@@ -3,7 +3,7 @@ import FoundationEssentials
 import Glibc
 
 /// Reads and validates a batch job file before anything runs:
-/// `{"defaults": {...}, "jobs": [{"name": ..., "type": "record"|"transcode"|"grab"|"trim", ...}]}`.
+/// `{"defaults": {...}, "jobs": [{"name": ..., "type": "record"|"transcode"|"grab"|"trim"|"join", ...}]}`.
 /// Unknown keys, wrong types, missing fields, duplicate names or outputs are errors naming the job and field.
 /// Relative paths are resolved against the job file's folder, so a job file works from any directory.
 public enum JobFile {
@@ -21,6 +21,7 @@ public enum JobFile {
                      "still", "stillQuality", "tiers", "segmentDuration", "segmentSize", "keepSegments", "keepFree"],
         .grab: ["name", "type", "input", "at", "output", "stillQuality"],
         .trim: ["name", "type", "input", "output", "from", "to", "duration", "mode"],
+        .join: ["name", "type", "inputs", "output"],
     ]
 
     public static func load(path: String, date: Date = Date()) throws -> [BatchJob] {
@@ -111,7 +112,7 @@ public enum JobFile {
         if let stray = fields.object.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw fields.fail(stray, "not a field of a \(kind.rawValue) job (allowed: \(allowed.sorted().joined(separator: ", ")))")
         }
-        let presetName = kind == .grab || kind == .trim ? nil : (try fields.optionalString("preset") ?? PresetLibrary.defaultName)
+        let presetName = [.grab, .trim, .join].contains(kind) ? nil : (try fields.optionalString("preset") ?? PresetLibrary.defaultName)
         var preset: Preset? = nil
         if let presetName {
             do {
@@ -194,6 +195,9 @@ public enum JobFile {
             job.input = resolve(try fields.string("input"), against: baseFolder)
             if kind == .grab { job.at = try fields.has("at") ? fields.number("at", in: FrameGrabber.timeRange) : 0 }
             if kind == .trim { try parseTrim(fields, into: &job) }
+        case .join:
+            job.joinInputs = try fields.strings("inputs").map { resolve($0, against: baseFolder) }
+            guard job.joinInputs.count >= 2 else { throw fields.fail("inputs", "a join job needs at least two movies to join") }
         }
         if fields.has("segmentDuration") || fields.has("segmentSize") || fields.has("keepSegments") || fields.has("keepFree") {
             // Segments are named with -001, -002 ... before the extension ({index} in a job's output is the job's).

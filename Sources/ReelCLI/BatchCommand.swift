@@ -9,7 +9,7 @@ enum BatchCommand {
         usage: reel batch JOBS.json [--parallel N] [--report REPORT.json] [--shard I/N] [--force] [--json] [--quiet]
                reel batch JOBS.json --check
 
-        Runs the record, transcode, grab and trim jobs of a job file (see README, "Batch jobs"), at most N at a time
+        Runs the record, transcode, grab, trim and join jobs of a job file (see README, "Batch jobs"), at most N at a time
         (default \(BatchRunner.defaultParallelism) on this machine: one per two cores, as x264 threads too). The whole
         file is validated before anything runs. A failed job does not stop the others. Outputs are written under
         temporary names and renamed when finalized; a re-run skips jobs whose output is already complete, unless

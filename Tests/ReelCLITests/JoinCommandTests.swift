@@ -93,4 +93,25 @@ import Testing
         #expect(Scratch.files(in: folder) == ["a.mov", "big.mov", "taken.mov"])
         #expect(try String(contentsOfFile: "\(folder)/taken.mov", encoding: .utf8) == "keep")
     }
+
+    /// A join job in a batch: the same movie as the command's, its result in the report; a re-run skips it.
+    @Test func aJoinJobInABatch() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Self.record(["seg-{index}.mov", "--video", Self.video, "--audio", Self.tone, "--max-duration", "2", "--segment-duration", "1"], in: folder)
+        try Data(#"{"jobs": [{"name": "both", "type": "join", "inputs": ["seg-001.mov", "seg-002.mov"], "output": "out/{name}.mov"}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: "\(folder)/jobs.json"))
+        let run = try Processes.reel(["batch", "jobs.json", "--json", "--quiet"], currentDirectory: folder)
+        #expect(run.status == 0, "\(run.standardError)")
+        let entry = try #require((try TestInputs.json(run.standardOutput)["jobs"] as? [[String: Any]])?.first)
+        let join = entry["join"] as? [String: Any]
+        #expect(entry["status"] as? String == "succeeded" && join?["videoFrames"] as? Int == 60 && join?["audioSamples"] as? Int == 96_000, "\(entry)")
+        #expect(try TestInputs.frameNumbers("\(folder)/out/both.mov") == Array(0..<60))
+        let again = try Processes.reel(["batch", "jobs.json", "--json", "--quiet"], currentDirectory: folder)
+        #expect((try TestInputs.json(again.standardOutput)["jobs"] as? [[String: Any]])?.first?["status"] as? String == "skipped")
+        let bad = #"{"jobs": [{"name": "one", "type": "join", "inputs": ["seg-001.mov"], "output": "one.mov"}]}"#
+        try Data(bad.utf8).write(to: URL(fileURLWithPath: "\(folder)/bad.json"))
+        let refused = try Processes.reel(["batch", "bad.json", "--quiet"], currentDirectory: folder)
+        #expect(refused.status == 2 && refused.standardError.contains("jobs.one.inputs: a join job needs at least two movies"), "\(refused.standardError)")
+    }
 }
