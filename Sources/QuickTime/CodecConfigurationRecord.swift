@@ -96,6 +96,37 @@ public enum CodecConfigurationRecord {
         return sets
     }
 
+    /// The VPS, SPS and PPS an hvcC record holds, in its order (its SEI arrays left out); nil when the bytes are
+    /// not a whole record.
+    public static func parameterSets(hvcC bytes: [UInt8]) -> [[UInt8]]? {
+        guard bytes.first == 1, bytes.count >= 23 else { return nil }
+        var sets: [[UInt8]] = []
+        var at = 23
+        for _ in 0..<Int(bytes[22]) {
+            guard at + 3 <= bytes.count else { return nil }
+            let type = bytes[at] & 0x3F
+            let count = Int(bytes[at + 1]) << 8 | Int(bytes[at + 2])
+            at += 3
+            for _ in 0..<count {
+                guard at + 2 <= bytes.count else { return nil }
+                let length = Int(bytes[at]) << 8 | Int(bytes[at + 1])
+                guard at + 2 + length <= bytes.count else { return nil }
+                if [32, 33, 34].contains(type) { sets.append(Array(bytes[(at + 2)..<(at + 2 + length)])) }
+                at += 2 + length
+            }
+        }
+        return sets
+    }
+
+    /// The parameter sets among Annex B headers (an encoder's extradata): H.264's SPS and PPS, HEVC's VPS, SPS
+    /// and PPS, in order; SEI and the rest left out.
+    public static func parameterSets(annexB bytes: [UInt8], codec: Codec) -> [[UInt8]] {
+        (nalUnits(inAnnexB: bytes) ?? []).filter { unit in
+            guard !unit.isEmpty else { return false }
+            return codec == .hevc ? [32, 33, 34].contains((bytes[unit.lowerBound] >> 1) & 0x3F) : [7, 8].contains(bytes[unit.lowerBound] & 0x1F)
+        }.map { Array(bytes[$0]) }
+    }
+
     /// The NAL units of an Annex B stream, as FFmpeg splits it (ff_avc_parse_nal_units): each runs from
     /// after a 00 00 01 start code to the next one, less the zero byte a 4-byte start code begins with. Nil
     /// when the bytes do not start with a start code.

@@ -61,4 +61,19 @@ import Testing
         #expect(SamplePayload.lengthPrefixed(annexB: [0, 0, 0, 3, 0x06, 5, 1], lengthSize: 4) == nil)
         #expect(SamplePayload.lengthPrefixed(annexB: picture, lengthSize: 3) == nil)
     }
+
+    /// An hvcC's VPS, SPS and PPS (its SEI array left out), and the same sets picked out of Annex B headers.
+    @Test func readsTheParameterSetsOfAnHEVCRecord() {
+        let vps: [UInt8] = [0x40, 1, 0x0C], sps: [UInt8] = [0x42, 1, 1], pps: [UInt8] = [0x44, 1, 0xC1], sei: [UInt8] = [0x4E, 1, 5, 9]
+        var record: [UInt8] = [1] + Array(repeating: 0, count: 21) + [4]
+        for (type, unit) in [(32, vps), (33, sps), (34, pps), (39, sei)] {
+            record += [UInt8(0x80 | type), 0, 1, 0, UInt8(unit.count)] + unit
+        }
+        #expect(CodecConfigurationRecord.parameterSets(hvcC: record) == [vps, sps, pps])
+        #expect(CodecConfigurationRecord.parameterSets(hvcC: Array(record.dropLast(2))) == nil)
+        let annexB: [UInt8] = [0, 0, 0, 1] + vps + [0, 0, 1] + sps + [0, 0, 1] + pps + [0, 0, 1] + sei
+        #expect(CodecConfigurationRecord.parameterSets(annexB: annexB, codec: .hevc) == [vps, sps, pps])
+        let avc: [UInt8] = [0, 0, 0, 1, 0x67, 100, 30] + [0, 0, 1, 0x68, 0xEE] + [0, 0, 1, 0x06, 5]
+        #expect(CodecConfigurationRecord.parameterSets(annexB: avc, codec: .h264) == [[0x67, 100, 30], [0x68, 0xEE]])
+    }
 }

@@ -88,8 +88,33 @@ import Testing
         #expect(problems.isEmpty, "\(problems)")
     }
 
-    /// `--exact`: every kept picture encoded again; an HEVC movie (x265's parameter sets are not matched) and
-    /// one of another codec (MPEG-4 part 2) are encoded again whole, smart or not, and the note says so.
+    /// An HEVC movie of Reel's (x265, B-frames, closed groups of 30): libx265 given the options it wrote into the
+    /// movie's headers writes its VPS, SPS and PPS again, so it is cut smartly as H.264 is.
+    @Test func anHEVCMovieIsCutSmartly() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let preset = try TestInputs.smallHEVCPreset(in: folder)
+        let hevc = try Processes.reel(["record", "\(folder)/hevc.mov", "--video", "lavfi:\(TestInputs.numberedPictures(rate: "30"))?realtime=0",
+                                       "--audio", "lavfi:sine?realtime=0", "--preset", preset, "--max-duration", "4", "--quiet"])
+        #expect(hevc.status == 0, "\(hevc.standardError)")
+        let run = try Processes.reel(["trim", "\(folder)/hevc.mov", "\(folder)/cut.mov", "--from", "0.5", "--to", "2.5", "--json"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let json = try TestInputs.json(run.standardOutput)
+        // Pictures 15 to 74: the head 15-29 and the tail 60-74 encoded again, the group 30-59 copied.
+        #expect(json["mode"] as? String == "smart" && json["reencodedFrames"] as? Int == 30 && json["copiedFrames"] as? Int == 30, "\(json)")
+        #expect(try TestInputs.frameNumbers("\(folder)/cut.mov") == Array(15..<75))
+        let copied = try TrimCommandTests.packetHashes("\(folder)/cut.mov", stream: "v")
+        #expect(Array(copied[15..<45]) == Array(try TrimCommandTests.packetHashes("\(folder)/hevc.mov", stream: "v")[30..<60]))
+        #expect(try TestInputs.videoCodecAndTag("\(folder)/cut.mov") == ("hevc", "hvc1"))
+        let problems = try CleanDecode.problems(in: "\(folder)/cut.mov")
+        #expect(problems.isEmpty, "\(problems)")
+        let gstreamer = try IndependentReaders.gstreamer("\(folder)/cut.mov")
+        #expect(gstreamer.videoFrames == 60 && gstreamer.problems.isEmpty, "\(gstreamer)")
+    }
+
+    /// `--exact`: every kept picture encoded again; an H.264 movie libx264 did not make (its options unknown:
+    /// here ffmpeg's, with x264's SEI left out), one of another codec (MPEG-4 part 2) and an HEVC one with open
+    /// groups of pictures are encoded again whole, smart or not, and the note says so.
     @Test func exactAndOtherCodecsEncodeEverything() throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -100,14 +125,19 @@ import Testing
         #expect(exactJSON["mode"] as? String == "exact" && exactJSON["reencodedFrames"] as? Int == 120 && exactJSON["copiedFrames"] as? Int == 0, "\(exactJSON)")
         #expect(try TestInputs.frameNumbers("\(folder)/exact.mov") == Array(30..<150))
 
-        let preset = try TestInputs.smallHEVCPreset(in: folder)
-        let hevc = try Processes.reel(["record", "\(folder)/hevc.mov", "--video", "lavfi:\(TestInputs.numberedPictures(rate: "30"))?realtime=0",
-                                       "--audio", "lavfi:sine?realtime=0", "--preset", preset, "--max-duration", "4", "--quiet"])
-        #expect(hevc.status == 0, "\(hevc.standardError)")
+        let foreign = try Processes.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", TestInputs.numberedPictures(rate: "30"), "-t", "4",
+                                                             "-c:v", "libx264", "-g", "30", "-sc_threshold", "0", "-bsf:v", "filter_units=remove_types=6",
+                                                             "\(folder)/foreign.mov"])
+        #expect(foreign.status == 0, "\(foreign.standardError)")
         let mpeg4 = try Processes.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", TestInputs.numberedPictures(rate: "30"), "-t", "4",
                                                            "-c:v", "mpeg4", "-q:v", "2", "-g", "30", "-sc_threshold", "1000000000", "\(folder)/mpeg4.mov"])
         #expect(mpeg4.status == 0, "\(mpeg4.standardError)")
-        for (name, codec) in [("hevc", "hevc"), ("mpeg4", "h264")] {
+        // x265 as ffmpeg drives it: open groups (pictures shown before their keyframe refer to the group before).
+        let open = try Processes.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", TestInputs.numberedPictures(rate: "30"), "-t", "4",
+                                                          "-c:v", "libx265", "-x265-params", "keyint=30:scenecut=0:log-level=error", "-tag:v", "hvc1",
+                                                          "\(folder)/open.mov"])
+        #expect(open.status == 0, "\(open.standardError)")
+        for (name, codec) in [("foreign", "h264"), ("mpeg4", "h264"), ("open", "hevc")] {
             let run = try Processes.reel(["trim", "\(folder)/\(name).mov", "\(folder)/\(name)-cut.mov", "--from", "0.5", "--to", "2.5", "--json"])
             #expect(run.status == 0, "\(name): \(run.standardError)")
             let json = try TestInputs.json(run.standardOutput)

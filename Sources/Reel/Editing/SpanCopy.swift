@@ -78,10 +78,10 @@ extension Trimmer {
         }
         let (head, tail) = (parts[0], parts[1])
         if lengthSize != nil, let encoder = (head ?? tail)?.encoder {
-            let written = CodecConfigurationRecord.nalUnits(inAnnexB: encoder.extradata).map { $0.map { Array(encoder.extradata[$0]) } }
-            guard codec == .h264, let written, written == CodecConfigurationRecord.parameterSets(avcC: copied.extradata) else {
-                throw TrimSplice.Failure.parameterSetsDiffer
-            }
+            let written = CodecConfigurationRecord.parameterSets(annexB: encoder.extradata, codec: codec)
+            let stored = codec == .hevc ? CodecConfigurationRecord.parameterSets(hvcC: copied.extradata)
+                                        : CodecConfigurationRecord.parameterSets(avcC: copied.extradata)
+            guard !written.isEmpty, written == stored else { throw TrimSplice.Failure.parameterSetsDiffer }
         }
         var streams = [span.reencodesAll ? try StreamParameters(of: head!.encoder, timeBase: index.video.timeBase) : copied]
         if let audioStream { streams.append(try StreamParameters(copying: audioStream, of: input)) }

@@ -1,8 +1,9 @@
 import FFmpegCore
 import QuickTime
 
-/// How a trim encodes pictures again. An H.264 movie that libx264 made carries the options it was made with
-/// (X264Options, read from its first keyframe): libx264 given them back writes the movie's own parameter sets,
+/// How a trim encodes pictures again. A movie that libx264 or libx265 made carries the options it was made with
+/// (X264Options, X265Options, read from its first keyframe): the encoder given them back writes the movie's own
+/// parameter sets,
 /// so re-encoded pictures can sit between copied ones under the movie's one sample description (`matchesInput`;
 /// the trimmer still compares the parameter sets before it relies on it). Anything else is encoded anew —
 /// libx264 (libx265 for HEVC) at a quality that hides the second generation — and the whole span then is.
@@ -30,6 +31,13 @@ struct TrimEncoding {
             settings.privateOptions = [PrivateOption("x264-params", options.parameters)]
             matchesInput = true
             summary = "libx264 with the input's own options"
+        } else if stream.codecName == "hevc", let options = X265Options(payload: stream.extradata) ?? X265Options(payload: firstKeyframe) {
+            // Reel's and FFmpeg's x265 streams keep the SEI among the headers of the sample description.
+            settings.codecName = "libx265"
+            settings.keyframeInterval = Int(options.value("keyint") ?? "") ?? twoSeconds
+            settings.privateOptions = [PrivateOption("x265-params", options.parameters)]
+            matchesInput = true
+            summary = "libx265 with the input's own options"
         } else if stream.codecName == "hevc" {
             settings.codecName = "libx265"
             settings.privateOptions = [PrivateOption("preset", "fast"), PrivateOption("crf", TrimEncoding.freshQuality.hevc),
