@@ -1,103 +1,131 @@
 import FFmpegCore
 import QuickTime
 
-/// One part of a trim that is encoded again (TrimPlan.Part): its packets, from the group's keyframe on, are
-/// decoded, the pictures it keeps are encoded (the first one a keyframe, as any new encoder's), and the packets
-/// come out with the input's times (the caller moves them as it moves copied ones). Each part has a decoder and
-/// an encoder of its own, drained at its end, so it is a closed group of pictures of its own.
-final class PartReencoder {
+/// One part of a trim that is encoded again (TrimPlan.Part), before anything is written: its packets, from the
+/// group's keyframe on, are read from the input and decoded, the pictures it keeps are encoded (the first one a
+/// keyframe, as any new encoder's), and the packets come out with the input's times (the writer moves them as
+/// it moves copied ones). Each part has a reader, a decoder and an encoder of its own, drained at its end, so it
+/// is a closed group of pictures of its own, and a trim's two parts are encoded at once on two threads.
+struct PartReencoder: Sendable {
+    let path: String
+    let stream: Int
     let part: TrimPlan.Part
-    private let decoder: Decoder
-    let encoder: Encoder
+    let encoding: VideoEncoderSettings
     /// Where packets are written with their NAL units after lengths of this size (a copied sample description's);
     /// nil: as the encoder makes them (Annex B, for a sample description made from the encoder's headers).
-    private let lengthSize: Int?
+    let lengthSize: Int?
     /// How long each kept picture is shown, by its presentation time (the input's: a re-encoded picture lasts
     /// as long as the one it replaces).
-    private let durations: [Int64: Int64]
-    private let frame = Frame()
-    private let packet = Packet()
-    /// The input times of the pictures sent to the encoder, in order: the encoder numbers them 0, 1 ... (its
-    /// clock counts pictures) and its packets get these times back.
-    private var sentTimes: [Int64] = []
+    let durations: [Int64: Int64]
     /// One picture's duration in the input's ticks (for decode times before the first picture).
-    private let pictureTicks: Int64
-    var pictures: Int { sentTimes.count }
+    let pictureTicks: Int64
     /// Between copied pictures: decode times follow the input's rule — the k-th packet out decodes at the k-th
     /// picture's time less the input's reordering delay — so they continue the copied ones' (x264 shortens its
     /// delay for a part of a picture or two). Nil: the encoder's own.
-    private let decodeDelay: Int64?
-    private var emitted = 0
-    private var decoderDrained = false
+    let decodeDelay: Int64?
 
-    init(input: InputContext, stream: Int, part: TrimPlan.Part, encoding: VideoEncoderSettings, lengthSize: Int?,
-         durations: [Int64: Int64], pictureTicks: Int64, decodeDelay: Int64?) throws {
-        self.decodeDelay = decodeDelay
-        self.part = part
-        self.pictureTicks = max(pictureTicks, 1)
-        self.lengthSize = lengthSize
-        self.durations = durations
-        decoder = try Decoder(input: input, streamIndex: stream)
-        encoder = try Encoder(video: encoding, globalHeader: MovieWriter.needsGlobalHeader)
+    /// What the part made: its packets in decode order, the pictures encoded, and the encoder's headers.
+    struct Encoded: Sendable {
+        var packets: [Packet]
+        var pictures: Int
+        var extradata: [UInt8]
+        /// The encoder's stream description (for a movie whose every picture is encoded again).
+        var parameters: StreamParameters
     }
 
-    /// Decodes one of the part's packets (decode order) and encodes the kept pictures it gives.
-    func decode(_ input: Packet, emit: (Packet) throws -> Void) throws {
-        if try decoder.send(input) == .outputFull {
-            try receivePictures(emit: emit)
-            _ = try decoder.send(input)
+    /// Reads, decodes and encodes the part.
+    func encode() throws -> Encoded {
+        let input = try InputContext(url: path, formatName: nil)
+        let decoder = try Decoder(input: input, streamIndex: stream)
+        let encoder = try Encoder(video: encoding, globalHeader: MovieWriter.needsGlobalHeader)
+        var run = Run(reencoder: self, decoder: decoder, encoder: encoder)
+        let packet = Packet()
+        var number = 0
+        while number < part.decoded.upperBound, try input.read(into: packet) != .endOfFile {
+            guard packet.streamIndex == stream, !packet.isEmpty else { continue }
+            defer { number += 1 }
+            if part.decoded.contains(number) { try run.decode(packet) }
         }
-        try receivePictures(emit: emit)
+        try run.finish()
+        return Encoded(packets: run.packets, pictures: run.sentTimes.count, extradata: encoder.extradata,
+                       parameters: try StreamParameters(of: encoder, timeBase: input.streams[stream].timeBase))
     }
 
-    /// The part's last packet was decoded: the decoder and the encoder give what they hold.
-    func finish(emit: (Packet) throws -> Void) throws {
-        if !decoderDrained {
-            _ = try decoder.send(nil)
-            decoderDrained = true
-            try receivePictures(emit: emit)
-        }
-        try encode(nil, emit: emit)
-    }
+    /// The decode and encode loop of one part.
+    private struct Run {
+        let reencoder: PartReencoder
+        let decoder: Decoder
+        let encoder: Encoder
+        let frame = Frame()
+        let packet = Packet()
+        var packets: [Packet] = []
+        /// The input times of the pictures sent to the encoder, in order: the encoder numbers them 0, 1 ... (its
+        /// clock counts pictures) and its packets get these times back.
+        var sentTimes: [Int64] = []
+        /// The last kept picture came out of the decoder (pictures come out in presentation order): the part's
+        /// remaining packets are not decoded (a tail keeps the start of its group only).
+        var complete = false
 
-    private func receivePictures(emit: (Packet) throws -> Void) throws {
-        while try decoder.receive(into: frame) == .received {
-            let time = frame.bestEffortTimestamp
-            guard time >= part.firstKept && time <= part.lastKept else { continue }
-            frame.pts = Int64(sentTimes.count)
-            sentTimes.append(time)
-            frame.forcesKeyframe = false  // the decoder's picture types are not this encode's
-            try encode(frame, emit: emit)
-        }
-    }
-
-    private func encode(_ picture: Frame?, emit: (Packet) throws -> Void) throws {
-        if try encoder.send(picture) == .outputFull {
-            try drain(emit: emit)
-            _ = try encoder.send(picture)
-        }
-        try drain(emit: emit)
-    }
-
-    /// The input time of the encoder's picture number `number` (a decode time before the first picture: so many
-    /// pictures before it).
-    private func inputTime(_ number: Int64) -> Int64 {
-        number < 0 ? sentTimes[0] + number * pictureTicks : sentTimes[Int(number)]
-    }
-
-    private func drain(emit: (Packet) throws -> Void) throws {
-        while try encoder.receive(into: packet) == .received {
-            packet.pts = inputTime(packet.pts)
-            packet.dts = decodeDelay.map { sentTimes[emitted] - $0 } ?? inputTime(packet.dts)
-            emitted += 1
-            packet.duration = durations[packet.pts] ?? pictureTicks
-            if let lengthSize {
-                guard let stored = packet.withPayload({ SamplePayload.lengthPrefixed(annexB: $0, lengthSize: lengthSize) }) else {
-                    throw TrimSplice.Failure.unconvertiblePicture
-                }
-                try packet.replacePayload(with: stored)
+        mutating func decode(_ input: Packet) throws {
+            guard !complete else { return }
+            if try decoder.send(input) == .outputFull {
+                try receivePictures()
+                _ = try decoder.send(input)
             }
-            try emit(packet)
+            try receivePictures()
+        }
+
+        /// The part's last packet was read: the decoder and the encoder give what they hold.
+        mutating func finish() throws {
+            if !complete {
+                _ = try decoder.send(nil)
+                try receivePictures()
+            }
+            try encode(nil)
+        }
+
+        private mutating func receivePictures() throws {
+            let part = reencoder.part
+            while try decoder.receive(into: frame) == .received {
+                let time = frame.bestEffortTimestamp
+                if time >= part.lastKept { complete = true }
+                guard time >= part.firstKept && time <= part.lastKept else { continue }
+                frame.pts = Int64(sentTimes.count)
+                sentTimes.append(time)
+                frame.forcesKeyframe = false  // the decoder's picture types are not this encode's
+                try encode(frame)
+            }
+        }
+
+        private mutating func encode(_ picture: Frame?) throws {
+            if try encoder.send(picture) == .outputFull {
+                try drain()
+                _ = try encoder.send(picture)
+            }
+            try drain()
+        }
+
+        /// The input time of the encoder's picture number `number` (a decode time before the first picture: so
+        /// many pictures before it).
+        private func inputTime(_ number: Int64) -> Int64 {
+            number < 0 ? sentTimes[0] + number * reencoder.pictureTicks : sentTimes[Int(number)]
+        }
+
+        private mutating func drain() throws {
+            while try encoder.receive(into: packet) == .received {
+                let out = Packet()
+                out.moveReference(from: packet)
+                out.pts = inputTime(out.pts)
+                out.dts = reencoder.decodeDelay.map { sentTimes[packets.count] - $0 } ?? inputTime(out.dts)
+                out.duration = reencoder.durations[out.pts] ?? reencoder.pictureTicks
+                if let lengthSize = reencoder.lengthSize {
+                    guard let stored = out.withPayload({ SamplePayload.lengthPrefixed(annexB: $0, lengthSize: lengthSize) }) else {
+                        throw TrimSplice.Failure.unconvertiblePicture
+                    }
+                    try out.replacePayload(with: stored)
+                }
+                packets.append(out)
+            }
         }
     }
 }

@@ -2,6 +2,7 @@ import FFmpegCore
 import FoundationEssentials
 import Glibc
 import QuickTime
+import SystemSupport
 
 /// What a trim writes from its input, and how times move: the first kept picture presents at 0, and the first
 /// copied AAC frame starts `audio.skip` samples before 0 (its warm-up and what precedes the span), so the
@@ -69,21 +70,22 @@ extension Trimmer {
         let durations = shownDurations(index.videoSamples)
         let rate = span.encoding?.settings.frameRate ?? Rational(30, 1)
         let pictureTicks = Int64((Double(index.video.timeBase.denominator) / Double(index.video.timeBase.numerator) / rate.doubleValue).rounded())
-        let parts = try [span.head, span.tail].map { part in
-            try part.map { part in
-                try PartReencoder(input: input, stream: index.video.index, part: part, encoding: span.encoding!.settings,
-                                  lengthSize: lengthSize, durations: durations, pictureTicks: pictureTicks,
-                                  decodeDelay: lengthSize == nil ? nil : decodeDelay(index.videoSamples))
-            }
+        let reencoders = [span.head, span.tail].compactMap { $0 }.map { part in
+            PartReencoder(path: path, stream: index.video.index, part: part, encoding: span.encoding!.settings, lengthSize: lengthSize,
+                          durations: durations, pictureTicks: pictureTicks,
+                          decodeDelay: lengthSize == nil ? nil : decodeDelay(index.videoSamples))
         }
-        let (head, tail) = (parts[0], parts[1])
-        if lengthSize != nil, let encoder = (head ?? tail)?.encoder {
-            let written = CodecConfigurationRecord.parameterSets(annexB: encoder.extradata, codec: codec)
+        let parts = try encodeAtOnce(reencoders)
+        if lengthSize != nil, let first = parts.first {
+            let written = CodecConfigurationRecord.parameterSets(annexB: first.extradata, codec: codec)
             let stored = codec == .hevc ? CodecConfigurationRecord.parameterSets(hvcC: copied.extradata)
                                         : CodecConfigurationRecord.parameterSets(avcC: copied.extradata)
             guard !written.isEmpty, written == stored else { throw TrimSplice.Failure.parameterSetsDiffer }
         }
-        var streams = [span.reencodesAll ? try StreamParameters(of: head!.encoder, timeBase: index.video.timeBase) : copied]
+        // The encoded part whose packets replace the input's from its first decode-order packet on.
+        let partStarts = Dictionary(uniqueKeysWithValues: zip(reencoders.map(\.part.decoded.lowerBound), parts.indices))
+        let reencodedRanges = reencoders.map(\.part.decoded)
+        var streams = [span.reencodesAll ? parts[0].parameters : copied]
         if let audioStream { streams.append(try StreamParameters(copying: audioStream, of: input)) }
         let partial = PartialName.path(for: output)
         let folder = URL(fileURLWithPath: output).deletingLastPathComponent().path
@@ -117,9 +119,10 @@ extension Trimmer {
                 if packet.pts == Timestamp.noValue { packet.pts = packet.dts }
                 if packet.streamIndex == index.video.index {
                     defer { videoNumber += 1 }
-                    if let part = [head, tail].first(where: { $0?.part.decoded.contains(videoNumber) == true }), let part {
-                        try part.decode(packet, emit: submitVideo)
-                        if videoNumber == part.part.decoded.upperBound - 1 { try part.finish(emit: submitVideo) }
+                    if let part = partStarts[videoNumber] {
+                        for encoded in parts[part].packets { try submitVideo(encoded) }
+                    } else if reencodedRanges.contains(where: { $0.contains(videoNumber) }) {
+                        continue
                     } else if span.video.contains(videoNumber) {
                         try submitVideo(packet)
                         copiedCount += 1
@@ -154,8 +157,18 @@ extension Trimmer {
         }
         kept = true
         var info = stat()
-        return Written(frames: frames, copied: copiedCount, reencoded: (head?.pictures ?? 0) + (tail?.pictures ?? 0),
+        return Written(frames: frames, copied: copiedCount, reencoded: parts.reduce(0) { $0 + $1.pictures },
                        bytes: stat(output, &info) == 0 ? Int64(info.st_size) : 0)
+    }
+
+    /// Encodes the parts at once, the first on a thread of its own (a trim's two ends take two cores).
+    static func encodeAtOnce(_ reencoders: [PartReencoder]) throws -> [PartReencoder.Encoded] {
+        guard let first = reencoders.first else { return [] }
+        let firstResult = Locked<Result<PartReencoder.Encoded, any Error>?>(nil)
+        let thread = WorkerThread(name: "reel.trim.part") { firstResult.withLock { $0 = Result { try first.encode() } } }
+        let rest = Result { try reencoders.dropFirst().map { try $0.encode() } }
+        thread.join()
+        return [try firstResult.withLock { $0! }.get()] + (try rest.get())
     }
 
     /// How far the input's decode times run behind its presentation times (its first picture's offset: the
