@@ -6,25 +6,25 @@ enum JoinCommand {
     static let help = """
         usage: reel join OUTPUT.mov INPUT1 INPUT2 [INPUT ...] [--overwrite] [--json] [--quiet]
 
-        Joins movies encoded alike (the segments of one recording, takes of one preset) into one QuickTime
-        movie, in the order given, without encoding anything again: every picture is copied, each input's
-        pictures right after the last one's, and every AAC frame is copied, with the movie's edit list
-        presenting from each input exactly the sound it presented itself (its priming, and the frame a
-        segment's encoder was primed with, are skipped), so the sound runs on without a gap or a repeat at the
-        joins and stays with its pictures. The segments of one Reel recording join into the recording they were
-        cut from: every picture once, every sample once.
-        Inputs: QuickTime or MP4 movies whose video has the same codec, size and parameter sets, and whose AAC
-        sound has the same rate and channels (an input without sound is silent for its span). Inputs encoded
-        otherwise are refused; transcode them to one preset first. The video and the first sound track are
-        joined; the first input's rotation and colour tags are kept.
+        Joins movies (the segments of one recording, takes of one preset) into one QuickTime movie, in the order
+        given: every picture is copied, each input's right after the last one's, and the sound of each input's
+        span (exactly what the input presents, to the sample) is encoded once across the joins as one AAC track,
+        so it runs on without a gap, a repeat or a click in every player and stays with its pictures. The
+        segments of one Reel recording join into the recording they were cut from: every picture once, every
+        sample once.
+        An input whose video is encoded otherwise (another size, preset or program) is encoded again to match the
+        first: scaled to its size and encoded with the first movie's own encoder options (libx264's or libx265's,
+        read from the stream), so its pictures share the first's sample description; the note names such inputs.
+        Sound of another rate or channel count is converted; an input without sound is silent for its span. The
+        video and the first sound track are joined; the first input's rotation and colour tags are kept.
         The output is written under a hidden .NAME.partial and renamed when complete; it may not be an input.
 
         --json prints the result: output, inputs, starts (seconds where each input begins), duration,
         videoFrames, audioSamples, audioEdits, bytes.
 
         exit codes: 0 written, 1 runtime failure (a full disk), 2 bad input (fewer than two inputs, an
-        unreadable, damaged or video-less input, inputs encoded differently, OUTPUT an input or existing
-        without --overwrite); no file is written on error.
+        unreadable, damaged or video-less input, inputs encoded differently after a first movie whose encoder
+        is unknown, OUTPUT an input or existing without --overwrite); no file is written on error.
         """
 
     static func run(_ arguments: [String]) -> ExitCode {

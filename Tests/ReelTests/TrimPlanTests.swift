@@ -155,7 +155,8 @@ import Testing
                       Sample(decodeTime: 1, presentationOffset: 6, duration: 4, size: 1, isKeyframe: false),
                       Sample(decodeTime: 5, presentationOffset: -2, duration: 4, size: 1, isKeyframe: false)]
         #expect(Trimmer.shownDurations(uneven) == [0: 3, 3: 4, 7: 4])
-        #expect(Trimmer.decodeDelay(uneven) == 2 && Trimmer.decodeDelay(Self.samples) == Self.samples[0].presentationOffset)
-        #expect(Trimmer.decodeDelay([]) == 0)
+        #expect(Trimmer.decodeDelay(uneven, pictureTicks: 1) == 2 && Trimmer.decodeDelay(uneven, pictureTicks: 2) == 1)
+        #expect(Trimmer.decodeDelay(Self.samples, pictureTicks: 1) == Int(Self.samples[0].presentationOffset))
+        #expect(Trimmer.decodeDelay([], pictureTicks: 1) == 0)
     }
 }

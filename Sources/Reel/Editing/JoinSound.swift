@@ -19,6 +19,12 @@ final class JoinSound {
     private let channels: Int
     /// Samples handed to the encoder so far (the joined track's position).
     private var position: Int64 = 0
+    /// An input whose sound has another rate, channel count or sample format is converted to the track's first
+    /// (swresample), through `converted`.
+    private var resampler: Resampler?
+    private let converted: SampleFIFO
+    private let conversionFrame = Frame()
+    private var conversionCapacity = 0
 
     init(sampleRate: Int, channels: Int, bitRate: Int) throws {
         self.sampleRate = sampleRate
@@ -27,6 +33,7 @@ final class JoinSound {
                               globalHeader: MovieWriter.needsGlobalHeader)
         frameSize = encoder.frameSize
         fifo = SampleFIFO(format: .floatPlanar, channels: channels)
+        converted = SampleFIFO(format: .floatPlanar, channels: channels)
         try frame.allocateAudio(sampleCount: frameSize, format: .floatPlanar, channels: channels, sampleRate: sampleRate)
     }
 
@@ -41,6 +48,8 @@ final class JoinSound {
         self.span = span
         self.timeBase = timeBase
         produced = 0
+        resampler = nil
+        converted.reset()
     }
 
     /// One of the input's AAC packets, decoded; what falls in its span goes to the encoder.
@@ -68,17 +77,43 @@ final class JoinSound {
     private func take(from decoder: Decoder, emit: (Packet) throws -> Void) throws {
         while try decoder.receive(into: decoded) == .received {
             let start = Timestamp(value: decoded.bestEffortTimestamp, timeBase: timeBase).rescaled(to: Rational(1, Int32(sampleRate))).value
-            let end = min(start + Int64(decoded.sampleCount), span)
+            var count = decoded.sampleCount
+            let needsConversion = decoded.channelCount != channels || decoded.sampleFormat != .floatPlanar || decoded.sampleRate != sampleRate
+            if needsConversion {
+                // Placed at the frame's time (the resampler's few samples of filter delay aside).
+                resampler = resampler ?? Resampler(outputRate: sampleRate, outputChannels: channels)
+                count = try resampler!.convert(decoded, into: converted)
+            }
+            let end = min(start + Int64(count), span)
             if start > produced {
                 let gap = min(start, span) - produced
                 try fifo.appendSilence(Int(gap))
                 produced += gap
             }
-            guard end > produced else { continue }
-            try appendDecoded(skipping: Int(produced - start), count: Int(end - produced))
-            produced = end
-            try encodeWholeFrames(emit: emit)
+            if end > produced {
+                let skip = Int(produced - start), kept = Int(end - produced)
+                if needsConversion {
+                    try moveConverted(skipping: skip, count: kept)
+                } else {
+                    decoded.sampleCount = skip + kept  // what runs past the span is left out
+                    try fifo.append(decoded, skipping: skip)
+                }
+                produced = end
+                try encodeWholeFrames(emit: emit)
+            }
+            converted.reset()
         }
+    }
+
+    /// Samples of the converted frame into the encoder's FIFO: `count` of them after the first `skip`.
+    private func moveConverted(skipping skip: Int, count: Int) throws {
+        if conversionCapacity < skip + count {
+            conversionFrame.unref()
+            conversionCapacity = max(skip + count, 4096)
+            try conversionFrame.allocateAudio(sampleCount: conversionCapacity, format: .floatPlanar, channels: channels, sampleRate: sampleRate)
+        }
+        try converted.read(into: conversionFrame, sampleCount: skip + count)
+        try fifo.append(conversionFrame, skipping: skip)
     }
 
     /// The last samples (a short frame) and what the encoder holds.
@@ -86,14 +121,6 @@ final class JoinSound {
         if fifo.count > 0 { try encode(count: fifo.count, emit: emit) }
         _ = try encoder.send(nil)
         try drain(emit: emit)
-    }
-
-    private func appendDecoded(skipping offset: Int, count: Int) throws {
-        guard decoded.channelCount == channels, decoded.sampleFormat == .floatPlanar, decoded.sampleRate == sampleRate else {
-            throw ReelError.invalidInput("the sound decodes as \(decoded.sampleRate) Hz, \(decoded.channelCount) channels in another sample format: join cannot take it")
-        }
-        decoded.sampleCount = offset + count  // what runs past the span is left out
-        try fifo.append(decoded, skipping: offset)
     }
 
     private func encodeWholeFrames(emit: (Packet) throws -> Void) throws {

@@ -1,6 +1,7 @@
 import FFmpegCore
 import FoundationEssentials
 import Glibc
+import QuickTime
 
 extension Joiner {
     /// What a join wrote: pictures, sound samples presented (nil without sound) and the file's size.
@@ -12,7 +13,8 @@ extension Joiner {
 
     /// Reads each input again and writes its pictures with their times moved to its start on the joined
     /// timeline, and its sound through JoinSound; under the output's hidden name, renamed into place once complete.
-    static func write(_ inputs: [JoinInput], videoStarts: [Int64], to output: String) throws -> Written {
+    static func write(_ inputs: [JoinInput], videoStarts: [Int64], encodedAgain: [Bool], encoding: TrimEncoding?,
+                      to output: String) throws -> Written {
         let firstInput = try InputContext(url: inputs[0].path, formatName: nil)
         let soundInput = inputs.firstIndex { $0.index.audio != nil }
         let sound = try soundInput.map { number in
@@ -23,6 +25,8 @@ extension Joiner {
                                  bitRate: bitRate > 0 ? Int(bitRate) : JoinSound.fallbackBitRate * audio.channelCount)
         }
         var parameters = [try StreamParameters(copying: inputs[0].index.video.index, of: firstInput)]
+        let firstVideo = inputs[0].index.video
+        let lengthSize = CodecConfigurationRecord.nalLengthSize(codec: Codec(firstVideo.codecName), record: parameters[0].extradata)
         if let sound { parameters.append(try StreamParameters(of: sound.encoder)) }
         let videoBase = inputs[0].index.video.timeBase
         let partial = PartialName.path(for: output)
@@ -41,6 +45,8 @@ extension Joiner {
             for (number, input) in inputs.enumerated() {
                 let reader = number == 0 ? firstInput : try InputContext(url: input.path, formatName: nil)
                 let base = input.index.video.timeBase
+                var conformer = try encodedAgain[number] ? makeConformer(for: input, reader: reader, encoding: encoding!, lengthSize: lengthSize,
+                                                                     first: inputs[0]) : nil
                 // The input's packets: pictures written as they come, sound packets to its decoder.
                 func read(_ sound: (Packet) throws -> Void) throws {
                     let packet = Packet()
@@ -49,30 +55,46 @@ extension Joiner {
                         if packet.dts == Timestamp.noValue { packet.dts = packet.pts }
                         if packet.pts == Timestamp.noValue { packet.pts = packet.dts }
                         if packet.streamIndex == input.index.video.index {
-                            if base != videoBase { packet.rescaleTimestamps(from: base, to: videoBase) }
-                            packet.pts += videoStarts[number]
-                            packet.dts += videoStarts[number]
-                            guard packet.dts > lastDecodeTime else {
-                                throw ReelError.invalidInput("\(input.path): its pictures decode before the end of the movie before it (another reordering depth): join cannot copy it after that one")
+                            if conformer != nil {
+                                try conformer!.decode(packet)
+                                try writeConformed(&conformer!)
+                            } else {
+                                try writeVideo(packet)
                             }
-                            lastDecodeTime = packet.dts
-                            try submit(packet, stream: 0)
                         } else if packet.streamIndex == input.index.audio?.index {
                             try sound(packet)
                         }
                     }
                 }
-                guard let sound else {
-                    try read { _ in }
-                    continue
+                func writeVideo(_ packet: Packet) throws {
+                    if base != videoBase { packet.rescaleTimestamps(from: base, to: videoBase) }
+                    packet.pts += videoStarts[number]
+                    packet.dts += videoStarts[number]
+                    guard packet.dts > lastDecodeTime else {
+                        throw ReelError.invalidInput("\(input.path): its pictures decode before the end of the movie before it (another reordering depth): join cannot copy it after that one")
+                    }
+                    lastDecodeTime = packet.dts
+                    try submit(packet, stream: 0)
                 }
-                let rate = Rational(1, Int32(inputs[soundInput!].index.audio!.sampleRate))
-                let span = rescale(videoStarts[number + 1], videoBase, rate) - rescale(videoStarts[number], videoBase, rate)
-                sound.begin(span: span, timeBase: input.index.audio?.timeBase ?? rate)
-                let decoder = try input.index.audio.map { try Decoder(input: reader, streamIndex: $0.index) }
-                try read { packet in try sound.decode(packet, with: decoder!) { try submit($0, stream: 1) } }
-                try sound.end(decoder: decoder) { try submit($0, stream: 1) }
-                samples += span
+                func writeConformed(_ run: inout PartReencoder.Run) throws {
+                    for packet in run.packets { try writeVideo(packet) }
+                    run.packets.removeAll(keepingCapacity: true)
+                }
+                if let sound {
+                    let rate = Rational(1, Int32(inputs[soundInput!].index.audio!.sampleRate))
+                    let span = rescale(videoStarts[number + 1], videoBase, rate) - rescale(videoStarts[number], videoBase, rate)
+                    sound.begin(span: span, timeBase: input.index.audio?.timeBase ?? rate)
+                    let decoder = try input.index.audio.map { try Decoder(input: reader, streamIndex: $0.index) }
+                    try read { packet in try sound.decode(packet, with: decoder!) { try submit($0, stream: 1) } }
+                    try sound.end(decoder: decoder) { try submit($0, stream: 1) }
+                    samples += span
+                } else {
+                    try read { _ in }
+                }
+                if conformer != nil {
+                    try conformer!.finish()
+                    try writeConformed(&conformer!)
+                }
             }
             try sound?.finish { try submit($0, stream: 1) }
             for stream in parameters.indices { _ = try writer.endStream(stream) }
@@ -93,5 +115,35 @@ extension Joiner {
         kept = true
         var info = stat()
         return Written(frames: frames, samples: sound == nil ? nil : samples, bytes: stat(output, &info) == 0 ? Int64(info.st_size) : 0)
+    }
+
+    /// The decode and encode loop that makes `input`'s pictures the first input's kind: scaled to its size and
+    /// pixel format, encoded with its encoder's options, their NAL units after its length prefixes; the encoder's
+    /// parameter sets checked to be the first's.
+    private static func makeConformer(for input: JoinInput, reader: InputContext, encoding: TrimEncoding, lengthSize: Int?,
+                                      first: JoinInput) throws -> PartReencoder.Run {
+        let times = input.index.videoSamples.map(\.presentationTime)
+        let part = TrimPlan.Part(decoded: 0..<input.index.videoSamples.count, firstKept: times.min() ?? 0, lastKept: times.max() ?? 0)
+        let reencoder = PartReencoder(path: input.path, stream: input.index.video.index, part: part, encoding: encoding.settings,
+                                      lengthSize: lengthSize, durations: Trimmer.shownDurations(input.index.videoSamples),
+                                      pictureTicks: pictureTicks(of: input),
+                                      decodeDelay: Trimmer.decodeDelay(first.index.videoSamples, pictureTicks: pictureTicks(of: first)))
+        let encoder = try Encoder(video: encoding.settings, globalHeader: MovieWriter.needsGlobalHeader)
+        let codec = Codec(first.index.video.codecName)
+        let stored = codec == .hevc ? CodecConfigurationRecord.parameterSets(hvcC: first.index.video.extradata)
+                                    : CodecConfigurationRecord.parameterSets(avcC: first.index.video.extradata)
+        guard lengthSize != nil, CodecConfigurationRecord.parameterSets(annexB: encoder.extradata, codec: codec) == stored else {
+            throw ReelError.invalidInput("\(input.path): its video is not encoded as \(first.path)'s, and \(first.path)'s encoder settings do not reproduce its parameter sets, so it cannot be encoded again to match: transcode the movies to one preset first")
+        }
+        let scaler = Scaler(outputWidth: encoding.settings.width, outputHeight: encoding.settings.height,
+                            outputFormat: encoding.settings.pixelFormat, outputColour: encoding.settings.colour)
+        return PartReencoder.Run(reencoder: reencoder, decoder: try Decoder(input: reader, streamIndex: input.index.video.index),
+                                 encoder: encoder, scaler: scaler)
+    }
+
+    /// One picture's duration in `input`'s video ticks (its frame rate's; 30 fps when it gives none).
+    private static func pictureTicks(of input: JoinInput) -> Int64 {
+        let rate = input.index.video.frameRate ?? Rational(30, 1)
+        return max(1, Int64((1 / rate.doubleValue / input.index.video.timeBase.doubleValue).rounded()))
     }
 }

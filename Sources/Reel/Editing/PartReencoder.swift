@@ -19,10 +19,10 @@ struct PartReencoder: Sendable {
     let durations: [Int64: Int64]
     /// One picture's duration in the input's ticks (for decode times before the first picture).
     let pictureTicks: Int64
-    /// Between copied pictures: decode times follow the input's rule — the k-th packet out decodes at the k-th
-    /// picture's time less the input's reordering delay — so they continue the copied ones' (x264 shortens its
-    /// delay for a part of a picture or two). Nil: the encoder's own.
-    let decodeDelay: Int64?
+    /// Between copied pictures: decode times follow the input's rule — the k-th packet out decodes when the
+    /// picture this many pictures before the k-th is shown — so they continue the copied ones' (x264 shortens
+    /// its delay for a part of a picture or two). Nil: the encoder's own.
+    let decodeDelay: Int?
 
     /// What the part made: its packets in decode order, the pictures encoded, and the encoder's headers.
     struct Encoded: Sendable {
@@ -38,7 +38,7 @@ struct PartReencoder: Sendable {
         let input = try InputContext(url: path, formatName: nil)
         let decoder = try Decoder(input: input, streamIndex: stream)
         let encoder = try Encoder(video: encoding, globalHeader: MovieWriter.needsGlobalHeader)
-        var run = Run(reencoder: self, decoder: decoder, encoder: encoder)
+        var run = Run(reencoder: self, decoder: decoder, encoder: encoder, scaler: nil)
         let packet = Packet()
         var number = 0
         while number < part.decoded.upperBound, try input.read(into: packet) != .endOfFile {
@@ -51,14 +51,19 @@ struct PartReencoder: Sendable {
                        parameters: try StreamParameters(of: encoder, timeBase: input.streams[stream].timeBase))
     }
 
-    /// The decode and encode loop of one part.
-    private struct Run {
+    /// The decode and encode loop of one part (a join's input encoded again to match another: the whole input,
+    /// its pictures scaled to the encoder's size by `scaler`). Packets gather in `packets` for the caller.
+    struct Run {
         let reencoder: PartReencoder
         let decoder: Decoder
         let encoder: Encoder
+        let scaler: Scaler?
         let frame = Frame()
+        let scaled = Frame()
         let packet = Packet()
         var packets: [Packet] = []
+        /// Packets the encoder gave so far (the caller may take `packets` as they come).
+        var emitted = 0
         /// The input times of the pictures sent to the encoder, in order: the encoder numbers them 0, 1 ... (its
         /// clock counts pictures) and its packets get these times back.
         var sentTimes: [Int64] = []
@@ -93,7 +98,16 @@ struct PartReencoder: Sendable {
                 frame.pts = Int64(sentTimes.count)
                 sentTimes.append(time)
                 frame.forcesKeyframe = false  // the decoder's picture types are not this encode's
-                try encode(frame)
+                if let scaler, !scaler.isPassThrough(for: frame) {
+                    if !scaled.hasBuffers {
+                        try scaled.allocateVideo(width: scaler.outputWidth, height: scaler.outputHeight, pixelFormat: scaler.outputFormat)
+                    }
+                    try scaler.scale(frame, into: scaled)
+                    scaled.pts = frame.pts
+                    try encode(scaled)
+                } else {
+                    try encode(frame)
+                }
             }
         }
 
@@ -116,7 +130,8 @@ struct PartReencoder: Sendable {
                 let out = Packet()
                 out.moveReference(from: packet)
                 out.pts = inputTime(out.pts)
-                out.dts = reencoder.decodeDelay.map { sentTimes[packets.count] - $0 } ?? inputTime(out.dts)
+                out.dts = reencoder.decodeDelay.map { inputTime(Int64(emitted - $0)) } ?? inputTime(out.dts)
+                emitted += 1
                 out.duration = reencoder.durations[out.pts] ?? reencoder.pictureTicks
                 if let lengthSize = reencoder.lengthSize {
                     guard let stored = out.withPayload({ SamplePayload.lengthPrefixed(annexB: $0, lengthSize: lengthSize) }) else {

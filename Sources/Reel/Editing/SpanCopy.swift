@@ -73,7 +73,7 @@ extension Trimmer {
         let reencoders = [span.head, span.tail].compactMap { $0 }.map { part in
             PartReencoder(path: path, stream: index.video.index, part: part, encoding: span.encoding!.settings, lengthSize: lengthSize,
                           durations: durations, pictureTicks: pictureTicks,
-                          decodeDelay: lengthSize == nil ? nil : decodeDelay(index.videoSamples))
+                          decodeDelay: lengthSize == nil ? nil : decodeDelay(index.videoSamples, pictureTicks: pictureTicks))
         }
         let parts = try encodeAtOnce(reencoders)
         if lengthSize != nil, let first = parts.first {
@@ -171,10 +171,11 @@ extension Trimmer {
         return [try firstResult.withLock { $0! }.get()] + (try rest.get())
     }
 
-    /// How far the input's decode times run behind its presentation times (its first picture's offset: the
-    /// reordering depth the encoder announced), which re-encoded parts between copied ones keep.
-    static func decodeDelay(_ samples: [Sample]) -> Int64 {
-        max(0, (samples.first?.presentationTime ?? 0) - (samples.first?.decodeTime ?? 0))
+    /// How many pictures the input's decode times run behind its presentation times (its first picture's offset
+    /// in pictures: the reordering depth the encoder announced), which re-encoded parts between copied ones keep.
+    static func decodeDelay(_ samples: [Sample], pictureTicks: Int64) -> Int {
+        let ticks = max(0, (samples.first?.presentationTime ?? 0) - (samples.first?.decodeTime ?? 0))
+        return Int((Double(ticks) / Double(max(pictureTicks, 1))).rounded())
     }
 
     /// How long each picture is shown (until the next one in presentation order; the last, its own duration),
