@@ -1,6 +1,4 @@
 import FFmpegCore
-import FoundationEssentials
-import Glibc
 import QuickTime
 
 extension Joiner {
@@ -29,25 +27,29 @@ extension Joiner {
         let lengthSize = CodecConfigurationRecord.nalLengthSize(codec: Codec(firstVideo.codecName), record: parameters[0].extradata)
         if let sound { parameters.append(try StreamParameters(of: sound.encoder)) }
         let videoBase = inputs[0].index.video.timeBase
-        let partial = PartialName.path(for: output)
-        let folder = URL(fileURLWithPath: output).deletingLastPathComponent().path
-        var kept = false
-        defer { if !kept { unlink(partial) } }
-        let writer = try MovieWriter(path: partial, streams: parameters, rotation: inputs[0].index.video.turn, limits: RecordingLimits(), folder: folder)
-        func submit(_ packet: Packet, stream: Int) throws {
-            packet.streamIndex = stream
-            if case .limitReached = try writer.submit(packet) { throw ReelError(.diskFull, "join \(output): the disk is full; nothing was kept") }
-        }
         var samples: Int64 = 0
-        do {
-            try writer.start()
-            var lastDecodeTime = Int64.min
+        var lastDecodeTime = Int64.min
+        let written = try EditedMovie.write("join", to: output, streams: parameters, rotation: inputs[0].index.video.turn) { movie in
             for (number, input) in inputs.enumerated() {
                 let reader = number == 0 ? firstInput : try InputContext(url: input.path, formatName: nil)
                 let base = input.index.video.timeBase
                 var conformer = try encodedAgain[number] ? makeConformer(for: input, reader: reader, encoding: encoding!, lengthSize: lengthSize,
-                                                                     first: inputs[0]) : nil
-                // The input's packets: pictures written as they come, sound packets to its decoder.
+                                                                         first: inputs[0]) : nil
+                func writeVideo(_ packet: Packet) throws {
+                    if base != videoBase { packet.rescaleTimestamps(from: base, to: videoBase) }
+                    packet.pts += videoStarts[number]
+                    packet.dts += videoStarts[number]
+                    guard packet.dts > lastDecodeTime else {
+                        throw ReelError.invalidInput("\(input.path): its pictures decode before the end of the movie before it (another reordering depth): join cannot copy it after that one")
+                    }
+                    lastDecodeTime = packet.dts
+                    try movie.submit(packet, stream: 0)
+                }
+                func writeConformed(_ run: inout PartReencoder.Run) throws {
+                    for packet in run.packets { try writeVideo(packet) }
+                    run.packets.removeAll(keepingCapacity: true)
+                }
+                // The input's packets: pictures written as they come (or encoded again first), sound packets to `sound`.
                 func read(_ sound: (Packet) throws -> Void) throws {
                     let packet = Packet()
                     while try reader.read(into: packet) != .endOfFile {
@@ -66,27 +68,13 @@ extension Joiner {
                         }
                     }
                 }
-                func writeVideo(_ packet: Packet) throws {
-                    if base != videoBase { packet.rescaleTimestamps(from: base, to: videoBase) }
-                    packet.pts += videoStarts[number]
-                    packet.dts += videoStarts[number]
-                    guard packet.dts > lastDecodeTime else {
-                        throw ReelError.invalidInput("\(input.path): its pictures decode before the end of the movie before it (another reordering depth): join cannot copy it after that one")
-                    }
-                    lastDecodeTime = packet.dts
-                    try submit(packet, stream: 0)
-                }
-                func writeConformed(_ run: inout PartReencoder.Run) throws {
-                    for packet in run.packets { try writeVideo(packet) }
-                    run.packets.removeAll(keepingCapacity: true)
-                }
                 if let sound {
                     let rate = Rational(1, Int32(inputs[soundInput!].index.audio!.sampleRate))
                     let span = rescale(videoStarts[number + 1], videoBase, rate) - rescale(videoStarts[number], videoBase, rate)
                     sound.begin(span: span, timeBase: input.index.audio?.timeBase ?? rate)
                     let decoder = try input.index.audio.map { try Decoder(input: reader, streamIndex: $0.index) }
-                    try read { packet in try sound.decode(packet, with: decoder!) { try submit($0, stream: 1) } }
-                    try sound.end(decoder: decoder) { try submit($0, stream: 1) }
+                    try read { packet in try sound.decode(packet, with: decoder!) { try movie.submit($0, stream: 1) } }
+                    try sound.end(decoder: decoder) { try movie.submit($0, stream: 1) }
                     samples += span
                 } else {
                     try read { _ in }
@@ -96,25 +84,9 @@ extension Joiner {
                     try writeConformed(&conformer!)
                 }
             }
-            try sound?.finish { try submit($0, stream: 1) }
-            for stream in parameters.indices { _ = try writer.endStream(stream) }
-            try writer.finish()
-            if writer.stopReason != nil { throw ReelError(.diskFull, "join \(output): the disk is full; nothing was kept") }
-        } catch {
-            writer.abandon()
-            if let ffmpegError = error as? FFmpegError, ffmpegError.isNoSpace {
-                throw ReelError(.diskFull, "join \(output): the disk filled while writing it; nothing was kept")
-            }
-            throw error
+            try sound?.finish { try movie.submit($0, stream: 1) }
         }
-        let frames = writer.writtenPackets[0]
-        let failure = FileSystem.moveIntoPlace(partial, output)
-        guard failure == 0 else {
-            throw ReelError.runtime("join \(output): cannot put the movie in place (\(String(cString: strerror(failure))))")
-        }
-        kept = true
-        var info = stat()
-        return Written(frames: frames, samples: sound == nil ? nil : samples, bytes: stat(output, &info) == 0 ? Int64(info.st_size) : 0)
+        return Written(frames: written.frames, samples: sound == nil ? nil : samples, bytes: written.bytes)
     }
 
     /// The decode and encode loop that makes `input`'s pictures the first input's kind: scaled to its size and

@@ -1,6 +1,4 @@
 import FFmpegCore
-import FoundationEssentials
-import Glibc
 import QuickTime
 import SystemSupport
 
@@ -87,26 +85,16 @@ extension Trimmer {
         let reencodedRanges = reencoders.map(\.part.decoded)
         var streams = [span.reencodesAll ? parts[0].parameters : copied]
         if let audioStream { streams.append(try StreamParameters(copying: audioStream, of: input)) }
-        let partial = PartialName.path(for: output)
-        let folder = URL(fileURLWithPath: output).deletingLastPathComponent().path
-        var kept = false
-        defer { if !kept { unlink(partial) } }
-        let writer = try MovieWriter(path: partial, streams: streams, rotation: index.video.turn, limits: RecordingLimits(), folder: folder)
-        func submit(_ packet: Packet) throws {
-            if case .limitReached(let reason) = try writer.submit(packet) { throw stopped(reason, output) }
-        }
         var lastDecodeTime = Int64.min
-        func submitVideo(_ packet: Packet) throws {
-            packet.pts -= span.videoShift
-            packet.dts -= span.videoShift
-            guard packet.dts > lastDecodeTime, packet.dts <= packet.pts else { throw TrimSplice.Failure.decodeOrder }
-            lastDecodeTime = packet.dts
-            packet.streamIndex = 0
-            try submit(packet)
-        }
         var copiedCount = 0
-        do {
-            try writer.start()
+        let written = try EditedMovie.write("trim", to: output, streams: streams, rotation: index.video.turn) { movie in
+            func submitVideo(_ packet: Packet) throws {
+                packet.pts -= span.videoShift
+                packet.dts -= span.videoShift
+                guard packet.dts > lastDecodeTime, packet.dts <= packet.pts else { throw TrimSplice.Failure.decodeOrder }
+                lastDecodeTime = packet.dts
+                try movie.submit(packet, stream: 0)
+            }
             let packet = Packet()
             var videoNumber = 0, audioNumber = 0
             let audioShift = span.audioFirst + (span.audio?.skip ?? 0)
@@ -132,33 +120,13 @@ extension Trimmer {
                     guard sound.frames.contains(audioNumber) else { continue }
                     packet.pts -= audioShift
                     packet.dts -= audioShift
-                    packet.streamIndex = 1
                     // The last frame is presented up to the span's end only.
                     if audioNumber == sound.frames.upperBound - 1 { packet.duration = sound.duration - packet.pts }
-                    try submit(packet)
+                    try movie.submit(packet, stream: 1)
                 }
             }
-            for stream in streams.indices {
-                if case .limitReached(let reason) = try writer.endStream(stream) { throw stopped(reason, output) }
-            }
-            try writer.finish()
-            if let reason = writer.stopReason { throw stopped(reason, output) }
-        } catch {
-            writer.abandon()
-            if let ffmpegError = error as? FFmpegError, ffmpegError.isNoSpace {
-                throw ReelError(.diskFull, "trim \(output): the disk filled while writing it; nothing was kept")
-            }
-            throw error
         }
-        let frames = writer.writtenPackets[0]
-        let failure = FileSystem.moveIntoPlace(partial, output)
-        guard failure == 0 else {
-            throw ReelError.runtime("trim \(output): cannot put the movie in place (\(String(cString: strerror(failure))))")
-        }
-        kept = true
-        var info = stat()
-        return Written(frames: frames, copied: copiedCount, reencoded: parts.reduce(0) { $0 + $1.pictures },
-                       bytes: stat(output, &info) == 0 ? Int64(info.st_size) : 0)
+        return Written(frames: written.frames, copied: copiedCount, reencoded: parts.reduce(0) { $0 + $1.pictures }, bytes: written.bytes)
     }
 
     /// Encodes the parts at once, the first on a thread of its own (a trim's two ends take two cores).
@@ -187,14 +155,5 @@ extension Trimmer {
             durations[time] = position + 1 < times.count ? times[position + 1] - time : max(samples.last { $0.presentationTime == time }?.duration ?? 1, 1)
         }
         return durations
-    }
-
-    private static func stopped(_ reason: StopReason, _ output: String) -> ReelError {
-        switch reason {
-        case .diskSpaceLimitReached, .diskFull:
-            return ReelError(.diskFull, "trim \(output): the disk is full; nothing was kept")
-        default:
-            return ReelError.runtime("trim \(output): the movie stopped (\(reason.rawValue)); nothing was kept")
-        }
     }
 }
