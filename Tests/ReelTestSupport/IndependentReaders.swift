@@ -104,4 +104,17 @@ extension IndependentReaders {
         }
         return Reading(videoFrames: -1, duration: duration, problems: "")
     }
+
+    /// What GStreamer, MediaInfo and Chromium disagree with, for a movie of `frames` pictures lasting `duration`
+    /// seconds (within 0.05 s): one line per reader that counts other pictures, another duration, or reports
+    /// problems (Chromium is not asked for pictures); empty when all three read it so.
+    public static func disagreements(_ path: String, frames: Int, duration: Double) throws -> [String] {
+        var found: [String] = []
+        let gstreamer = try gstreamer(path), mediainfo = try mediainfo(path), chromium = try chromium(path)
+        for (name, reading, counts) in [("GStreamer", gstreamer, true), ("MediaInfo", mediainfo, true), ("Chromium", chromium, false)]
+        where (counts && reading.videoFrames != frames) || abs(reading.duration - duration) >= 0.05 || !reading.problems.isEmpty {
+            found.append("\(name): \(reading)")
+        }
+        return found
+    }
 }

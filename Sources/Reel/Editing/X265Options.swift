@@ -25,12 +25,8 @@ struct X265Options: Equatable {
 
     /// From a picture's payload: the x265 SEI's text, read up to its terminating zero.
     init?(payload: [UInt8]) {
-        let marker = Array("x265 (build ".utf8)
-        guard payload.count > marker.count,
-              let start = (0...(payload.count - marker.count)).first(where: { payload[$0..<($0 + marker.count)].elementsEqual(marker) })
-        else { return nil }
-        let end = payload[start...].firstIndex(of: 0) ?? payload.count
-        self.init(text: String(decoding: payload[start..<end], as: UTF8.self))
+        guard let text = EncoderBanner.text(startingWith: "x265 (build ", in: payload) else { return nil }
+        self.init(text: text)
     }
 
     func value(_ name: String) -> String? { options.first { $0.name == name }?.value }
