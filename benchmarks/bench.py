@@ -294,7 +294,8 @@ def ffmpeg_scaling_cost(name, source, cwd, runs):
 
 def compare(title, reel, ffmpeg, cwd, runs, notes="", env=None, warm_up=True):
     print(f"  {title} ...", file=sys.stderr, flush=True)
-    if warm_up:
+    # One run checks that the harness works (CI's --runs 1); its number is not a measurement to warm up for.
+    if warm_up and runs > 1:
         measure(reel, cwd, env)
         measure(ffmpeg, cwd, env)
     samples = {"reel": [], "ffmpeg": []}
