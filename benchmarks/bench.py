@@ -365,7 +365,7 @@ def camera(seconds, cwd):
 
 def batch(count, source, cwd, runs):
     jobs = [{"name": f"b{index}", "type": "transcode", "input": source, "preset": "352x288", "minFree": 0,
-             "output": f"batch/{{name}}.mov"} for index in range(count)]
+             "output": "batch/{name}.mov"} for index in range(count)]
     with open(os.path.join(cwd, "jobs.json"), "w") as handle:
         json.dump({"jobs": jobs}, handle)
     reel = [REEL, "batch", "jobs.json", "--force", "--quiet"]

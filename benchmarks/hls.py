@@ -7,10 +7,7 @@
   segment read alone with the init segment), Reel's `--live-segment 5` against ffmpeg's `-hls_time 5` with
   the preset's 2 s GOP, where ffmpeg's hls muxer can only end a segment at the next keyframe.
 """
-import glob
-import json
 import os
-import statistics
 import subprocess
 
 
