@@ -33,12 +33,18 @@ struct PartReencoder: Sendable {
         var parameters: StreamParameters
     }
 
-    /// Reads, decodes and encodes the part.
+    /// The part's decode and encode loop on packets read from `input` by the caller (a part as long as a whole
+    /// movie is encoded as it is written, not gathered first).
+    func run(reading input: InputContext) throws -> Run {
+        Run(reencoder: self, decoder: try Decoder(input: input, streamIndex: stream),
+            encoder: try Encoder(video: encoding, globalHeader: MovieWriter.needsGlobalHeader), scaler: nil)
+    }
+
+    /// Reads, decodes and encodes the part, gathering its packets (a smart trim's part: at most a group of pictures).
     func encode() throws -> Encoded {
         let input = try InputContext(url: path, formatName: nil)
-        let decoder = try Decoder(input: input, streamIndex: stream)
-        let encoder = try Encoder(video: encoding, globalHeader: MovieWriter.needsGlobalHeader)
-        var run = Run(reencoder: self, decoder: decoder, encoder: encoder, scaler: nil)
+        var run = try run(reading: input)
+        let encoder = run.encoder
         let packet = Packet()
         var number = 0
         while number < part.decoded.upperBound, try input.read(into: packet) != .endOfFile {

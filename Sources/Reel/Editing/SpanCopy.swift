@@ -73,7 +73,10 @@ extension Trimmer {
                           durations: durations, pictureTicks: pictureTicks,
                           decodeDelay: lengthSize == nil ? nil : decodeDelay(index.videoSamples, pictureTicks: pictureTicks))
         }
-        let parts = try encodeAtOnce(reencoders)
+        // Every kept picture encoded again (perhaps an hour's): encoded as it is written. A smart trim's two parts
+        // (each at most a group of pictures): first, at once.
+        var whole = span.reencodesAll ? try reencoders.first?.run(reading: input) : nil
+        let parts = span.reencodesAll ? [] : try encodeAtOnce(reencoders)
         if lengthSize != nil, let first = parts.first {
             let written = CodecConfigurationRecord.parameterSets(annexB: first.extradata, codec: codec)
             let stored = codec == .hevc ? CodecConfigurationRecord.parameterSets(hvcC: copied.extradata)
@@ -83,7 +86,7 @@ extension Trimmer {
         // The encoded part whose packets replace the input's from its first decode-order packet on.
         let partStarts = Dictionary(uniqueKeysWithValues: zip(reencoders.map(\.part.decoded.lowerBound), parts.indices))
         let reencodedRanges = reencoders.map(\.part.decoded)
-        var streams = [span.reencodesAll ? parts[0].parameters : copied]
+        var streams = [try whole.map { try StreamParameters(of: $0.encoder, timeBase: index.video.timeBase) } ?? copied]
         if let audioStream { streams.append(try StreamParameters(copying: audioStream, of: input)) }
         var lastDecodeTime = Int64.min
         var copiedCount = 0
@@ -94,6 +97,15 @@ extension Trimmer {
                 guard packet.dts > lastDecodeTime, packet.dts <= packet.pts else { throw TrimSplice.Failure.decodeOrder }
                 lastDecodeTime = packet.dts
                 try movie.submit(packet, stream: 0)
+            }
+            var wholeFinished = false
+            func submitWhole() throws {
+                for encoded in whole!.packets { try submitVideo(encoded) }
+                whole!.packets.removeAll(keepingCapacity: true)
+            }
+            func finishWhole() throws {
+                wholeFinished = true
+                try whole!.finish()
             }
             let packet = Packet()
             var videoNumber = 0, audioNumber = 0
@@ -107,7 +119,11 @@ extension Trimmer {
                 if packet.pts == Timestamp.noValue { packet.pts = packet.dts }
                 if packet.streamIndex == index.video.index {
                     defer { videoNumber += 1 }
-                    if let part = partStarts[videoNumber] {
+                    if whole != nil, let head = span.head, head.decoded.contains(videoNumber) {
+                        try whole!.decode(packet)
+                        if videoNumber == head.decoded.upperBound - 1 { try finishWhole() }
+                        try submitWhole()
+                    } else if let part = partStarts[videoNumber] {
                         for encoded in parts[part].packets { try submitVideo(encoded) }
                     } else if reencodedRanges.contains(where: { $0.contains(videoNumber) }) {
                         continue
@@ -125,8 +141,14 @@ extension Trimmer {
                     try movie.submit(packet, stream: 1)
                 }
             }
+            // An input that ended before the part's last packet (its index said more): what the encoder holds.
+            if whole != nil && !wholeFinished {
+                try finishWhole()
+                try submitWhole()
+            }
         }
-        return Written(frames: written.frames, copied: copiedCount, reencoded: parts.reduce(0) { $0 + $1.pictures }, bytes: written.bytes)
+        return Written(frames: written.frames, copied: copiedCount,
+                       reencoded: (whole?.sentTimes.count ?? 0) + parts.reduce(0) { $0 + $1.pictures }, bytes: written.bytes)
     }
 
     /// Encodes the parts at once, the first on a thread of its own (a trim's two ends take two cores).
