@@ -88,7 +88,10 @@ public enum Trimmer {
         let encoding = chosen.mode == .keyframes ? nil : TrimEncoding(stream: index.video, firstKeyframe: index.firstKeyframe)
         if chosen.mode == .smart, let encoding, !encoding.matchesInput, chosen.head != nil || chosen.tail != nil {
             chosen = try plan(.exact)
-            notes.append("the input's encoder settings are unknown (not libx264's): every kept picture is encoded again with \(encoding.summary)")
+            let why = ["h264", "hevc"].contains(index.video.codecName)
+                ? "the input's encoder settings are unknown (not libx264's or libx265's)"
+                : "the input's video is \(index.video.codecName), which trim encodes as H.264"
+            notes.append("\(why): every kept picture is encoded again with \(encoding.summary)")
         }
         let start = seconds(chosen.firstPicture + origin, video), end = seconds(chosen.end + origin, video)
         let sound = index.audio.flatMap { audio in
