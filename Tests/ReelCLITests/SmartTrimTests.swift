@@ -85,8 +85,9 @@ import Testing
         #expect(problems.isEmpty, "\(problems)")
     }
 
-    /// An HEVC movie of Reel's (x265, B-frames, closed groups of 30): libx265 given the options it wrote into the
-    /// movie's headers writes its VPS, SPS and PPS again, so it is cut smartly as H.264 is.
+    /// An HEVC movie of Reel's (x265, B-frames, closed groups of 30) and an ffmpeg-made 10-bit one: libx265 given
+    /// the options it wrote into the movie's headers writes its VPS, SPS and PPS again, so they are cut smartly as
+    /// H.264 is.
     @Test func anHEVCMovieIsCutSmartly() throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -107,6 +108,19 @@ import Testing
         #expect(problems.isEmpty, "\(problems)")
         let gstreamer = try IndependentReaders.gstreamer("\(folder)/cut.mov")
         #expect(gstreamer.videoFrames == 60 && gstreamer.problems.isEmpty, "\(gstreamer)")
+        // ffmpeg-made, 10-bit, closed groups: its colour left unspecified, which x265 reports as 2 (given back, 2
+        // would write a colour description its parameter sets do not have).
+        let tenBit = try Processes.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", TestInputs.numberedPictures(rate: "30"), "-t", "4",
+                                                            "-c:v", "libx265", "-pix_fmt", "yuv420p10le", "-x265-params",
+                                                            "keyint=30:open-gop=0:log-level=error", "-tag:v", "hvc1", "\(folder)/ten.mov"])
+        #expect(tenBit.status == 0, "\(tenBit.standardError)")
+        let ten = try Processes.reel(["trim", "\(folder)/ten.mov", "\(folder)/ten-cut.mov", "--from", "0.5", "--to", "2.5", "--json"])
+        #expect(ten.status == 0, "\(ten.standardError)")
+        let tenJSON = try TestInputs.json(ten.standardOutput)
+        #expect(tenJSON["mode"] as? String == "smart" && tenJSON["copiedFrames"] as? Int == 30 && tenJSON["note"] == nil, "\(tenJSON)")
+        #expect(try TestInputs.frameNumbers("\(folder)/ten-cut.mov") == Array(15..<75))
+        let tenProblems = try CleanDecode.problems(in: "\(folder)/ten-cut.mov")
+        #expect(tenProblems.isEmpty, "\(tenProblems)")
     }
 
     /// `--exact`: every kept picture encoded again; an H.264 movie libx264 did not make (its options unknown:

@@ -10,7 +10,7 @@ import Testing
 @Suite struct X265OptionsTests {
     static let text = "x265 (build 199) - 3.5+1-f0c1022b6:[Linux][GCC 12.2.0][64 bit] 8bit+10bit+12bit - H.265/HEVC codec - "
         + "options: cpuid=1111039 frame-threads=1 wpp no-pmode input-res=320x240 keyint=30 bframes=3 b-pyramid deblock=0:0 "
-        + "chromaloc=0 display-window=0 colorprim=6 scenecut-aware-qp=0conformance-window-offsets right=0 bottom=0 analysis-reuse-level=0"
+        + "chromaloc=0 display-window=0 colorprim=6 transfer=2 scenecut-aware-qp=0conformance-window-offsets right=0 bottom=0 analysis-reuse-level=0"
 
     @Test func readsTheOptionsAndGivesBackWhatDescribesTheStream() throws {
         let options = try #require(X265Options(text: Self.text))
@@ -18,8 +18,9 @@ import Testing
         let parameters = options.parameters.split(separator: ":").map(String.init)
         #expect(parameters == ["log-level=error", "wpp=1", "keyint=30", "bframes=3", "b-pyramid=1", "deblock=0,0", "colorprim=6",
                                "scenecut-aware-qp=0conformance-window-offsets"], "\(parameters)")
-        // The machine's and the run's are left out; flags off by default stay off (0 would turn them on).
-        for left in ["cpuid", "frame-threads", "input-res", "chromaloc", "display-window", "right", "bottom", "analysis-reuse-level"] {
+        // The machine's and the run's are left out; flags off by default stay off (given back, 0 or 2 would turn
+        // them on), a colour description that is there (primaries 6) is given back.
+        for left in ["cpuid", "frame-threads", "input-res", "chromaloc", "display-window", "transfer", "right", "bottom", "analysis-reuse-level"] {
             #expect(!parameters.contains { $0.hasPrefix(left + "=") }, "\(left) in \(parameters)")
         }
         #expect(parameters.contains("wpp=1") && parameters.contains("deblock=0,0") && parameters.contains("keyint=30"))

@@ -37,8 +37,10 @@ struct X265Options: Equatable {
                                                "csv", "csv-log-level", "pools", "zone-count", "psnr", "ssim", "pmode", "pme",
                                                "lookahead-threads", "copy-pic", "svt", "field", "right", "bottom"]
 
-    /// Printed as 0 when off, but turned on (a flag written into the SPS) by any value given back.
-    private static let onWhenGiven: Set<String> = ["chromaloc", "display-window"]
+    /// Printed with this value when off (unspecified), but turned on (a flag written into the SPS) by any value
+    /// given back: chroma location, display window, colour description (2: unspecified).
+    private static let offWhen: [String: String] = ["chromaloc": "0", "display-window": "0", "colorprim": "2", "transfer": "2",
+                                                   "colormatrix": "2"]
 
     /// The `x265-params` value (name=value joined with ':'; a flag as name=1, `no-` ones as no-name=1; the
     /// values' own ':' written as ',', which x265 takes as well).
@@ -48,7 +50,7 @@ struct X265Options: Equatable {
             let bare = name.hasPrefix("no-") ? String(name.dropFirst(3)) : name
             guard !X265Options.leftOut.contains(bare), !bare.hasPrefix("analysis-"), !bare.hasPrefix("refine-"),
                   bare.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }), value?.contains("=") != true,
-                  !(X265Options.onWhenGiven.contains(bare) && value == "0") else { continue }
+                  X265Options.offWhen[bare] == nil || X265Options.offWhen[bare] != value else { continue }
             taken.append("\(name)=\(value.map { $0.replacing(":", with: ",") } ?? "1")")
         }
         return taken.joined(separator: ":")
