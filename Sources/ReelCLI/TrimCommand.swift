@@ -13,12 +13,12 @@ enum TrimCommand {
         By default the cut is smart: only the groups of pictures the two ends fall in are decoded and encoded
         again (from --from to the end of its group, from the start of the last group to --to); every group
         between is copied packet for packet, and the sound is copied. The re-encoded pictures share the
-        input's sample description: libx264 is given the options the input was encoded with (libx264 writes
-        them into the stream) and must write the input's own parameter sets, which is checked. Where that
-        cannot be (another encoder made the input, HEVC, groups that refer to each other), every kept picture is
-        encoded again instead and the note says why.
-        --exact      every kept picture encoded again (libx264 with the input's options when it has them,
-                     else CRF 18; HEVC with libx265 CRF 20).
+        input's sample description: libx264 or libx265 is given the options the input was encoded with (both
+        write them into the stream) and must write the input's own parameter sets, which is checked. Where
+        that cannot be (another encoder made the input, groups that refer to each other, another codec), every
+        kept picture is encoded again instead and the note says why.
+        --exact      every kept picture encoded again (with the input's own encoder options when it has them,
+                     else libx264 CRF 18, or libx265 CRF 20 for HEVC).
         --keyframes  nothing encoded: whole groups copied, from the keyframe at or before --from to the end of
                      the group holding the last picture before --to. Fast and inexact at both ends; the result
                      says where the movie really starts and ends on the input's timeline.
