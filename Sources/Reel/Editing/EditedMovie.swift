@@ -19,6 +19,23 @@ final class EditedMovie {
                                  folder: URL(fileURLWithPath: output).deletingLastPathComponent().path)
     }
 
+    /// The output of an edit: a .mov name, none of its inputs, checked as every command's outputs are
+    /// (`OutputPlan`: its folder, its name's length, no folder or device there, neither it nor its hidden name an
+    /// input, new unless overwriting) before anything is written. `role` names it ("trimmed movie").
+    static func checkOutput(_ output: String, command: String, role: String, inputs: [String], overwrite: Bool) throws {
+        guard output.lowercased().hasSuffix(".mov") else {
+            throw ReelError.invalidInput("\(output): \(command) writes QuickTime movies; give OUTPUT a name ending in .mov")
+        }
+        for input in inputs where FileManager.default.fileExists(atPath: output) && FileSystem.isSameFile(input, output) {
+            let which = inputs.count == 1 ? "the input" : "one of the inputs (\(input))"
+            throw ReelError.invalidInput("\(output) is \(which): give the \(role) another name")
+        }
+        var plan = OutputPlan()
+        plan.addMovie(output, segmentation: nil, writesHidden: true, role: role)
+        plan.inputs = inputs
+        try plan.check(overwrite: overwrite)
+    }
+
     /// Writes `output` (`command` names the edit in errors) with `streams`: `body` submits the packets; then the
     /// movie is finished and put in place. Returns its pictures (stream 0's packets) and its size.
     static func write(_ command: String, to output: String, streams: [StreamParameters], rotation: DisplayTurn,

@@ -38,16 +38,8 @@ public struct JoinResult: Sendable, Codable, Equatable {
 public enum Joiner {
     public static func join(_ request: JoinRequest) throws -> JoinResult {
         guard request.inputs.count >= 2 else { throw ReelError.invalidInput("join needs at least two movies to join") }
-        guard request.output.lowercased().hasSuffix(".mov") else {
-            throw ReelError.invalidInput("\(request.output): join writes QuickTime movies; give OUTPUT a name ending in .mov")
-        }
-        for input in request.inputs where FileManager.default.fileExists(atPath: request.output) && FileSystem.isSameFile(input, request.output) {
-            throw ReelError.invalidInput("\(request.output) is one of the inputs (\(input)): give the joined movie another name")
-        }
-        var outputs = OutputPlan()
-        outputs.addMovie(request.output, segmentation: nil, writesHidden: true, role: "joined movie")
-        outputs.inputs = request.inputs
-        try outputs.check(overwrite: request.overwrite)
+        try EditedMovie.checkOutput(request.output, command: "join", role: "joined movie", inputs: request.inputs,
+                                    overwrite: request.overwrite)
         let inputs = try request.inputs.map(JoinInput.init(path:))
         let (encodedAgain, encoding) = try conforming(inputs)
         let first = inputs[0].index.video.timeBase

@@ -44,4 +44,14 @@ struct TrackIndex {
         }
         guard !videoSamples.isEmpty else { throw ReelError.invalidInput("\(path) has a video stream without pictures") }
     }
+
+    /// Opens `path` for `command` (trim, join): a folder, or a file FFmpeg cannot read, is one line for the user.
+    static func open(_ path: String, for command: String) throws -> InputContext {
+        guard !FileSystem.isFolder(path) else { throw ReelError.invalidInput("\(path) is a folder: give \(command) a movie") }
+        do {
+            return try InputContext(url: path, formatName: nil)
+        } catch let error as FFmpegError {
+            throw ReelError.invalidInput("cannot read \(path): \(error.inputProblem); check the path and that it is a movie")
+        }
+    }
 }

@@ -66,8 +66,9 @@ public enum Trimmer {
         guard request.from < request.to else {
             throw ReelError.invalidInput("--from \(NumberText.plain(request.from)) is not before --to \(NumberText.plain(request.to)): give a span that holds a picture")
         }
-        try checkOutput(request)
-        let input = try open(request.input)
+        try EditedMovie.checkOutput(request.output, command: "trim", role: "trimmed movie", inputs: [request.input],
+                                    overwrite: request.overwrite)
+        let input = try TrackIndex.open(request.input, for: "trim")
         let index = try TrackIndex(input, path: request.input)
         if let audio = index.audio, audio.codecName != "aac" {
             throw ReelError.invalidInput("the sound of \(request.input) is \(audio.codecName): trim copies AAC sound only so far")
@@ -138,30 +139,5 @@ public enum Trimmer {
 
     static func seconds(_ ticks: Int64, _ base: Rational) -> Double {
         Double(ticks) * Double(base.numerator) / Double(base.denominator)
-    }
-
-    private static func open(_ path: String) throws -> InputContext {
-        guard !FileSystem.isFolder(path) else { throw ReelError.invalidInput("\(path) is a folder: give trim a movie") }
-        do {
-            return try InputContext(url: path, formatName: nil)
-        } catch let error as FFmpegError {
-            throw ReelError.invalidInput("cannot read \(path): \(error.inputProblem); check the path and that it is a movie")
-        }
-    }
-
-    /// The output: a .mov name, not the input, checked as every command's outputs are (`OutputPlan`: its folder,
-    /// its name's length, no folder or device there, neither it nor its hidden name an input, new unless
-    /// overwriting) before anything is written.
-    private static func checkOutput(_ request: TrimRequest) throws {
-        guard request.output.lowercased().hasSuffix(".mov") else {
-            throw ReelError.invalidInput("\(request.output): trim writes QuickTime movies; give OUTPUT a name ending in .mov")
-        }
-        if FileManager.default.fileExists(atPath: request.output) && FileSystem.isSameFile(request.input, request.output) {
-            throw ReelError.invalidInput("\(request.output) is the input: give the trimmed movie another name")
-        }
-        var plan = OutputPlan()
-        plan.addMovie(request.output, segmentation: nil, writesHidden: true, role: "trimmed movie")
-        plan.inputs = [request.input]
-        try plan.check(overwrite: request.overwrite)
     }
 }
