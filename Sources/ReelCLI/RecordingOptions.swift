@@ -7,7 +7,7 @@ import Reel
 struct RecordingOptions {
     static let valueOptions: Set<String> = ["--video", "--audio", "--preset", "--size", "--fps", "--max-duration",
                                             "--max-size", "--min-free", "--fragment-interval", "--device-timeout",
-                                            "--orientation", "--still", "--still-quality", "--camera-control", "--tier"]
+                                            "--orientation", "--still", "--still-quality", "--camera-control", "--tier", "--layout"]
     static let flagOptions: Set<String> = ["--overwrite", "--json", "--quiet", "--restore-controls"]
     /// Segmenting, for record and transcode (a tap-or-hold capture is one movie).
     static let segmentOptions: Set<String> = ["--segment-duration", "--segment-size", "--keep-segments", "--keep-free"]
@@ -65,7 +65,12 @@ struct RecordingOptions {
         """
 
     static let help = """
-          --video SPEC           picture source (default: first v4l2 camera, else lavfi:testsrc2); none for audio only
+          --video SPEC           picture source (default: first v4l2 camera, else lavfi:testsrc2); none for audio only.
+                                 Repeat it to compose several (up to \(VideoLayout.maximumInputs)) into one picture, each read at
+                                 its own rate; the first is input 1
+          --layout NAME|FILE     where each video input goes: pip (default: input 1 full, the others as
+                                 windows in the bottom right), side-by-side, grid, only:N, or a layout .json
+                                 file (see README: Several inputs); reel ctl SOCK layout changes it while recording
           --audio SPEC|none      sound source (default: ALSA default capture device, else lavfi:sine)
           --preset NAME|FILE     quality tier (default 720p): \(PresetLibrary.builtInNames.joined(separator: ", ")), or a .json file
           --size WxH             override the preset's picture size (even numbers)
@@ -132,12 +137,14 @@ struct RecordingOptions {
         let still = arguments.value("--still").map {
             StillRequest(path: $0, quality: quality, overwrite: arguments.has("--overwrite"))
         }
-        let video = needsSources ? try RecordingOptions.source(arguments.value("--video"), default: DeviceDiscovery.defaultVideo) : nil
+        let videos = arguments.allValues("--video")
+        let video = needsSources ? try RecordingOptions.source(videos.first, default: DeviceDiscovery.defaultVideo) : nil
         let audio = needsSources ? try RecordingOptions.source(arguments.value("--audio"), default: DeviceDiscovery.defaultAudio) : nil
         configuration = RecordingConfiguration(
             outputPath: outputPath, video: video, audio: audio, preset: preset, limits: limits,
             orientation: orientation, overwrite: arguments.has("--overwrite"), firstFrameStill: still,
             fragmentInterval: fragmentInterval)
+        if needsSources { (configuration.additionalVideo, configuration.layout) = try RecordingOptions.composition(arguments) }
         configuration.tiers = try RecordingOptions.tiers(arguments)
         configuration.segmentation = try RecordingOptions.segmentation(arguments, limits: &configuration.limits)
         (configuration.live, configuration.livePushes) = try RecordingOptions.live(arguments)
@@ -177,6 +184,25 @@ struct RecordingOptions {
             } catch let error as ReelError {
                 throw UsageError("--tier '\(text)': \(error.message)")
             }
+        }
+    }
+
+    /// `--video SPEC` given more than once (the inputs after the first, composed with it) and `--layout`.
+    static func composition(_ arguments: ParsedArguments) throws -> (more: [DeviceSpec], layout: VideoLayout?) {
+        let videos = arguments.allValues("--video")
+        if videos.count > 1, videos.contains("none") {
+            throw UsageError("--video none leaves the picture out: it cannot be one of several --video inputs")
+        }
+        guard videos.count <= VideoLayout.maximumInputs else {
+            throw UsageError("\(videos.count) --video inputs: at most \(VideoLayout.maximumInputs) are composed")
+        }
+        let more = try videos.dropFirst().map { try DeviceSpec(parsing: $0) }
+        guard let name = arguments.value("--layout") else { return (more, nil) }
+        if videos.first == "none" { throw UsageError("--layout places video inputs: this recording has none") }
+        do {
+            return (more, try VideoLayout.named(name, inputs: max(1, videos.count)))
+        } catch let error as ReelError {
+            throw UsageError("--layout: \(error.message)")
         }
     }
 

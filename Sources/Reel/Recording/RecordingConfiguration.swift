@@ -4,6 +4,10 @@ public struct RecordingConfiguration: Sendable {
     public var outputPath: String
     /// The picture source; nil records audio only.
     public var video: DeviceSpec?
+    /// More picture sources, composed with `video` (the first input) into one picture by `layout`.
+    public var additionalVideo: [DeviceSpec] = []
+    /// Where each video input goes when there are several (default: `VideoLayout.defaultName`).
+    public var layout: VideoLayout? = nil
     /// The sound source; nil records video only.
     public var audio: DeviceSpec?
     public var preset: Preset

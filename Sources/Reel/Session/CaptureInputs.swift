@@ -5,6 +5,12 @@
 /// `stop()` or a lost device.
 public struct CaptureInputs: Sendable {
     public var video: DeviceSpec?
+    /// More picture sources, composed with `video` (the first input) into one picture by `layout`
+    /// (AVCaptureMultiCamSession's several cameras, OBS's sources in a scene).
+    public var additionalVideo: [DeviceSpec] = []
+    /// Where each video input goes when there are several (default: `VideoLayout.defaultName`); changed while
+    /// running with `CaptureSession.setLayout`.
+    public var layout: VideoLayout? = nil
     public var audio: DeviceSpec?
     /// What is captured: the picture size and rate the photos and live views are taken at, and the audio
     /// format (a movie at another preset scales or resamples its own copy).
@@ -40,6 +46,8 @@ public struct CaptureInputs: Sendable {
         var configuration = RecordingConfiguration(outputPath: "", video: video, audio: audio, preset: preset,
                                                    orientation: orientation, fragmentInterval: fragmentInterval)
         configuration.recordsMovie = false
+        configuration.additionalVideo = additionalVideo
+        configuration.layout = layout
         configuration.deviceTimeout = deviceTimeout
         configuration.cameraControls = cameraControls
         configuration.restoresCameraControls = restoresCameraControls

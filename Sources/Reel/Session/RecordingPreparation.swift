@@ -21,6 +21,8 @@ struct RecordingPreparation {
     let context: MovieContext
     /// Live inputs: an output that falls behind drops its own pictures.
     let paced: Bool
+    /// The composed picture of several video inputs (or of one placed by a layout), whose layout can change.
+    let composition: ComposedVideoSource?
 
     /// Pool sizes: enough to ride out encoder hiccups, small enough to keep memory flat. A live (paced) source
     /// cannot wait, so it gets room for 0.2 s of pictures at 30 fps (6); an unpaced one (a file, lavfi with
@@ -76,14 +78,29 @@ struct RecordingPreparation {
         guard RecordingConfiguration.deviceTimeoutRange.contains(configuration.deviceTimeout) else {
             throw ReelError.invalidInput("device timeout \(configuration.deviceTimeout) s: use \(NumberText.plain(RecordingConfiguration.deviceTimeoutRange.lowerBound)) to \(NumberText.plain(RecordingConfiguration.deviceTimeoutRange.upperBound)) seconds")
         }
-        let sources = [configuration.video, configuration.audio].compactMap { $0 }
+        let composes = !configuration.additionalVideo.isEmpty || configuration.layout != nil
+        let videoInputs = [configuration.video].compactMap { $0 } + configuration.additionalVideo
+        if composes {
+            guard configuration.video != nil else {
+                throw ReelError.invalidInput("a layout or more video inputs need a first video input")
+            }
+            guard videoInputs.count <= VideoLayout.maximumInputs else {
+                throw ReelError.invalidInput("\(videoInputs.count) video inputs: a session composes at most \(VideoLayout.maximumInputs)")
+            }
+            if videoInputs.contains(where: { $0.kind == .file }) && configuration.takesTracksFromInput {
+                throw ReelError.invalidInput("a transcode takes one input: compose files with reel record --video FILE --video FILE")
+            }
+        }
+        let layout = try composes ? configuration.layout ?? VideoLayout.builtIn(VideoLayout.defaultName, inputs: videoInputs.count) : nil
+        try layout?.check(inputs: videoInputs.count)
+        let sources = videoInputs + [configuration.audio].compactMap { $0 }
         let allPaced = sources.allSatisfy(\.isPaced)
         let nonePaced = sources.allSatisfy { !$0.isPaced }
         guard allPaced || nonePaced else {
             throw ReelError.invalidInput(
                 "cannot mix a live source with an unpaced one (\(sources.map(\.description).joined(separator: " and "))): use realtime=0 on both lavfi sources, or neither")
         }
-        let preset = RecordingPreparation.presetForCamera(configuration.preset, video: configuration.video)
+        let preset = composes ? configuration.preset : RecordingPreparation.presetForCamera(configuration.preset, video: configuration.video)
         if !configuration.cameraControls.isEmpty {
             guard let video = configuration.video, video.kind == .v4l2 else {
                 throw ReelError.invalidInput("camera controls need a V4L2 camera as the video source (v4l2:/dev/videoN)")
@@ -103,7 +120,26 @@ struct RecordingPreparation {
                 throw ReelError.runtime("stopped while opening \(spec), before anything was recorded")
             }
         }
-        if let video = configuration.video, let audio = configuration.audio, video == audio, video.kind == .file {
+        var composition: ComposedVideoSource? = nil
+        if let layout, let video = configuration.video {
+            // Each video input read by a layer of the composition, which is the session's one video input.
+            let flag = InterruptFlag(following: interrupt)
+            var layers: [(spec: DeviceSpec, source: FrameSource, interrupt: InterruptFlag)] = []
+            for spec in videoInputs {
+                let layerFlag = InterruptFlag(following: flag)
+                do {
+                    layers.append((spec, try InputRecipe.make(for: spec, role: .video, preset: preset)
+                        .openSource(spec: spec, roles: [.video], interrupt: layerFlag), layerFlag))
+                } catch where interrupt.isRaised {
+                    throw ReelError.runtime("stopped while opening \(spec), before anything was recorded")
+                }
+            }
+            let composed = try ComposedVideoSource(inputs: layers, layout: layout, width: preset.video.width, height: preset.video.height,
+                                                   frameRate: preset.video.fps, deviceTimeout: configuration.deviceTimeout, interrupt: flag)
+            opened.append((video, composed, flag))
+            composition = composed
+            if let audio = configuration.audio { try open(audio, [.audio]) }
+        } else if let video = configuration.video, let audio = configuration.audio, video == audio, video.kind == .file {
             // One file for both tracks (a transcode): one reader demuxes it once and routes both streams.
             try open(video, [.video, .audio], missingRolesAllowed: configuration.takesTracksFromInput)
         } else {
@@ -185,6 +221,7 @@ struct RecordingPreparation {
             controlsToRestore: controlsToRestore, readerFactory: factory, runsWithoutMovie: !configuration.hasOwnMovie)
         photos = PhotoRequests(rendition: 0, rotation: rotation)
         paced = allPaced
+        self.composition = composition
         // The last step before the start: a live stream's folder is made (or an earlier stream's files go).
         // A recording with tiers streams each movie into a folder of the stream's own.
         for stream in configuration.live + movies.flatMap({ $0.live.compactMap(\.hlsStream) }) { try LiveFolder.prepare(stream) }

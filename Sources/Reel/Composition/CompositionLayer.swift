@@ -1,0 +1,131 @@
+import FFmpegCore
+import Glibc
+import SystemSupport
+
+/// One video input of a composition, read on a thread of its own (a device read blocks, and one input must
+/// never hold up another). A paced input (camera, screen) keeps only its latest picture, replaced as the next
+/// arrives; an unpaced one (file, lavfi with realtime=0) queues a few on its own timeline (`LayerQueue`) and
+/// waits while they are not yet composed. The layer owns its FrameSource; the composer takes references to its
+/// pictures under the composition's lock (`ComposedVideoSource.Shared`).
+final class CompositionLayer: @unchecked Sendable {
+    /// What the composer reads of a layer, under the composition's lock.
+    struct State {
+        /// Paced: the latest picture and its arrival (monotonic ns).
+        var latest: Frame?
+        var arrival: Int64 = 0
+        /// Changes with each picture and with the end (what the composer waits on).
+        var generation = 0
+        /// Unpaced: the pictures waiting, on the layer's own timeline.
+        var queue = LayerQueue<Frame>()
+        /// Why the layer stopped delivering (end of file, a device's error), once it has.
+        var ending: String?
+        var finished = false
+        /// Shown as lost (stalled past the device timeout, or ended while paced); cleared by a new picture.
+        var lost = false
+    }
+
+    let index: Int
+    let spec: DeviceSpec
+    private let source: FrameSource
+    private let interrupt: InterruptFlag
+    private let shared: Locked<[State]>
+    private let paced: Bool
+    private var thread: WorkerThread?
+    /// The reader thread's own: where its timeline starts, and the last time given.
+    private var origin: Int64?
+    private var lastTime: Int64 = -1
+    private var continuity = TimestampContinuity(gluesForwardJumps: false)
+
+    init(index: Int, spec: DeviceSpec, source: FrameSource, interrupt: InterruptFlag, shared: Locked<[State]>) {
+        self.index = index
+        self.spec = spec
+        self.source = source
+        self.interrupt = interrupt
+        self.shared = shared
+        self.paced = spec.isPaced
+        continuity = TimestampContinuity(gluesForwardJumps: source.timestampsMayJump)
+    }
+
+    var videoStream: SourceStream? { source.stream(of: .video) }
+    var picturesDroppedByDevice: Int { source.picturesDroppedByDevice }
+
+    func start() {
+        thread = WorkerThread(name: "reel.layer.\(index + 1)") { [self] in run() }
+    }
+
+    func stop() { interrupt.raise() }
+
+    /// Waits at most `seconds` (a device read that ignores the interrupt is left to return on its own: the
+    /// layer owns its input).
+    func join(timeout seconds: Double) -> Bool { thread?.join(timeout: seconds) ?? true }
+
+    private func run() {
+        var ending: String? = nil
+        do {
+            var incoming = Frame()
+            loop: while !interrupt.isRaised {
+                switch try source.nextFrame(into: incoming) {
+                case .frame(let streamIndex):
+                    guard streamIndex == videoStream?.index else { continue }
+                    if paced {
+                        let arrival = MonotonicClock.nanoseconds()
+                        shared.withLockNotifying { layers in
+                            // The frames trade places: the composer references the latest, the reader reads into
+                            // the one it replaced.
+                            let previous = layers[index].latest
+                            layers[index].latest = incoming
+                            layers[index].arrival = arrival
+                            layers[index].generation += 1
+                            layers[index].lost = false
+                            incoming = previous ?? Frame()
+                        }
+                    } else {
+                        let picture = Frame()
+                        try picture.reference(incoming)
+                        let (time, duration) = timeline(of: incoming)
+                        // A layer that is ahead waits for the composition (bounded waits: a stop wakes it).
+                        while !interrupt.isRaised {
+                            let queued = shared.wait(until: { layers -> Bool? in
+                                guard !layers[index].queue.isFull else { return nil }
+                                layers[index].queue.push(picture, time: time, duration: duration)
+                                layers[index].generation += 1
+                                return true
+                            }, deadline: MonotonicClock.nanoseconds() + 50_000_000)
+                            if queued != nil { break }
+                        }
+                        shared.withLockNotifying { _ in }
+                    }
+                case .endOfFile:
+                    ending = spec.isDevice ? "stopped delivering (end of stream)" : "ended"
+                    break loop
+                case .tryAgain:
+                    usleep(2_000)
+                }
+            }
+        } catch {
+            if !interrupt.isRaised { ending = "\(error)" }
+        }
+        let finalEnding = ending ?? "stopped"
+        shared.withLockNotifying { layers in
+            layers[index].ending = finalEnding
+            layers[index].finished = true
+            layers[index].generation += 1
+            layers[index].queue.end()
+        }
+    }
+
+    /// An unpaced picture's time and duration in µs from the layer's first picture.
+    private func timeline(of frame: Frame) -> (time: Int64, duration: Int64) {
+        let timeBase = videoStream?.timeBase ?? Rational(1, 1_000_000)
+        let raw = frame.bestEffortTimestamp != Timestamp.noValue ? frame.bestEffortTimestamp
+            : frame.pts != Timestamp.noValue ? frame.pts : nil
+        let duration = Timestamp(value: max(0, frame.duration), timeBase: timeBase).rescaled(to: sessionTimeBase).value
+        var micros = raw.map { Timestamp(value: $0, timeBase: timeBase).rescaled(to: sessionTimeBase).value }
+            ?? (lastTime + max(duration, 1))
+        micros = continuity.continuous(micros, duration: duration)
+        let start = origin ?? micros
+        origin = start
+        lastTime = micros
+        return (micros - start, duration)
+    }
+}
