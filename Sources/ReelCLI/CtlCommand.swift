@@ -17,6 +17,10 @@ enum CtlCommand {
           pause | resume         leave a stretch out of the movies (no hole in their timelines)
           photo FILE.jpg|png     the next picture, while recording (relative to the recording's folder)
           switch-video SPEC|none switch the camera or screen (none: black pictures); e.g. lavfi:smptebars
+          switch-video N SPEC|none
+                                 switch composed video input N (from 1) alone
+          layout NAME|FILE.json  the composed picture's layout from the next frame: pip, side-by-side, grid,
+                                 only:N, or a layout file (relative to the recording's folder)
           switch-audio SPEC|none switch the microphone (none: silence)
           camera-control N=V ... change a V4L2 camera's controls (torch=on, focus=manual:0.4 ...)
           live DIR|URL           stream the movie as HLS into DIR (relative: beside the recording; 6 s segments)
@@ -131,7 +135,12 @@ enum CtlCommand {
         }
         guard let status = try? JSONDecoder().decode(SessionStatus.self, from: encoded) else { return "ok" }
         var lines = [status.state.rawValue + (status.progress.map(progressText) ?? "")]
-        lines.append("video: \(status.video ?? "none")")
+        if let inputs = status.videoInputs {
+            lines.append("video: " + inputs.enumerated().map { "\($0.offset + 1) \($0.element)" }.joined(separator: ", ")
+                         + (status.layout.map { " (layout \($0))" } ?? ""))
+        } else {
+            lines.append("video: \(status.video ?? "none")")
+        }
         lines.append("audio: \(status.audio ?? "none")")
         for output in status.outputs { lines.append("output: \(output)") }
         for push in status.livePushes ?? [] { lines.append("live: " + push.text.dropFirst("live stream ".count)) }
@@ -170,6 +179,8 @@ enum CtlCommand {
                 .map { "live stream \($0.destination) stopped: \($0.error ?? "no error")" } ?? event
         case "liveConnected", "liveDisconnected", "liveReconnecting":
             return (try? decoder.decode(LiveConnection.self, from: data)).map(\.text) ?? event
+        case "videoInputLost", "videoInputBack":
+            return (try? decoder.decode(VideoInputChange.self, from: data)).map(RecordCommand.videoInputText) ?? event
         case "finished":
             return (try? decoder.decode(RecordingResult.self, from: data))
                 .map { "finished (\($0.stopReason.rawValue)): \($0.output)" } ?? event

@@ -124,6 +124,10 @@ enum RecordCommand {
                 status.clear()
                 Terminal.writeError(line + "\n")
             }
+            if case .videoInput(let change) = event {
+                status.clear()
+                Terminal.writeError("reel: \(RecordCommand.videoInputText(change))\n")
+            }
             if let line = RecordCommand.alarmLine(event), !quiet {
                 status.clear()
                 Terminal.writeError(line + "\n")
@@ -167,6 +171,12 @@ enum RecordCommand {
                 + (alarm.clippedSamples.map { ", \($0) samples clipped" } ?? "")
         default: nil
         }
+    }
+
+    /// `video input 2 (v4l2:/dev/video2) lost: delivered nothing for 2 s; its place shows a placeholder`.
+    static func videoInputText(_ change: VideoInputChange) -> String {
+        change.lost ? "warning: video input \(change.input) (\(change.spec)) lost: \(change.reason ?? "?"); its place shows a placeholder, the recording goes on"
+                    : "video input \(change.input) (\(change.spec)) is back"
     }
 
     /// `reel: motion since 00:04`, `reel: motion over (00:04-00:06)`, `reel: event-001.mov: 4.00 s (00:03-00:07), 1.2 MB`.

@@ -13,6 +13,10 @@ public enum ControlCommand: Sendable, Equatable {
     case photo(path: String)
     /// nil: black pictures or silence.
     case switchVideo(DeviceSpec?)
+    /// One of several composed video inputs (from 1) switched.
+    case switchVideoInput(Int, DeviceSpec?)
+    /// The composed picture's layout: a built-in name or a layout file (relative: beside the recording).
+    case layout(String)
     case switchAudio(DeviceSpec?)
     case cameraControl([CameraControlSetting])
     /// Pushes the running movie to a server from its next picture (srt://, rtmp://), as `--live` at the start.
@@ -26,7 +30,7 @@ public enum ControlCommand: Sendable, Equatable {
 
     /// Every command with its arguments, for help texts and error messages.
     public static let usage = [
-        "status", "levels", "stop", "pause", "resume", "photo FILE.jpg|png", "switch-video SPEC|none", "switch-audio SPEC|none",
+        "status", "levels", "stop", "pause", "resume", "photo FILE.jpg|png", "switch-video [N] SPEC|none", "switch-audio SPEC|none", "layout NAME|FILE.json",
         "camera-control NAME=VALUE ...", "live DIR|srt://HOST:PORT|rtmp://HOST/APP/KEY", "live-push srt://HOST:PORT|rtmp://HOST/APP/KEY",
         "save-replay FILE.mov [SECONDS]", "subscribe",
     ]
@@ -56,7 +60,13 @@ public enum ControlCommand: Sendable, Equatable {
             let path = try one("FILE.jpg|png")
             guard StillRequest(path: path).codec != nil else { throw ReelError.invalidInput("photo \(path): use a .jpg, .jpeg or .png name") }
             self = .photo(path: path)
-        case "switch-video": self = .switchVideo(try source(try one("SPEC|none")))
+        case "switch-video" where arguments.count == 2:
+            guard let input = Int(arguments[0]), (1...VideoLayout.maximumInputs).contains(input) else {
+                throw ReelError.invalidInput("switch-video N SPEC|none: N is a composed input's number, 1 to \(VideoLayout.maximumInputs), not '\(arguments[0])'")
+            }
+            self = .switchVideoInput(input, try source(arguments[1]))
+        case "switch-video": self = .switchVideo(try source(try one("[N] SPEC|none")))
+        case "layout": self = .layout(try one("NAME|FILE.json (pip, side-by-side, grid, only:N)"))
         case "switch-audio": self = .switchAudio(try source(try one("SPEC|none")))
         case "camera-control":
             guard !arguments.isEmpty else { throw ReelError.invalidInput("camera-control takes NAME=VALUE settings, e.g. camera-control torch=on") }

@@ -87,6 +87,7 @@ public final class ControlSocketServer: @unchecked Sendable {
         case .triggerStarted(let trigger): broadcast(ControlMessages.event("triggerStarted", trigger))
         case .triggerEnded(let trigger): broadcast(ControlMessages.event("triggerEnded", trigger))
         case .triggeredMovie(let movie): broadcast(ControlMessages.event("triggeredMovie", movie))
+        case .videoInput(let change): broadcast(ControlMessages.event(change.lost ? "videoInputLost" : "videoInputBack", change))
         case .progress: break
         }
     }

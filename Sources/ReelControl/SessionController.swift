@@ -22,8 +22,8 @@ public final class SessionController: Sendable {
     /// Whether a command can take long (it opens a device, waits for a picture): run it off a server's loop.
     public static func isSlow(_ command: ControlCommand) -> Bool {
         switch command {
-        case .photo, .switchVideo, .switchAudio, .cameraControl, .saveReplay: return true
-        case .status, .levels, .stop, .pause, .resume, .subscribe, .livePush, .liveFolder: return false
+        case .photo, .switchVideo, .switchVideoInput, .switchAudio, .cameraControl, .saveReplay: return true
+        case .status, .levels, .stop, .pause, .resume, .subscribe, .livePush, .liveFolder, .layout: return false
         }
     }
 
@@ -55,6 +55,13 @@ public final class SessionController: Sendable {
             return ControlMessages.json(session.status)
         case .switchAudio(let spec):
             try switchAudio(to: spec)
+            return ControlMessages.json(session.status)
+        case .switchVideoInput(let input, let spec):
+            try session.switchVideo(input: input, to: spec)
+            return ControlMessages.json(session.status)
+        case .layout(let name):
+            let path = name.lowercased().hasSuffix(".json") && !name.hasPrefix("/") ? "\(folder)/\(name)" : name
+            try session.setLayout(named: path)
             return ControlMessages.json(session.status)
         case .cameraControl(let settings):
             try setCameraControls(settings)

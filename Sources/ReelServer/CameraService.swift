@@ -133,6 +133,9 @@ final class CameraService: @unchecked Sendable {
         if case .liveConnection(let connection) = event {
             events.publish(connection.eventName, json: CameraService.json(connection))
         }
+        if case .videoInput(let change) = event {
+            events.publish(change.lost ? "videoInputLost" : "videoInputBack", json: CameraService.json(change))
+        }
         if case .levels(let levels) = event {
             // Ten a second: a slow page drops the oldest (EventHub's bound), never the recording.
             events.publish("levels", json: CameraService.json(levels))

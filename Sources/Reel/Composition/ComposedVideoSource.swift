@@ -31,7 +31,9 @@ final class ComposedVideoSource: FrameSource, @unchecked Sendable {
     let startTime: Timestamp? = nil
     let timestampsMayJump = false
     let durationSeconds: Double? = nil
-    private let layers: [CompositionLayer]
+    /// The layers now composed (a switch replaces one); the composer reads them under this lock.
+    private let layers: Locked<[CompositionLayer]>
+    private let inputCount: Int
     private let shared: Locked<[CompositionLayer.State]>
     private let layout: Locked<VideoLayout>
     private let painters: [LayerPainter]
@@ -57,12 +59,14 @@ final class ComposedVideoSource: FrameSource, @unchecked Sendable {
         try layout.check(inputs: inputs.count)
         let shared = Locked([CompositionLayer.State](repeating: CompositionLayer.State(), count: inputs.count))
         self.shared = shared
-        layers = inputs.enumerated().map { index, input in
+        let made = inputs.enumerated().map { index, input in
             CompositionLayer(index: index, spec: input.spec, source: input.source, interrupt: input.interrupt, shared: shared)
         }
-        if let silent = layers.first(where: { $0.videoStream == nil }) {
+        if let silent = made.first(where: { $0.videoStream == nil }) {
             throw ReelError.invalidInput("\(silent.spec) has no video stream")
         }
+        layers = Locked(made)
+        inputCount = made.count
         self.layout = Locked(layout)
         self.paced = inputs.allSatisfy { $0.spec.isPaced }
         self.frameRate = frameRate
@@ -79,28 +83,53 @@ final class ComposedVideoSource: FrameSource, @unchecked Sendable {
     }
 
     deinit {
-        for layer in layers { layer.stop() }
+        let current = layers.withLock { $0 }
+        for layer in current { layer.stop() }
         shared.withLockNotifying { _ in }
-        for layer in layers { _ = layer.join(timeout: 1) }
+        for layer in current { _ = layer.join(timeout: 1) }
     }
+
+    var specs: [DeviceSpec] { layers.withLock { $0.map(\.spec) } }
+    var isPaced: Bool { paced }
 
     var layoutNow: VideoLayout { layout.withLock { $0 } }
 
     /// The next frame is composed at the new layout (it places every input: checked here).
     func setLayout(_ new: VideoLayout) throws {
-        try new.check(inputs: layers.count)
+        try new.check(inputs: inputCount)
         layout.withLock { $0 = new }
     }
 
     /// Where lost and returning inputs are told (the session's events); called on the reader's thread.
     func onLayerChange(_ handler: @escaping @Sendable (LayerChange) -> Void) { changes.withLock { $0 = handler } }
 
-    var picturesDroppedByDevice: Int { layers.reduce(0) { $0 + $1.picturesDroppedByDevice } }
+    var picturesDroppedByDevice: Int { layers.withLock { $0.reduce(0) { $0 + $1.picturesDroppedByDevice } } }
+
+    /// Input `index` (from 0) is read from `source` from now on: `first`, a picture already read from it, is
+    /// shown from the next frame, and the input it replaces stops (joined for at most a second). Live
+    /// compositions only (the caller checks).
+    func replaceInput(_ index: Int, spec: DeviceSpec, source: FrameSource, interrupt: InterruptFlag, first: Frame) {
+        let layer = CompositionLayer(index: index, spec: spec, source: source, interrupt: interrupt, shared: shared)
+        let old = layers.withLock { layers in
+            defer { layers[index] = layer }
+            return layers[index]
+        }
+        old.retire()
+        shared.withLockNotifying { states in
+            var state = CompositionLayer.State()
+            state.latest = first
+            state.arrival = MonotonicClock.nanoseconds()
+            state.generation = states[index].generation + 1
+            states[index] = state
+        }
+        layer.start()
+        _ = old.join(timeout: 1)
+    }
 
     func nextFrame(into frame: Frame) throws -> FrameRead {
         if startedAt == nil {
             startedAt = MonotonicClock.nanoseconds()
-            for layer in layers { layer.start() }
+            for layer in layers.withLock({ $0 }) { layer.start() }
         }
         let time: Int64
         if paced {
@@ -163,13 +192,14 @@ final class ComposedVideoSource: FrameSource, @unchecked Sendable {
             }
         }
         let handler = changes.withLock { $0 }
+        let specs = self.specs
         for (index, state) in states.enumerated() where state.lost != lostShown[index] {
             lostShown[index] = state.lost
             shared.withLock { $0[index].lost = state.lost }
-            handler?(LayerChange(index: index, spec: layers[index].spec, lost: state.lost, reason: state.reason))
+            handler?(LayerChange(index: index, spec: specs[index], lost: state.lost, reason: state.reason))
         }
         if allLost || states.allSatisfy(\.lost) {
-            let reasons = layers.indices.map { "\(layers[$0].spec) \(states[$0].reason ?? "delivered nothing")" }
+            let reasons = specs.indices.map { "\(specs[$0]) \(states[$0].reason ?? "delivered nothing")" }
             throw ReelError.runtime("every video input was lost: " + reasons.joined(separator: "; "))
         }
     }
@@ -200,7 +230,7 @@ final class ComposedVideoSource: FrameSource, @unchecked Sendable {
         if paced { try checkLost() }
         let current = layout.withLock { $0 }
         // References to the pictures to draw, taken under the lock (the scaling happens outside it).
-        var lost = [Bool](repeating: false, count: layers.count)
+        var lost = [Bool](repeating: false, count: inputCount)
         try shared.withLock { layers in
             for index in layers.indices {
                 let state = layers[index]

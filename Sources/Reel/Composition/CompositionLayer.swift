@@ -1,5 +1,6 @@
 import FFmpegCore
 import Glibc
+import Synchronization
 import SystemSupport
 
 /// One video input of a composition, read on a thread of its own (a device read blocks, and one input must
@@ -31,6 +32,8 @@ final class CompositionLayer: @unchecked Sendable {
     private let shared: Locked<[State]>
     private let paced: Bool
     private var thread: WorkerThread?
+    /// Replaced by another input (a switch): it writes nothing more into the shared state.
+    private let retired = Atomic<Bool>(false)
     /// The reader thread's own: where its timeline starts, and the last time given.
     private var origin: Int64?
     private var lastTime: Int64 = -1
@@ -55,6 +58,14 @@ final class CompositionLayer: @unchecked Sendable {
 
     func stop() { interrupt.raise() }
 
+    /// Another layer takes this one's place: nothing more from it reaches the composition.
+    func retire() {
+        retired.store(true, ordering: .releasing)
+        interrupt.raise()
+    }
+
+    private var isRetired: Bool { retired.load(ordering: .acquiring) }
+
     /// Waits at most `seconds` (a device read that ignores the interrupt is left to return on its own: the
     /// layer owns its input).
     func join(timeout seconds: Double) -> Bool { thread?.join(timeout: seconds) ?? true }
@@ -70,6 +81,7 @@ final class CompositionLayer: @unchecked Sendable {
                     if paced {
                         let arrival = MonotonicClock.nanoseconds()
                         shared.withLockNotifying { layers in
+                            guard !isRetired else { return }
                             // The frames trade places: the composer references the latest, the reader reads into
                             // the one it replaced.
                             let previous = layers[index].latest
@@ -107,6 +119,7 @@ final class CompositionLayer: @unchecked Sendable {
         }
         let finalEnding = ending ?? "stopped"
         shared.withLockNotifying { layers in
+            guard !isRetired else { return }
             layers[index].ending = finalEnding
             layers[index].finished = true
             layers[index].generation += 1

@@ -91,5 +91,18 @@ public enum RecordingEvent: Sendable {
     case triggerEnded(TriggerEvent)
     /// A triggered movie is finalized (or, with an `error`, could not be kept).
     case triggeredMovie(TriggeredMovie)
+    /// One of several composed video inputs was lost (its rectangle shows a placeholder; the recording goes
+    /// on) or is back.
+    case videoInput(VideoInputChange)
     case finished(RecordingResult)
+}
+
+/// A composed video input lost or back (`RecordingEvent.videoInput`).
+public struct VideoInputChange: Sendable, Codable, Equatable {
+    /// From 1, in the order the inputs were given.
+    public var input: Int
+    public var spec: String
+    public var lost: Bool
+    /// Why it is lost (it ended, an error, seconds without a picture).
+    public var reason: String?
 }

@@ -80,6 +80,8 @@ public final class CaptureSession: Sendable {
         var mainMovie: MovieRecorder?
         /// Where outputs report segment and live-stream events (the session's event callback, status).
         var outputEvents: @Sendable (RecordingEvent) -> Void
+        /// The composed picture, when the session has several video inputs (or a layout).
+        var composition: ComposedVideoSource?
     }
 
     let shared = Locked(Shared())
@@ -138,7 +140,12 @@ public final class CaptureSession: Sendable {
             let running = Running(engine: engine, switcher: InputSwitcher(engine: engine, factory: preparation.session.readerFactory),
                                   context: preparation.context, buffer: preparation.buffer, paced: preparation.paced,
                                   outputs: preparation.movies.map(\.outputPath), plan: preparation.plan,
-                                  mainMovie: configuration.hasOwnMovie ? movies.first : nil, outputEvents: outputEvents)
+                                  mainMovie: configuration.hasOwnMovie ? movies.first : nil, outputEvents: outputEvents,
+                                  composition: preparation.composition)
+            preparation.composition?.onLayerChange { change in
+                events(.videoInput(VideoInputChange(input: change.index + 1, spec: change.spec.description, lost: change.lost,
+                                                    reason: change.reason)))
+            }
             let (photos, previews) = shared.withLock { shared in
                 shared.live = SessionStatus.Live(video: configuration.video?.description, audio: configuration.audio?.description,
                                                  videoSpec: configuration.video)
@@ -230,6 +237,9 @@ public final class CaptureSession: Sendable {
     public func switchAudio(to spec: DeviceSpec?) throws { try switchInput(.audio, to: spec) }
 
     private func switchInput(_ type: MediaType, to spec: DeviceSpec?) throws {
+        if type == .video, let composition {
+            throw ReelError.invalidInput("this session composes \(composition.specs.count) video inputs: switch one of them (switch-video N SPEC)")
+        }
         guard let switcher = shared.withLock({ $0.running?.switcher }) else {
             throw ReelError.invalidInput("the session is not recording: start it before switching inputs")
         }
@@ -253,7 +263,8 @@ public final class CaptureSession: Sendable {
             return SessionStatus(state: .ready, video: nil, audio: nil, outputs: [], progress: nil, result: nil)
         case .recording:
             return SessionStatus(state: current.paused ? .paused : .recording, video: current.video, audio: current.audio,
-                                 outputs: running?.outputs ?? [], progress: current.progress,
+                                 videoInputs: running?.composition?.specs.map(\.description),
+                                 layout: running?.composition?.layoutNow.name, outputs: running?.outputs ?? [], progress: current.progress,
                                  timeline: running?.paced == true ? running?.engine.timelineNow : nil, result: nil,
                                  livePushes: current.pushes.isEmpty ? nil : current.pushes, levels: current.levels,
                                  capturedPictures: running?.engine.capturedPictures, droppedPictures: running.map { $0.engine.readerDropCount() },

@@ -78,4 +78,46 @@ struct InputSwitcher: Sendable {
         old.retire()
         if old.join(timeout: 1) { engine.forget(old) }
     }
+
+    /// Replaces one input of a live composition: opened and its first picture read (for at most
+    /// `DeviceDeadlines.firstFrame`) before the old one stops, so the rectangle goes from one input's picture
+    /// to the other's. Throws, changing nothing, when the new input cannot be opened or delivers nothing.
+    static func replaceComposedInput(_ index: Int, of composition: ComposedVideoSource, with target: DeviceSpec,
+                                     preset: Preset, old: DeviceSpec) throws {
+        guard target.isPaced else {
+            throw ReelError.invalidInput("cannot switch to \(target): a live session takes live sources only (a file or realtime=0 would run ahead of the clock)")
+        }
+        let interrupt = InterruptFlag()
+        let source: FrameSource
+        do {
+            source = try InputRecipe.make(for: target, role: .video, preset: preset)
+                .openSource(spec: target, roles: [.video], interrupt: interrupt)
+        } catch let error as FFmpegError {
+            throw ReelError.ffmpeg(error, while: "cannot open \(target); the recording goes on with \(old)")
+        } catch let error as ReelError {
+            throw ReelError(error.kind, "\(error.message); the recording goes on with \(old)")
+        }
+        let first = Frame()
+        interrupt.setDeadline(secondsFromNow: DeviceDeadlines.firstFrame)
+        let deadline = MonotonicClock.nanoseconds() + Int64(DeviceDeadlines.firstFrame * 1e9)
+        var read = false
+        do {
+            while !read && MonotonicClock.nanoseconds() < deadline {
+                switch try source.nextFrame(into: first) {
+                case .frame(let stream): read = stream == source.stream(of: .video)?.index
+                case .endOfFile: throw ReelError(.deviceNotFound, "\(target) ended before its first picture")
+                case .tryAgain: usleep(2_000)
+                }
+            }
+        } catch let error as ReelError {
+            throw ReelError(error.kind, "\(error.message); the recording goes on with \(old)")
+        } catch {
+            throw ReelError(.deviceNotFound, "\(target) delivered no picture: \(error); the recording goes on with \(old)")
+        }
+        guard read else {
+            throw ReelError(.deviceNotFound, "\(target) delivered no picture within \(Int(DeviceDeadlines.firstFrame)) s; the recording goes on with \(old)")
+        }
+        interrupt.setDeadline(secondsFromNow: nil)
+        composition.replaceInput(index, spec: target, source: source, interrupt: interrupt, first: first)
+    }
 }

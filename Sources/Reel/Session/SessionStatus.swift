@@ -8,6 +8,9 @@ public struct SessionStatus: Sendable, Codable, Equatable {
     /// The inputs now feeding the session (after any switch; "none" for black pictures or silence).
     public var video: String?
     public var audio: String?
+    /// Several video inputs composed: each input (after any switch) and the layout's name; nil otherwise.
+    public var videoInputs: [String]? = nil
+    public var layout: String? = nil
     /// The movies' output paths (the main one first).
     public var outputs: [String]
     /// The main movie's latest progress report.
