@@ -49,7 +49,7 @@ run: build
 
 # Suites that time real devices and kills run after the rest, one test at a time, so encoders running in
 # parallel on two cores cannot starve them.
-TIMED_SUITES := MicrophoneCaptureTests|ScreenCaptureTests|CrashSafetyTests|EmulatedCameraTests|HEVCCommandTests|SlowOutputTests|MovieOutputTests|PhotoOutputTests|PauseTests|LiveOverloadTests|SegmentTests|ControlSocketTests|InputSwitchTests|PulseAudioTests|ServeAPITests|LiveOriginTests|CameraLiveStreamTests|LiveStreamTests|LowLatencyHLSTests|LiveServerTests|LiveJoinTests|LiveStreamOutputTests|HeldRequestsTests|AudioLevelsTests|AlarmTests|AlarmCommandTests|MetricsTests|ThumbnailTests|ReplayBufferTests|ServeKeepingTests|ReplayCommandTests
+TIMED_SUITES := MicrophoneCaptureTests|ScreenCaptureTests|CrashSafetyTests|EmulatedCameraTests|HEVCCommandTests|SlowOutputTests|MovieOutputTests|PhotoOutputTests|PauseTests|LiveOverloadTests|SegmentTests|ControlSocketTests|InputSwitchTests|PulseAudioTests|ServeAPITests|LiveOriginTests|CameraLiveStreamTests|LiveStreamTests|LowLatencyHLSTests|LiveServerTests|LiveJoinTests|LiveStreamOutputTests|HeldRequestsTests|AudioLevelsTests|AlarmTests|AlarmCommandTests|MetricsTests|ThumbnailTests|ReplayBufferTests|ServeKeepingTests|ReplayCommandTests|ComposeLiveTests
 test: build fake-camera
 	$(SWIFT) test --skip '$(TIMED_SUITES)'
 	$(SWIFT) test --skip-build --no-parallel --filter '$(TIMED_SUITES)'
@@ -76,7 +76,7 @@ bench-quick: release
 # The timed suites left out time devices, kills and segment lengths through the same code paths
 # and take two thirds of the time under TSan; setting TSAN_TIMED_SUITES to TIMED_SUITES's list runs them all.
 # REEL_SANITIZER turns off the checks of real-time behaviour that a 5-20x slowdown breaks (see RealTimeChecks).
-TSAN_TIMED_SUITES := ControlSocketTests|PauseTests|ReplayBufferTests|ServeAPITests|LowLatencyHLSTests|LiveJoinTests|MovieOutputTests|CameraLiveStreamTests|LiveOriginTests|InputSwitchTests|LiveOverloadTests|ServeKeepingTests|AlarmTests|LiveStreamOutputTests|ThumbnailTests|PhotoOutputTests|HeldRequestsTests|MetricsTests|AudioLevelsTests
+TSAN_TIMED_SUITES := ControlSocketTests|PauseTests|ReplayBufferTests|ServeAPITests|LowLatencyHLSTests|LiveJoinTests|MovieOutputTests|CameraLiveStreamTests|LiveOriginTests|InputSwitchTests|LiveOverloadTests|ServeKeepingTests|AlarmTests|LiveStreamOutputTests|ThumbnailTests|PhotoOutputTests|HeldRequestsTests|MetricsTests|AudioLevelsTests|ComposeLiveTests
 # Untimed suites left out under TSan: the trim and join commands, whose Swift runs on one thread (SmartTrimTests,
 # which encodes a trim's two parts at once, stays).
 TSAN_UNTIMED_LEFT_OUT := TrimCommandTests|JoinCommandTests

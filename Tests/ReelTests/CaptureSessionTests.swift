@@ -19,7 +19,7 @@ import Testing
             case .segmentStarted, .segmentFinished: events.withLock { $0.append("segment") }
             case .liveStopped: events.withLock { $0.append("liveStopped") }
             case .liveConnection: events.withLock { $0.append("liveConnection") }
-            case .levels, .alarmStarted, .alarmEnded, .triggerStarted, .triggerEnded, .triggeredMovie: break
+            case .levels, .alarmStarted, .alarmEnded, .triggerStarted, .triggerEnded, .triggeredMovie, .videoInput: break
             }
         }
         var names: [String] { events.withLock { $0 } }
@@ -92,7 +92,7 @@ import Testing
             case .segmentStarted, .segmentFinished: names.append("segment")
             case .liveStopped: names.append("liveStopped")
             case .liveConnection: names.append("liveConnection")
-            case .levels, .alarmStarted, .alarmEnded, .triggerStarted, .triggerEnded, .triggeredMovie: break
+            case .levels, .alarmStarted, .alarmEnded, .triggerStarted, .triggerEnded, .triggeredMovie, .videoInput: break
             }
         }
         #expect(names.first == "started" && names.last == "finished", "\(names)")

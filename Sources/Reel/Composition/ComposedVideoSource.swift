@@ -117,8 +117,10 @@ final class ComposedVideoSource: FrameSource, @unchecked Sendable {
         old.retire()
         shared.withLockNotifying { states in
             var state = CompositionLayer.State()
-            state.latest = first
-            state.arrival = MonotonicClock.nanoseconds()
+            let now = MonotonicClock.nanoseconds()
+            // Shown from the next frame on (any frame time is past 0); the input's own pictures follow by their stamps.
+            state.queue.push(first, time: 0, duration: 0)
+            state.arrival = now
             state.generation = states[index].generation + 1
             states[index] = state
         }
@@ -134,7 +136,8 @@ final class ComposedVideoSource: FrameSource, @unchecked Sendable {
         let time: Int64
         if paced {
             guard let tick = try nextTick() else { return .endOfFile }
-            time = tick / 1000
+            time = tick
+            shared.withLock { layers in for index in layers.indices { _ = layers[index].queue.advance(to: tick) } }
         } else {
             time = Int64((Double(frameIndex) * 1_000_000 / frameRate).rounded())
             guard try waitForPictures(at: time) else { return .endOfFile }
@@ -146,34 +149,44 @@ final class ComposedVideoSource: FrameSource, @unchecked Sendable {
 
     // MARK: Paced: on the clock
 
-    /// The next tick's monotonic time, once it has come (ticks the composer was too late for are skipped);
-    /// nil when stopped. The first tick is the first picture's arrival.
+    /// The next frame time (monotonic µs), once its pictures are in (ticks the composer was too late for are
+    /// skipped); nil when stopped. Frame times fall half an interval after the first input's pictures (as
+    /// stamped when captured), so a camera at the output's rate is shown picture by picture even when its
+    /// pictures reach the composer unevenly; each frame is composed half an interval after its time, by when its
+    /// pictures have come.
     private func nextTick() throws -> Int64? {
-        let interval = 1e9 / frameRate
+        let interval = 1e6 / frameRate
         guard let first = firstTick else {
             let deadline = startedAt! + Int64(DeviceDeadlines.firstFrame * 1e9)
+            var earliest: Int64? = nil
             while !interrupt.isRaised {
-                let state = shared.wait(until: { layers -> Bool? in
-                    layers.contains { $0.latest != nil } ? true : layers.allSatisfy(\.finished) ? false : nil
+                let state = shared.wait(until: { layers -> Int64?? in
+                    if let first = layers.first(where: { !$0.queue.waiting.isEmpty }) { return .some(first.queue.waiting[0].time) }
+                    return layers.allSatisfy(\.finished) ? .some(nil) : nil
                 }, deadline: min(deadline, MonotonicClock.nanoseconds() + 50_000_000))
-                if state == true { break }
-                if state == false || MonotonicClock.nanoseconds() >= deadline { try checkLost(allLost: true) }
+                if let time = state ?? nil { earliest = time; break }
+                if state != nil || MonotonicClock.nanoseconds() >= deadline { try checkLost(allLost: true) }
             }
-            if interrupt.isRaised { return nil }
-            let now = MonotonicClock.nanoseconds()
-            firstTick = now
+            guard let earliest, !interrupt.isRaised else { return nil }
+            firstTick = earliest + Int64(interval / 2)
             frameIndex = 0
-            return now
+            sleep(until: firstTick! + Int64(interval / 2))
+            return interrupt.isRaised ? nil : firstTick
         }
-        let now = MonotonicClock.nanoseconds()
+        let now = MonotonicClock.nanoseconds() / 1000
         var due = first + Int64((Double(frameIndex) * interval).rounded())
-        if now > due + Int64(interval) {
-            frameIndex = Int64((Double(now - first) / interval).rounded(.down))
+        if now > due + Int64(interval * 1.5) {
+            frameIndex = Int64((Double(now - first) / interval - 0.5).rounded(.down))
             due = first + Int64((Double(frameIndex) * interval).rounded())
         }
-        var until = timespec(tv_sec: Int(due / 1_000_000_000), tv_nsec: Int(due % 1_000_000_000))
-        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nil) == EINTR {}
+        sleep(until: due + Int64(interval / 2))
         return interrupt.isRaised ? nil : due
+    }
+
+    /// Sleeps until the monotonic clock reads `micros`.
+    private func sleep(until micros: Int64) {
+        var until = timespec(tv_sec: Int(micros / 1_000_000), tv_nsec: Int(micros % 1_000_000) * 1000)
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nil) == EINTR {}
     }
 
     /// Marks paced layers lost (ended, or silent past the device timeout) and back, telling each change;
@@ -184,8 +197,8 @@ final class ComposedVideoSource: FrameSource, @unchecked Sendable {
         let states = shared.withLock { layers in
             layers.indices.map { index -> (lost: Bool, reason: String?) in
                 let state = layers[index]
-                let silentFor = Double(now - (state.latest == nil ? started : state.arrival)) / 1e9
-                let limit = state.latest == nil ? DeviceDeadlines.firstFrame : deviceTimeout
+                let silentFor = Double(now - (state.hasPicture ? state.arrival : started)) / 1e9
+                let limit = state.hasPicture ? deviceTimeout : DeviceDeadlines.firstFrame
                 if state.finished { return (true, state.ending) }
                 if silentFor > limit { return (true, "delivered nothing for \(Int(silentFor.rounded(.down))) s") }
                 return (false, nil)
@@ -235,8 +248,8 @@ final class ComposedVideoSource: FrameSource, @unchecked Sendable {
             for index in layers.indices {
                 let state = layers[index]
                 lost[index] = state.lost
-                let picture = paced ? state.latest : state.queue.current?.picture
-                let generation = paced ? state.generation : state.queue.currentSerial
+                let picture = state.queue.current?.picture
+                let generation = state.queue.currentSerial
                 if let picture, painters[index].needsPicture(generation: generation, placement: current.placements[index]) {
                     try painters[index].take(picture, generation: generation)
                 }

@@ -11,18 +11,19 @@ import SystemSupport
 final class CompositionLayer: @unchecked Sendable {
     /// What the composer reads of a layer, under the composition's lock.
     struct State {
-        /// Paced: the latest picture and its arrival (monotonic ns).
-        var latest: Frame?
+        /// Its pictures by time: µs on the monotonic clock (paced) or from its first picture (unpaced).
+        var queue = LayerQueue<Frame>()
+        /// When the last picture arrived (monotonic ns), for the lost check.
         var arrival: Int64 = 0
         /// Changes with each picture and with the end (what the composer waits on).
         var generation = 0
-        /// Unpaced: the pictures waiting, on the layer's own timeline.
-        var queue = LayerQueue<Frame>()
         /// Why the layer stopped delivering (end of file, a device's error), once it has.
         var ending: String?
         var finished = false
         /// Shown as lost (stalled past the device timeout, or ended while paced); cleared by a new picture.
         var lost = false
+
+        var hasPicture: Bool { queue.current != nil || !queue.waiting.isEmpty }
     }
 
     let index: Int
@@ -38,6 +39,8 @@ final class CompositionLayer: @unchecked Sendable {
     private var origin: Int64?
     private var lastTime: Int64 = -1
     private var continuity = TimestampContinuity(gluesForwardJumps: false)
+    /// Paced: what is added to the timeline to put it on the monotonic clock.
+    private var liveOrigin: Int64?
 
     init(index: Int, spec: DeviceSpec, source: FrameSource, interrupt: InterruptFlag, shared: Locked<[State]>) {
         self.index = index
@@ -72,29 +75,28 @@ final class CompositionLayer: @unchecked Sendable {
 
     private func run() {
         var ending: String? = nil
+        // Frames to read into: one the composition still references is left alone (a camera's copied
+        // picture would otherwise be copied again to be made writable).
+        var frames: [Frame] = []
         do {
-            var incoming = Frame()
             loop: while !interrupt.isRaised {
+                let incoming = frames.first { !$0.hasBuffers || $0.isWritable } ?? { frames.append(Frame()); return frames.last! }()
                 switch try source.nextFrame(into: incoming) {
                 case .frame(let streamIndex):
                     guard streamIndex == videoStream?.index else { continue }
+                    let picture = Frame()
+                    try picture.reference(incoming)
+                    incoming.unref()
+                    let arrival = MonotonicClock.nanoseconds()
+                    let (time, duration) = paced ? stamp(of: picture, arrival: arrival) : timeline(of: picture)
                     if paced {
-                        let arrival = MonotonicClock.nanoseconds()
                         shared.withLockNotifying { layers in
                             guard !isRetired else { return }
-                            // The frames trade places: the composer references the latest, the reader reads into
-                            // the one it replaced.
-                            let previous = layers[index].latest
-                            layers[index].latest = incoming
+                            layers[index].queue.pushDroppingOldest(picture, time: time, duration: duration)
                             layers[index].arrival = arrival
                             layers[index].generation += 1
-                            layers[index].lost = false
-                            incoming = previous ?? Frame()
                         }
                     } else {
-                        let picture = Frame()
-                        try picture.reference(incoming)
-                        let (time, duration) = timeline(of: incoming)
                         // A layer that is ahead waits for the composition (bounded waits: a stop wakes it).
                         while !interrupt.isRaised {
                             let queued = shared.wait(until: { layers -> Bool? in
@@ -125,6 +127,21 @@ final class CompositionLayer: @unchecked Sendable {
             layers[index].generation += 1
             layers[index].queue.end()
         }
+    }
+
+    /// A live picture's capture time on the monotonic clock (µs): its first picture's arrival, then its own
+    /// timestamps' steps (a device's stamps are steadier than when a thread got to them). Anchored again to
+    /// the arrival when the stamps would put a picture after its arrival or over a quarter second before it
+    /// (a device clock that drifts or jumps).
+    private func stamp(of frame: Frame, arrival: Int64) -> (time: Int64, duration: Int64) {
+        let (raw, duration) = timeline(of: frame)
+        let arrived = arrival / 1000
+        var time = raw + (liveOrigin ?? arrived - raw)
+        if time > arrived || time < arrived - 250_000 {
+            time = arrived
+        }
+        liveOrigin = time - raw
+        return (time, duration)
     }
 
     /// An unpaced picture's time and duration in µs from the layer's first picture.

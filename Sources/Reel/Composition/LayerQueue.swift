@@ -1,8 +1,9 @@
-/// The pictures of one unpaced input (a file, lavfi with realtime=0) waiting to be composed, on the input's own
-/// timeline (µs from its first picture). The composed picture at time t shows the input's last picture shown
-/// by t, which is known once a later picture is waiting or the input has ended; a few pictures wait at most,
-/// so a fast input waits for the slow ones (as pooled slots pace a single input). Generic over the picture so
-/// the rule is tested without FFmpeg.
+/// The pictures of one input waiting to be composed, by time (µs): the composed picture at time t shows the
+/// input's last picture shown by t. Unpaced inputs (a file, lavfi with realtime=0) are on their own timelines
+/// (from their first picture); t's picture is known once a later picture is waiting or the input has ended, and
+/// a few pictures wait at most, so a fast input waits for the slow ones (as pooled slots pace a single input).
+/// Live inputs are on the monotonic clock (their capture times) and never wait: the oldest goes. Generic over
+/// the picture so the rule is tested without FFmpeg.
 struct LayerQueue<Picture> {
     /// Pictures read ahead of the composition (a reader with this many waiting waits itself).
     static var capacity: Int { 3 }
@@ -25,6 +26,13 @@ struct LayerQueue<Picture> {
         lastTime = time
         waiting.append((time, picture))
         endTime = max(endTime, time + max(duration, 1))
+    }
+
+    /// A live input's picture: never waits; when full, the oldest waiting picture goes (a later one is shown
+    /// instead at any time it would have been).
+    mutating func pushDroppingOldest(_ picture: Picture, time: Int64, duration: Int64) {
+        if isFull { waiting.removeFirst() }
+        push(picture, time: time, duration: duration)
     }
 
     mutating func end() { ended = true }

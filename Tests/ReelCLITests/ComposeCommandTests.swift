@@ -1,0 +1,46 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// `reel record` with several `--video` inputs and `--layout`, as a user runs it: mistakes are one line and
+/// exit 2 with nothing written.
+@Suite struct ComposeCommandTests {
+    static let numbered = "lavfi:" + TestInputs.numberedPictures(rate: "30") + "?realtime=0"
+
+    @Test(arguments: [
+        (["--video", "none", "--video", "lavfi:testsrc2?realtime=0"], "--video none leaves the picture out"),
+        (["--video", "lavfi:testsrc2?realtime=0", "--video", "lavfi:testsrc2?realtime=0", "--layout", "only:3"], "--layout: layout only:3: there are 2 video inputs"),
+        (["--video", "lavfi:testsrc2?realtime=0", "--layout", "mosaic"], "--layout: unknown layout 'mosaic'"),
+        (["--video", "lavfi:testsrc2?realtime=0", "--layout", "missing.json"], "layout file missing.json cannot be read"),
+        (["--video", "lavfi:testsrc2?realtime=0", "--video", "lavfi:testsrc2"], "cannot mix a live source with an unpaced one"),
+        (Array(repeating: ["--video", "lavfi:testsrc2?realtime=0"], count: 9).flatMap { $0 }, "9 --video inputs: at most 8"),
+    ])
+    func mistakesAreOneLineAndWriteNothing(_ example: ([String], String)) throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let run = try Processes.reel(["record", "\(folder)/out.mov", "--audio", "none", "--max-duration", "1"] + example.0, currentDirectory: folder)
+        #expect(run.status == 2 && run.standardError.contains(example.1), "\(run.status) \(run.standardError)")
+        #expect(run.standardError.split(separator: "\n").count == 1, "\(run.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+
+    /// Two inputs and the default layout (pip), with the JSON result and status naming them.
+    @Test func twoInputsRecordAsOnePicture() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let output = "\(folder)/pip.mov"
+        let run = try Processes.reel(["record", output, "--video", Self.numbered, "--video", "lavfi:testsrc2=size=320x240:rate=15?realtime=0",
+                                      "--audio", "lavfi:sine?realtime=0", "--size", "256x128", "--max-duration", "2", "--json"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let json = try TestInputs.json(run.standardOutput)
+        #expect(json["videoFrames"] as? Int == 60 && json["audioSamples"] as? Int == 96_000, "\(json)")
+        let pictures = try ComposedPictures(output)
+        // pip: the first input fills the picture's height (a 128x128 square in the middle), the second is a
+        // 64x32 window at the bottom right over it.
+        #expect(pictures.frames.indices.map { pictures.number($0, x: 64, y: 0, side: 128) } == Array(0..<60))
+        #expect(pictures.meanLuma(59, x: 0, y: 0, width: 48, height: 128) < 20, "black beside the square")
+        #expect(pictures.meanLuma(59, x: 196, y: 96, width: 40, height: 24) > 40, "the window")
+        let problems = try CleanDecode.problems(in: output)
+        #expect(problems.isEmpty, "\(problems)")
+    }
+}
