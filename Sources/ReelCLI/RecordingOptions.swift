@@ -7,7 +7,7 @@ import Reel
 struct RecordingOptions {
     static let valueOptions: Set<String> = ["--video", "--audio", "--preset", "--size", "--fps", "--max-duration",
                                             "--max-size", "--min-free", "--fragment-interval", "--device-timeout",
-                                            "--orientation", "--still", "--still-quality", "--camera-control", "--tier", "--layout"]
+                                            "--orientation", "--still", "--still-quality", "--camera-control", "--tier", "--layout", "--overlay", "--filter"]
     static let flagOptions: Set<String> = ["--overwrite", "--json", "--quiet", "--restore-controls"]
     /// Segmenting, for record and transcode (a tap-or-hold capture is one movie).
     static let segmentOptions: Set<String> = ["--segment-duration", "--segment-size", "--keep-segments", "--keep-free"]
@@ -71,6 +71,12 @@ struct RecordingOptions {
           --layout NAME|FILE     where each video input goes: pip (default: input 1 full, the others as
                                  windows in the bottom right), side-by-side, grid, only:N, or a layout .json
                                  file (see README: Several inputs); reel ctl SOCK layout changes it while recording
+          --overlay SPEC         draw on every picture (repeatable, in order): text:TEXT with %{localtime},
+                                 %{time}, %{timecode} (the recording's clock) and %{frame}, or image:FILE.png;
+                                 options after ?: at=bottom-left|top-right|...|X,Y, size=FRACTION, font=NAME,
+                                 colour=C, box=0, e.g. 'text:Lab 2 %{localtime}?at=top-left&size=0.04'
+          --filter NAME          deinterlace (bwdif), stabilize (deshake) or denoise (hqdn3d) each video input
+                                 as it is captured (repeatable, in order)
           --audio SPEC|none      sound source (default: ALSA default capture device, else lavfi:sine)
           --preset NAME|FILE     quality tier (default 720p): \(PresetLibrary.builtInNames.joined(separator: ", ")), or a .json file
           --size WxH             override the preset's picture size (even numbers)
@@ -145,6 +151,7 @@ struct RecordingOptions {
             orientation: orientation, overwrite: arguments.has("--overwrite"), firstFrameStill: still,
             fragmentInterval: fragmentInterval)
         if needsSources { (configuration.additionalVideo, configuration.layout) = try RecordingOptions.composition(arguments) }
+        (configuration.overlays, configuration.pictureFilters) = try RecordingOptions.effects(arguments)
         configuration.tiers = try RecordingOptions.tiers(arguments)
         configuration.segmentation = try RecordingOptions.segmentation(arguments, limits: &configuration.limits)
         (configuration.live, configuration.livePushes) = try RecordingOptions.live(arguments)
@@ -203,6 +210,16 @@ struct RecordingOptions {
             return (more, try VideoLayout.named(name, inputs: max(1, videos.count)))
         } catch let error as ReelError {
             throw UsageError("--layout: \(error.message)")
+        }
+    }
+
+    /// `--overlay SPEC` and `--filter NAME`, each repeatable, in order.
+    static func effects(_ arguments: ParsedArguments) throws -> (overlays: [Overlay], filters: [PictureFilterKind]) {
+        do {
+            return (try arguments.allValues("--overlay").map { try Overlay(parsing: $0) },
+                    try arguments.allValues("--filter").map { try PictureFilterKind(parsing: $0) })
+        } catch let error as ReelError {
+            throw UsageError(error.message)
         }
     }
 

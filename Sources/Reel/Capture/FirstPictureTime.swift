@@ -6,15 +6,21 @@ import Synchronization
 /// not from their own first sample (a camera or a heavy source can start a second after the microphone,
 /// and the audio would stop short of the movie's end). Set once by the first video sink to take a picture.
 final class FirstPictureTime: Sendable {
-    private let micros = Atomic<Int64>(Int64.min)
+    private let first = Atomic<Int64>(Int64.min)
 
     func note(_ time: Timestamp) {
-        _ = micros.compareExchange(expected: Int64.min, desired: time.rescaled(to: sessionTimeBase).value, ordering: .releasing)
+        _ = first.compareExchange(expected: Int64.min, desired: time.rescaled(to: sessionTimeBase).value, ordering: .releasing)
+    }
+
+    /// Session microseconds, once a picture was taken.
+    var micros: Int64? {
+        let value = first.load(ordering: .acquiring)
+        return value == Int64.min ? nil : value
     }
 
     /// In samples at `sampleRate`, once a picture was taken.
     func sample(at sampleRate: Int) -> Int64? {
-        let value = micros.load(ordering: .acquiring)
-        return value == Int64.min ? nil : Timestamp(value: value, timeBase: sessionTimeBase).rescaled(to: Rational(1, Int32(sampleRate))).value
+        guard let value = micros else { return nil }
+        return Timestamp(value: value, timeBase: sessionTimeBase).rescaled(to: Rational(1, Int32(sampleRate))).value
     }
 }

@@ -15,11 +15,16 @@ final class VideoFrameSink: FrameSink {
     private var timeLimit: ReaderTimeLimit
     private(set) var isSatisfied = false
     private let firstPicture: FirstPictureTime?
+    /// Picture filters (deinterlace ...) at the source's size, then the overlays at the capture's.
+    private let filters: PictureFilter?
+    private let effects: PictureEffects?
 
     init(buffer: CaptureBuffer, renditions: PictureRenditions, waitsForEncoder: Bool,
          statistics: ReaderStatistics, maxDuration: Double? = nil, pausedTime: PausedTime? = nil,
-         firstPicture: FirstPictureTime? = nil) throws {
+         firstPicture: FirstPictureTime? = nil, filters: PictureFilter? = nil, effects: PictureEffects? = nil) throws {
         self.buffer = buffer
+        self.filters = filters
+        self.effects = effects
         self.firstPicture = firstPicture
         self.renditions = renditions
         self.timeLimit = ReaderTimeLimit(maxDuration: maxDuration, pausedTime: pausedTime)
@@ -36,7 +41,16 @@ final class VideoFrameSink: FrameSink {
         }
     }
 
-    func consume(_ frame: Frame, at time: Timestamp) throws {
+    func consume(_ frame: Frame, at captured: Timestamp) throws {
+        var time = captured
+        var frame = frame
+        if let filters {
+            // A filter that looks ahead (the deinterlacer) gives its pictures a step late, with their own times.
+            frame.pts = time.rescaled(to: sessionTimeBase).value
+            guard let filtered = try filters.filter(frame) else { return }
+            frame = filtered
+            time = Timestamp(value: filtered.pts, timeBase: sessionTimeBase)
+        }
         if timeLimit.isPast(time) {
             isSatisfied = true
             return
@@ -54,7 +68,11 @@ final class VideoFrameSink: FrameSink {
         }
         do {
             while slot.frames.count < scalers.count { slot.frames.append(Frame()) }
-            let picture = try toneMapper?.convert(frame) ?? frame
+            var picture = try toneMapper?.convert(frame) ?? frame
+            if let effects {
+                let since = time.rescaled(to: sessionTimeBase).value - (firstPicture?.micros ?? time.rescaled(to: sessionTimeBase).value)
+                picture = try effects.draw(on: picture, at: since)
+            }
             for (index, scaler) in scalers.enumerated() {
                 try convert(picture, with: scaler, into: slot.frames[index])
             }

@@ -44,6 +44,8 @@ final class ComposedVideoSource: FrameSource, @unchecked Sendable {
     private let canvasColour: ColourDescription
     private let interrupt: InterruptFlag
     private let deviceTimeout: Double
+    /// The picture filters each input goes through (a switched-to input too).
+    private let filters: String?
     private let changes: Locked<(@Sendable (LayerChange) -> Void)?> = Locked(nil)
     /// The composer's own (the reader thread's): canvases (a canvas still referenced downstream is not drawn
     /// into again), the frame count, the first tick and when the layers started.
@@ -55,12 +57,12 @@ final class ComposedVideoSource: FrameSource, @unchecked Sendable {
 
     /// `sources`: each input opened (their interrupt flags follow `interrupt`, which stops them all).
     init(inputs: [(spec: DeviceSpec, source: FrameSource, interrupt: InterruptFlag)], layout: VideoLayout,
-         width: Int, height: Int, frameRate: Double, deviceTimeout: Double, interrupt: InterruptFlag) throws {
+         width: Int, height: Int, frameRate: Double, deviceTimeout: Double, filters: String? = nil, interrupt: InterruptFlag) throws {
         try layout.check(inputs: inputs.count)
         let shared = Locked([CompositionLayer.State](repeating: CompositionLayer.State(), count: inputs.count))
         self.shared = shared
-        let made = inputs.enumerated().map { index, input in
-            CompositionLayer(index: index, spec: input.spec, source: input.source, interrupt: input.interrupt, shared: shared)
+        let made = try inputs.enumerated().map { index, input in
+            try CompositionLayer(index: index, spec: input.spec, source: input.source, interrupt: input.interrupt, shared: shared, filters: filters)
         }
         if let silent = made.first(where: { $0.videoStream == nil }) {
             throw ReelError.invalidInput("\(silent.spec) has no video stream")
@@ -73,6 +75,7 @@ final class ComposedVideoSource: FrameSource, @unchecked Sendable {
         self.width = width
         self.height = height
         self.deviceTimeout = deviceTimeout
+        self.filters = filters
         self.interrupt = interrupt
         let colour = ColourDescription.unspecified.resolved(for: .yuv420p, width: width, height: height)
         canvasColour = colour
@@ -108,8 +111,8 @@ final class ComposedVideoSource: FrameSource, @unchecked Sendable {
     /// Input `index` (from 0) is read from `source` from now on: `first`, a picture already read from it, is
     /// shown from the next frame, and the input it replaces stops (joined for at most a second). Live
     /// compositions only (the caller checks).
-    func replaceInput(_ index: Int, spec: DeviceSpec, source: FrameSource, interrupt: InterruptFlag, first: Frame) {
-        let layer = CompositionLayer(index: index, spec: spec, source: source, interrupt: interrupt, shared: shared)
+    func replaceInput(_ index: Int, spec: DeviceSpec, source: FrameSource, interrupt: InterruptFlag, first: Frame) throws {
+        let layer = try CompositionLayer(index: index, spec: spec, source: source, interrupt: interrupt, shared: shared, filters: filters)
         let old = layers.withLock { layers in
             defer { layers[index] = layer }
             return layers[index]

@@ -42,7 +42,12 @@ final class CompositionLayer: @unchecked Sendable {
     /// Paced: what is added to the timeline to put it on the monotonic clock.
     private var liveOrigin: Int64?
 
-    init(index: Int, spec: DeviceSpec, source: FrameSource, interrupt: InterruptFlag, shared: Locked<[State]>) {
+    /// The picture filters (deinterlace ...) this input's pictures go through before they are composed.
+    private let filters: PictureFilter?
+
+    init(index: Int, spec: DeviceSpec, source: FrameSource, interrupt: InterruptFlag, shared: Locked<[State]>,
+         filters: String? = nil) throws {
+        self.filters = try filters.map { try PictureFilter($0, timeBase: source.stream(of: .video)?.timeBase ?? Rational(1, 1_000_000)) }
         self.index = index
         self.spec = spec
         self.source = source
@@ -85,7 +90,15 @@ final class CompositionLayer: @unchecked Sendable {
                 case .frame(let streamIndex):
                     guard streamIndex == videoStream?.index else { continue }
                     let picture = Frame()
-                    try picture.reference(incoming)
+                    if let filters {
+                        // A filter that looks ahead (the deinterlacer) gives a picture a step late, with its time.
+                        if incoming.pts == Timestamp.noValue { incoming.pts = incoming.bestEffortTimestamp }
+                        guard let filtered = try filters.filter(incoming) else { continue }
+                        try picture.reference(filtered)
+                        picture.pointer.pointee.best_effort_timestamp = filtered.pts
+                    } else {
+                        try picture.reference(incoming)
+                    }
                     incoming.unref()
                     let arrival = MonotonicClock.nanoseconds()
                     let (time, duration) = paced ? stamp(of: picture, arrival: arrival) : timeline(of: picture)

@@ -31,6 +31,8 @@ public struct Preset: Sendable, Equatable, Encodable {
         /// sliced threads instead of frame threads), for live streams watched as they happen; files grow a
         /// little at the same quality.
         public var latency: Latency = .normal
+        /// Picture filters the capture goes through when this is the session's preset (deinterlace for DV ...).
+        public var filters: [PictureFilterKind] = []
 
         public var size: String { "\(width)x\(height)" }
 

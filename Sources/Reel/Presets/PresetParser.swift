@@ -8,7 +8,7 @@ enum PresetParser {
         try root.rejectUnknownKeys(allowed: ["name", "description", "video", "audio"])
         let video = try root.nested("video")
         try video.rejectUnknownKeys(allowed: ["size", "sizePolicy", "fps", "codec", "speedPreset", "x264Preset", "crf",
-                                              "bitrate", "maxrate", "bufsize", "profile", "keyframeInterval", "bFrames", "latency"])
+                                              "bitrate", "maxrate", "bufsize", "profile", "keyframeInterval", "bFrames", "latency", "filters"])
         let audio = try root.nested("audio")
         try audio.rejectUnknownKeys(allowed: ["sampleRate", "channels", "bitrate"])
 
@@ -48,7 +48,10 @@ enum PresetParser {
         guard Preset.aacSampleRates.contains(sampleRate) else {
             throw audio.fail("sampleRate", "\(sampleRate) Hz is not a rate AAC can carry: use one of \(Preset.aacSampleRates.map(String.init).joined(separator: ", "))")
         }
-        return Preset(
+        let filters: [PictureFilterKind] = try (video.has("filters") ? video.strings("filters") : []).map { name in
+            do { return try PictureFilterKind(parsing: name) } catch let error as ReelError { throw video.fail("filters", error.message) }
+        }
+        var preset = Preset(
             name: try root.string("name"),
             description: try root.optionalString("description") ?? "",
             video: Preset.Video(
@@ -63,6 +66,8 @@ enum PresetParser {
                 sampleRate: sampleRate,
                 channels: channels,
                 bitRate: Int(try audio.byteCount("bitrate", in: 8000...512_000))))
+        preset.video.filters = filters
+        return preset
     }
 
     /// The encoder's speed preset: `speedPreset`, or for H.264 also `x264Preset` (its name before presets

@@ -8,6 +8,10 @@ public struct RecordingConfiguration: Sendable {
     public var additionalVideo: [DeviceSpec] = []
     /// Where each video input goes when there are several (default: `VideoLayout.defaultName`).
     public var layout: VideoLayout? = nil
+    /// Text and pictures drawn on the captured picture (on every output), in order.
+    public var overlays: [Overlay] = []
+    /// Filters each video input goes through as captured, after the preset's own (`Preset.Video.filters`).
+    public var pictureFilters: [PictureFilterKind] = []
     /// The sound source; nil records video only.
     public var audio: DeviceSpec?
     public var preset: Preset

@@ -11,6 +11,10 @@ public struct CaptureInputs: Sendable {
     /// Where each video input goes when there are several (default: `VideoLayout.defaultName`); changed while
     /// running with `CaptureSession.setLayout`.
     public var layout: VideoLayout? = nil
+    /// Text and pictures drawn on the captured picture (every output shows them).
+    public var overlays: [Overlay] = []
+    /// Filters each video input goes through as captured, after the preset's own.
+    public var pictureFilters: [PictureFilterKind] = []
     public var audio: DeviceSpec?
     /// What is captured: the picture size and rate the photos and live views are taken at, and the audio
     /// format (a movie at another preset scales or resamples its own copy).
@@ -48,6 +52,8 @@ public struct CaptureInputs: Sendable {
         configuration.recordsMovie = false
         configuration.additionalVideo = additionalVideo
         configuration.layout = layout
+        configuration.overlays = overlays
+        configuration.pictureFilters = pictureFilters
         configuration.deviceTimeout = deviceTimeout
         configuration.cameraControls = cameraControls
         configuration.restoresCameraControls = restoresCameraControls

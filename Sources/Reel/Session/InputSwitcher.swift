@@ -118,6 +118,6 @@ struct InputSwitcher: Sendable {
             throw ReelError(.deviceNotFound, "\(target) delivered no picture within \(Int(DeviceDeadlines.firstFrame)) s; the recording goes on with \(old)")
         }
         interrupt.setDeadline(secondsFromNow: nil)
-        composition.replaceInput(index, spec: target, source: source, interrupt: interrupt, first: first)
+        try composition.replaceInput(index, spec: target, source: source, interrupt: interrupt, first: first)
     }
 }

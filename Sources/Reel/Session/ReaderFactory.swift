@@ -18,6 +18,10 @@ struct ReaderFactory: @unchecked Sendable {
     let hasVideo: Bool
     /// Whether live sound is metered as it is read (see AudioFrameSink).
     let metersLevels: Bool
+    /// Filters the pictures go through at the source's size (none here when a composition filters each input).
+    var pictureFilters: [PictureFilterKind] = []
+    /// Drawn on every picture at the capture's size (rendition 0).
+    var overlays: [Overlay] = []
 
     /// `held`: the reader hands nothing on until released (a switch's new input).
     func makeReader(_ spec: DeviceSpec, source: FrameSource, interrupt: InterruptFlag, maxDuration: Double?,
@@ -27,9 +31,14 @@ struct ReaderFactory: @unchecked Sendable {
             let sink: FrameSink
             switch stream.mediaType {
             case .video:
+                let filters = try PictureFilterKind.chain(pictureFilters).map { try PictureFilter($0, timeBase: sessionTimeBase) }
+                let capture = renditions.all.first
+                let effects = try overlays.isEmpty ? nil : capture.map {
+                    try PictureEffects(overlays, width: $0.width, height: $0.height, colour: $0.colour.output)
+                }
                 sink = try VideoFrameSink(buffer: buffer, renditions: renditions, waitsForEncoder: !spec.isPaced,
                                           statistics: statistics, maxDuration: maxDuration, pausedTime: pausedTime,
-                                          firstPicture: firstPicture)
+                                          firstPicture: firstPicture, filters: filters, effects: effects)
             default:
                 sink = AudioFrameSink(buffer: buffer, sampleRate: preset.audio.sampleRate, channels: preset.audio.channels,
                                       blockSize: 1024, waitsForEncoder: !spec.isPaced, statistics: statistics,

@@ -120,6 +120,8 @@ struct RecordingPreparation {
                 throw ReelError.runtime("stopped while opening \(spec), before anything was recorded")
             }
         }
+        let pictureFilters = preset.video.filters + configuration.pictureFilters
+        try PictureEffects.checkAvailable(filters: pictureFilters, overlays: configuration.overlays)
         var composition: ComposedVideoSource? = nil
         if let layout, let video = configuration.video {
             // Each video input read by a layer of the composition, which is the session's one video input.
@@ -135,7 +137,8 @@ struct RecordingPreparation {
                 }
             }
             let composed = try ComposedVideoSource(inputs: layers, layout: layout, width: preset.video.width, height: preset.video.height,
-                                                   frameRate: preset.video.fps, deviceTimeout: configuration.deviceTimeout, interrupt: flag)
+                                                   frameRate: preset.video.fps, deviceTimeout: configuration.deviceTimeout,
+                                                   filters: PictureFilterKind.chain(pictureFilters), interrupt: flag)
             opened.append((video, composed, flag))
             composition = composed
             if let audio = configuration.audio { try open(audio, [.audio]) }
@@ -206,8 +209,13 @@ struct RecordingPreparation {
         let buffer = CaptureBuffer(videoFrames: videoSlots,
                                    audioFrames: RecordingPreparation.audioPoolBlocks, streams: mediaTypes)
         // Audio is captured in the main movie's format; a tier in another resamples it.
-        let factory = ReaderFactory(preset: preset, renditions: renditions, buffer: buffer, sessionStart: sessionStart,
+        var factory = ReaderFactory(preset: preset, renditions: renditions, buffer: buffer, sessionStart: sessionStart,
                                     pausedTime: PausedTime(live: allPaced), hasVideo: hasVideo, metersLevels: configuration.needsLevels)
+        factory.pictureFilters = composition == nil ? pictureFilters : []
+        factory.overlays = configuration.overlays
+        if !configuration.overlays.isEmpty, let capture = renditions.all.first {
+            try PictureEffects.check(configuration.overlays, width: capture.width, height: capture.height, colour: capture.colour.output)
+        }
         let readers = try opened.map { input in
             try factory.makeReader(input.spec, source: input.source, interrupt: input.interrupt,
                                    maxDuration: configuration.recordsMovie ? configuration.limits.maxDuration : nil)
