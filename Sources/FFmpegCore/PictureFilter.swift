@@ -51,6 +51,11 @@ public final class PictureFilter {
         let result = library.sinkGetFrame(bufferSink, output.pointer)
         if result == reel_averror_eagain() { return nil }
         try FFmpegError.check(result, "av_buffersink_get_frame(\(description))")
+        // Some filters count time finer than they were given it (a deinterlacer's fields): back to the pictures'.
+        let sinkBase = Rational(library.sinkTimeBase(bufferSink))
+        if sinkBase != timeBase && output.pts != Timestamp.noValue {
+            output.pts = Timestamp(value: output.pts, timeBase: sinkBase).rescaled(to: timeBase).value
+        }
         return output
     }
 

@@ -35,7 +35,8 @@ public struct Overlay: Sendable, Equatable {
     /// The fields a text may hold, and libavfilter drawtext's expansion of each.
     static let fields: [(String, String)] = [
         ("%{localtime}", "%{localtime:%Y-%m-%d %H\\:%M\\:%S}"), ("%{time}", "%{localtime:%H\\:%M\\:%S}"),
-        ("%{timecode}", "%{pts:hms}"), ("%{frame}", "%{frame_num}"),
+        // drawtext's own `pts:hms` puts a space before positive times: hours to seconds, then milliseconds.
+        ("%{timecode}", "%{pts:gmtime:0:%H\\:%M\\:%S}.%{eif:mod(t*1000,1000):d:3}"), ("%{frame}", "%{frame_num}"),
     ]
 
     public init(parsing spec: String) throws {
