@@ -16,7 +16,7 @@ PACKAGES := libavdevice-dev libavformat-dev libavcodec-dev libavfilter-dev libsw
             gstreamer1.0-tools gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-good gstreamer1.0-libav mediainfo chromium \
             firefox-esr mplayer libimage-exiftool-perl libquicktime-dev libxine2-dev libxine2-misc-plugins libxine2-ffmpeg \
             gcc libc6-dev pulseaudio pulseaudio-utils libmicrohttpd-dev chromium-driver python3-selenium \
-            srt-tools nginx-light libnginx-mod-rtmp iproute2 python3-prometheus-client man-db systemd
+            srt-tools nginx-light libnginx-mod-rtmp iproute2 python3-prometheus-client man-db systemd fonts-dejavu-core
 REEL := .build/debug/reel
 
 .PHONY: deps build run test clean release function-order bench bench-quick check-tsan check-leaks fuzz fuzz-quick long-test \

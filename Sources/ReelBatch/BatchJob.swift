@@ -14,6 +14,12 @@ public struct BatchJob: Sendable, Equatable {
     public var output: String
     /// record: the sources (nil = the default device, "none" becomes nil track via `hasVideo`/`hasAudio`).
     public var video: DeviceSpec?
+    /// record: the video inputs after the first (`video` as a list), composed by `layout`.
+    public var additionalVideo: [DeviceSpec] = []
+    public var layout: VideoLayout?
+    /// record and transcode: drawn on every picture, and the filters each picture goes through.
+    public var overlays: [Overlay] = []
+    public var pictureFilters: [PictureFilterKind] = []
     public var audio: DeviceSpec?
     /// transcode, grab and trim: the file to read.
     public var input: String?

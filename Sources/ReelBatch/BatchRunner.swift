@@ -243,6 +243,10 @@ public final class BatchRunner: Sendable {
                                                    preset: job.preset!, limits: job.limits, orientation: job.orientation,
                                                    overwrite: true, firstFrameStill: still)
         }
+        configuration.additionalVideo = job.additionalVideo
+        configuration.layout = job.layout
+        configuration.overlays = job.overlays
+        configuration.pictureFilters = job.pictureFilters
         configuration.fragmentInterval = job.fragmentInterval
         configuration.deviceTimeout = job.deviceTimeout
         configuration.cameraControls = job.cameraControls

@@ -11,14 +11,14 @@ public enum JobFile {
                                        "minFree", "fragmentInterval", "deviceTimeout", "output", "still", "stillQuality",
                                        "orientation", "at", "controls", "tiers", "segmentDuration", "segmentSize",
                                        "keepSegments", "keepFree", "startAt", "control", "live", "alarms", "alarmExit",
-                                       "replayBuffer", "replayBufferSize", "from", "to", "duration", "mode"]
+                                       "replayBuffer", "replayBufferSize", "from", "to", "duration", "mode", "layout", "overlays", "filters"]
     static let allowedByKind: [BatchJob.Kind: Set<String>] = [
         .record: ["name", "type", "video", "audio", "preset", "maxDuration", "maxSize", "minFree", "fragmentInterval",
                   "deviceTimeout", "output", "still", "stillQuality", "orientation", "controls", "tiers",
                   "segmentDuration", "segmentSize", "keepSegments", "keepFree", "startAt", "control", "live", "alarms", "alarmExit",
-                  "replayBuffer", "replayBufferSize"],
+                  "replayBuffer", "replayBufferSize", "layout", "overlays", "filters"],
         .transcode: ["name", "type", "input", "preset", "maxDuration", "maxSize", "minFree", "fragmentInterval", "output",
-                     "still", "stillQuality", "tiers", "segmentDuration", "segmentSize", "keepSegments", "keepFree"],
+                     "still", "stillQuality", "tiers", "segmentDuration", "segmentSize", "keepSegments", "keepFree", "overlays", "filters"],
         .grab: ["name", "type", "input", "at", "output", "stillQuality"],
         .trim: ["name", "type", "input", "output", "from", "to", "duration", "mode"],
         .join: ["name", "type", "inputs", "output"],
@@ -175,9 +175,45 @@ public enum JobFile {
                            at: 0, quality: quality, fragmentInterval: fragmentInterval,
                            deviceTimeout: fields.has("deviceTimeout") ? try fields.number("deviceTimeout", in: RecordingConfiguration.deviceTimeoutRange)
                                                                       : RecordingConfiguration.defaultDeviceTimeout)
+        if fields.has("overlays") {
+            job.overlays = try fields.strings("overlays").map { text in
+                // An image's path is the job file's folder's, as every path in it.
+                var spec = text
+                if text.hasPrefix("image:") && !text.hasPrefix("image:/") { spec = "image:" + resolve(String(text.dropFirst(6)), against: baseFolder) }
+                do { return try Overlay(parsing: spec) } catch let error as ReelError { throw fields.fail("overlays", error.message) }
+            }
+        }
+        if fields.has("filters") {
+            job.pictureFilters = try fields.strings("filters").map { name in
+                do { return try PictureFilterKind(parsing: name) } catch let error as ReelError { throw fields.fail("filters", error.message) }
+            }
+        }
         switch kind {
         case .record:
-            job.video = fields.has("video") ? try source("video") : defaults.video
+            if case .array = fields.object["video"] {
+                // Several video inputs, composed (the first is input 1).
+                let specs = try fields.strings("video").map { text -> DeviceSpec in
+                    do {
+                        var spec = try DeviceSpec(parsing: text)
+                        if spec.kind == .file { spec.target = resolve(spec.target, against: baseFolder) }
+                        return spec
+                    } catch let error as ReelError { throw fields.fail("video", error.description) }
+                }
+                guard (1...VideoLayout.maximumInputs).contains(specs.count) else {
+                    throw fields.fail("video", "a list of 1 to \(VideoLayout.maximumInputs) video inputs, this one has \(specs.count)")
+                }
+                job.video = specs[0]
+                job.additionalVideo = Array(specs.dropFirst())
+            } else {
+                job.video = fields.has("video") ? try source("video") : defaults.video
+            }
+            if fields.has("layout") {
+                let name = try fields.string("layout")
+                do {
+                    job.layout = try VideoLayout.named(name.hasSuffix(".json") ? resolve(name, against: baseFolder) : name,
+                                                       inputs: 1 + job.additionalVideo.count)
+                } catch let error as ReelError { throw fields.fail("layout", error.message) }
+            }
             job.audio = fields.has("audio") ? try source("audio") : defaults.audio
             if job.video == nil && job.audio == nil { throw fields.fail("video", "a record job needs a video or an audio source") }
             if fields.has("controls") {

@@ -43,4 +43,28 @@ import Testing
         let problems = try CleanDecode.problems(in: output)
         #expect(problems.isEmpty, "\(problems)")
     }
+
+    /// A record job with a list of video inputs, a layout, an overlay and a filter, as `reel batch` runs it.
+    @Test func aJobComposesItsVideoList() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let preset = #"{"name": "small", "video": {"size": "256x128", "fps": 30, "codec": "h264", "speedPreset": "ultrafast", "crf": 23, "profile": "high", "keyframeInterval": 30}, "audio": {"sampleRate": 48000, "channels": 2, "bitrate": "96k"}}"#
+        try preset.write(toFile: "\(folder)/small.json", atomically: true, encoding: .utf8)
+        let jobs = """
+            {"jobs": [{"name": "sides", "type": "record", "output": "sides.mov", "preset": "small.json", "maxDuration": 1,
+                       "video": ["\(Self.numbered)", "lavfi:\(TestInputs.numberedPictures(rate: "30", offset: 100))?realtime=0"],
+                       "audio": "none", "layout": "side-by-side", "overlays": ["text:%{frame}?at=bottom-right&size=0.1"], "filters": ["denoise"]}]}
+            """
+        try jobs.write(toFile: "\(folder)/jobs.json", atomically: true, encoding: .utf8)
+        let run = try Processes.reel(["batch", "\(folder)/jobs.json", "--quiet"])
+        #expect(run.status == 0, "\(run.standardOutput) \(run.standardError)")
+        let pictures = try ComposedPictures("\(folder)/sides.mov")
+        #expect(pictures.frames.count == 30)
+        #expect(pictures.frames.indices.map { pictures.number($0, x: 0, y: 0, side: 128) } == Array(0..<30))
+        #expect(pictures.frames.indices.map { pictures.number($0, x: 128, y: 0, side: 128) } == Array(100..<130))
+        let broken = jobs.replacingOccurrences(of: "\"layout\": \"side-by-side\"", with: "\"layout\": \"only:3\"")
+        try broken.write(toFile: "\(folder)/broken.json", atomically: true, encoding: .utf8)
+        let refused = try Processes.reel(["batch", "\(folder)/broken.json", "--check"])
+        #expect(refused.status == 2 && refused.standardError.contains("layout"), "\(refused.standardError)")
+    }
 }
