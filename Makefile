@@ -10,7 +10,7 @@ SWIFT ?= swift
 # a C compiler for the write-log shim and those probes, libmicrohttpd for reel serve, chromium-driver with
 # python3-selenium to test its page in a real browser, and the servers live pushes are tested against:
 # srt-live-transmit (srt-tools), nginx with its RTMP module, iproute2 for a network namespace with small TCP buffers;
-# man-db and systemd's systemd-analyze to check what make install writes.
+# man-db and systemd's systemd-analyze to check what make install writes; fonts-dejavu-core for the overlays' default font.
 PACKAGES := libavdevice-dev libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev \
             libavutil-dev pkg-config ffmpeg xvfb x11-xserver-utils python3 \
             gstreamer1.0-tools gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-good gstreamer1.0-libav mediainfo chromium \
