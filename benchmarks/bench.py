@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 
+import composition
 import control
 import editing
 import hls
@@ -439,6 +440,8 @@ def targets(report):
             checks.append((f"{row['job']}: wall ≤ 0.95 × ffmpeg's one command", row["wallRatio"] <= 0.95, f"{row['wallRatio']:.3f}"))
             checks.append((f"{row['job']}: peak RSS ≤ ffmpeg", row["reel"]["rss"]["median"] <= row["ffmpeg"]["rss"]["median"],
                            f"{row['reel']['rss']['median']:.0f} vs {row['ffmpeg']['rss']['median']:.0f} MB"))
+        elif kind == "composition:":
+            checks.append((f"{row['job']}: CPU ≤ 0.9 × ffmpeg's overlay graph", row["cpuRatio"] <= 0.9, f"{row['cpuRatio']:.3f}"))
         elif kind == "shared:":
             checks.append((f"{row['job']}: wall ≤ ffmpeg's tee", row["wallRatio"] <= 1.0, f"{row['wallRatio']:.3f}"))
             for key in ("wall", "cpu"):
@@ -618,6 +621,7 @@ def main():
         comparisons.extend(hls.run(sys.modules[__name__], work, quick, runs))
         comparisons.extend(push.run(sys.modules[__name__], work, quick, runs))
         comparisons.extend(editing.run(sys.modules[__name__], work, quick, runs))
+        comparisons.extend(composition.run(sys.modules[__name__], work, quick, runs))
         if not quick:
             comparisons.append(segments("352x288", 60, 5, work, runs))
         comparisons.extend(camera(3 if quick else 30, work))

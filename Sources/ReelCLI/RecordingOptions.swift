@@ -7,7 +7,7 @@ import Reel
 struct RecordingOptions {
     static let valueOptions: Set<String> = ["--video", "--audio", "--preset", "--size", "--fps", "--max-duration",
                                             "--max-size", "--min-free", "--fragment-interval", "--device-timeout",
-                                            "--orientation", "--still", "--still-quality", "--camera-control", "--tier", "--layout", "--overlay", "--filter"]
+                                            "--orientation", "--still", "--still-quality", "--camera-control", "--tier", "--layout", "--overlay", "--filter", "--audio-tracks"]
     static let flagOptions: Set<String> = ["--overwrite", "--json", "--quiet", "--restore-controls"]
     /// Segmenting, for record and transcode (a tap-or-hold capture is one movie).
     static let segmentOptions: Set<String> = ["--segment-duration", "--segment-size", "--keep-segments", "--keep-free"]
@@ -77,7 +77,11 @@ struct RecordingOptions {
                                  colour=C, box=0, e.g. 'text:Lab 2 %{localtime}?at=top-left&size=0.04'
           --filter NAME          deinterlace (bwdif), stabilize (deshake) or denoise (hqdn3d) each video input
                                  as it is captured (repeatable, in order)
-          --audio SPEC|none      sound source (default: ALSA default capture device, else lavfi:sine)
+          --audio SPEC|none      sound source (default: ALSA default capture device, else lavfi:sine). Repeat it
+                                 to mix several (up to \(RecordingConfiguration.maximumAudioInputs)) into the one track, sample-aligned, each with
+                                 its own clock drift correction and ?gain=-6dB; a peak limiter keeps the sum
+                                 under full scale (-0.1 dBFS) and leaves a mix that does not clip untouched
+          --audio-tracks mix     how several --audio inputs are recorded (mix: one track; the only way yet)
           --preset NAME|FILE     quality tier (default 720p): \(PresetLibrary.builtInNames.joined(separator: ", ")), or a .json file
           --size WxH             override the preset's picture size (even numbers)
           --fps N                override the preset's frame rate
@@ -145,13 +149,15 @@ struct RecordingOptions {
         }
         let videos = arguments.allValues("--video")
         let video = needsSources ? try RecordingOptions.source(videos.first, default: DeviceDiscovery.defaultVideo) : nil
-        let audio = needsSources ? try RecordingOptions.source(arguments.value("--audio"), default: DeviceDiscovery.defaultAudio) : nil
+        let audios = arguments.allValues("--audio")
+        let audio = needsSources ? try RecordingOptions.source(audios.first, default: DeviceDiscovery.defaultAudio) : nil
         configuration = RecordingConfiguration(
             outputPath: outputPath, video: video, audio: audio, preset: preset, limits: limits,
             orientation: orientation, overwrite: arguments.has("--overwrite"), firstFrameStill: still,
             fragmentInterval: fragmentInterval)
         if needsSources { (configuration.additionalVideo, configuration.layout) = try RecordingOptions.composition(arguments) }
         (configuration.overlays, configuration.pictureFilters) = try RecordingOptions.effects(arguments)
+        if needsSources { configuration.additionalAudio = try RecordingOptions.mix(arguments) }
         configuration.tiers = try RecordingOptions.tiers(arguments)
         configuration.segmentation = try RecordingOptions.segmentation(arguments, limits: &configuration.limits)
         (configuration.live, configuration.livePushes) = try RecordingOptions.live(arguments)
@@ -211,6 +217,21 @@ struct RecordingOptions {
         } catch let error as ReelError {
             throw UsageError("--layout: \(error.message)")
         }
+    }
+
+    /// `--audio SPEC` given more than once: the inputs after the first, mixed with it (`--audio-tracks mix`).
+    static func mix(_ arguments: ParsedArguments) throws -> [DeviceSpec] {
+        let audios = arguments.allValues("--audio")
+        if let tracks = arguments.value("--audio-tracks"), tracks != "mix" {
+            throw UsageError("--audio-tracks '\(tracks)': this version mixes several --audio inputs into one track (mix); separate tracks are not built yet")
+        }
+        if audios.count > 1, audios.contains("none") {
+            throw UsageError("--audio none leaves the sound out: it cannot be one of several --audio inputs")
+        }
+        guard audios.count <= RecordingConfiguration.maximumAudioInputs else {
+            throw UsageError("\(audios.count) --audio inputs: at most \(RecordingConfiguration.maximumAudioInputs) are mixed")
+        }
+        return try audios.dropFirst().map { try DeviceSpec(parsing: $0) }
     }
 
     /// `--overlay SPEC` and `--filter NAME`, each repeatable, in order.

@@ -63,4 +63,22 @@ import Testing
         let middle = (frame(at: aloneAt + 0.3)..<frames).map { pictures.number($0, x: 64, y: 0, side: 128) }
         #expect(!middle.isEmpty && middle.allSatisfy { $0 >= 150 }, "\(middle)")
     }
+
+    /// Two live sound inputs (paced sources, each stamped on its own arrival) mixed on the session clock: every
+    /// sample of the movie's length, both tones whole (a block lost or misplaced would leave a residual).
+    @Test func twoLiveSoundInputsAreMixed() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let output = "\(folder)/live-mix.mov"
+        let run = try Processes.reel(["record", output, "--video", "lavfi:testsrc2", "--audio", "lavfi:aevalsrc=0.125*sin(2*PI*440*t):sample_rate=48000",
+                                      "--audio", "lavfi:aevalsrc=0.125*sin(2*PI*1000*t):sample_rate=48000?gain=-6dB", "--preset", "352x288",
+                                      "--max-duration", "3", "--json", "--quiet"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let json = try TestInputs.json(run.standardOutput)
+        #expect(json["audioSamples"] as? Int == 144_000 && json["droppedFrames"] as? Int == 0, "\(json)")
+        let samples = Array(try TestInputs.monoSamples(output, sampleRate: 48_000)[4_800..<139_200])
+        let fit = ToneFit(samples, sampleRate: 48_000, frequencies: [440, 1000])
+        #expect(abs(fit.amplitudes[0] - 0.125) < 0.005 && abs(fit.amplitudes[1] - 0.0625) < 0.004, "\(fit.amplitudes)")
+        #expect(fit.residual < 0.004, "residual \(fit.residual)")
+    }
 }

@@ -35,11 +35,17 @@ final class AudioFrameSink: FrameSink {
     private var meter: LevelMeter?
     /// The newest update not yet handed on with a block.
     private var pendingLevels: AudioLevels?
+    /// One of several inputs mixed: blocks go to the mix, not to the buffer.
+    private let mixLane: AudioMixer.Lane?
+    private let mixBlock = Frame()
+    var endsStream: Bool { mixLane == nil }
 
     init(buffer: CaptureBuffer, sampleRate: Int, channels: Int, blockSize: Int, waitsForEncoder: Bool,
          statistics: ReaderStatistics, maxDuration: Double? = nil, compensatesClockDrift: Bool = false,
-         pausedTime: PausedTime? = nil, limitFrom: FirstPictureTime? = nil, metersLevels: Bool = false) {
+         pausedTime: PausedTime? = nil, limitFrom: FirstPictureTime? = nil, metersLevels: Bool = false,
+         mixLane: AudioMixer.Lane? = nil) {
         self.buffer = buffer
+        self.mixLane = mixLane
         self.metersLevels = metersLevels
         self.limitFrom = limitFrom
         self.pausedTime = pausedTime
@@ -123,9 +129,11 @@ final class AudioFrameSink: FrameSink {
     private static let placementToleranceDivisor: Int64 = 50
 
     func finish() throws {
-        guard firstSample != nil else { return }
-        try resampler.convert(nil, into: fifo)
-        try queueBlocks(includingPartial: true)
+        if firstSample != nil {
+            try resampler.convert(nil, into: fifo)
+            try queueBlocks(includingPartial: true)
+        }
+        if let mixLane { try mixLane.mixer.finish(lane: mixLane.index, statistics: statistics) }
     }
 
     private func queueBlocks(includingPartial: Bool) throws {
@@ -133,6 +141,14 @@ final class AudioFrameSink: FrameSink {
             let count = min(blockSize, fifo.count)
             let time = Timestamp(value: firstSample! + samplesQueued, timeBase: Rational(1, Int32(sampleRate)))
             samplesQueued += Int64(count)
+            if let mixLane {
+                if !mixBlock.hasBuffers || mixBlock.sampleCount < blockSize {
+                    try mixBlock.allocateAudio(sampleCount: blockSize, format: .floatPlanar, channels: fifo.channels, sampleRate: sampleRate)
+                }
+                try fifo.read(into: mixBlock, sampleCount: count)
+                try mixLane.mixer.add(lane: mixLane.index, mixBlock, count: count, at: time.value, statistics: statistics)
+                continue
+            }
             let slot: CaptureSlot
             switch buffer.takeFreeSlot(.audio, wait: waitsForEncoder) {
             case .slot(let free): slot = free

@@ -9,6 +9,13 @@ protocol FrameSink: AnyObject {
     func finish() throws
     /// True once the sink wants nothing more (its frames are past the duration limit): the reader stops.
     var isSatisfied: Bool { get }
+    /// Whether the reader's end ends the sink's stream in the capture buffer (not for one input of a mix,
+    /// whose stream ends with the last of them).
+    var endsStream: Bool { get }
+}
+
+extension FrameSink {
+    var endsStream: Bool { true }
 }
 
 /// The part of the duration limit a video reader can apply: pictures more than a second past the limit

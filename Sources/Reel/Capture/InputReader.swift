@@ -193,7 +193,7 @@ final class InputReader: @unchecked Sendable {
         progress.withLockNotifying { $0.ending = finalEnding }
         // A held reader (a switch that never took over) has no streams to end either.
         guard publishing.load(ordering: .acquiring) else { return }
-        for route in routes { buffer.endStream(route.sink.mediaType) }
+        for route in routes where route.sink.endsStream { buffer.endStream(route.sink.mediaType) }
     }
 
     /// Device timestamps rebased to the session: the input's first frame maps to the moment it arrived

@@ -51,9 +51,26 @@ public struct DeviceSpec: Sendable, Equatable, CustomStringConvertible {
         if option("realtime") != nil && kind != .lavfi {
             throw ReelError.invalidInput("device '\(text)': realtime applies to lavfi sources only")
         }
+        if let gain = option("gain"), DeviceSpec.decibels(gain) == nil {
+            throw ReelError.invalidInput("device '\(text)': gain=\(gain): use decibels from \(Int(DeviceSpec.gainRange.lowerBound)) to +\(Int(DeviceSpec.gainRange.upperBound)), e.g. gain=-6dB")
+        }
     }
 
     public func option(_ key: String) -> String? { options.last(where: { $0.key == key })?.value }
+
+    /// Options that are Reel's own, not FFmpeg's: `realtime` (lavfi pacing) and `gain` (a sound input's level
+    /// in a mix).
+    static let ownOptions: Set<String> = ["realtime", "gain"]
+
+    /// A sound input's gain in a mix (`gain=-6dB`), in decibels.
+    public var gainDecibels: Double? { option("gain").flatMap(DeviceSpec.decibels) }
+    static let gainRange = -60.0...20.0
+
+    static func decibels(_ text: String) -> Double? {
+        let number = text.lowercased().hasSuffix("db") ? String(text.dropLast(2)) : text
+        guard let value = Double(number), DeviceSpec.gainRange.contains(value) else { return nil }
+        return value
+    }
 
     /// Whether frames arrive at the pace of a clock (cameras, microphones, screens, paced lavfi) rather than
     /// as fast as they are read (files, lavfi with realtime=0). Paced inputs drop frames when the encoder

@@ -22,7 +22,7 @@ struct InputRecipe: Equatable {
 
     static func make(for spec: DeviceSpec, role: Role, preset: Preset,
                      cameraModes: (String) -> [VideoMode] = DeviceDiscovery.modes(of:)) -> InputRecipe {
-        var options = spec.options.filter { $0.key != "realtime" }.map { (key: $0.key, value: $0.value) }
+        var options = spec.options.filter { !DeviceSpec.ownOptions.contains($0.key) }.map { (key: $0.key, value: $0.value) }
         func setDefault(_ key: String, _ value: String) {
             if !options.contains(where: { $0.key == key }) { options.append((key, value)) }
         }

@@ -14,6 +14,10 @@ public struct RecordingConfiguration: Sendable {
     public var pictureFilters: [PictureFilterKind] = []
     /// The sound source; nil records video only.
     public var audio: DeviceSpec?
+    /// More sound sources, mixed with `audio` into its one track (each at its spec's `gain`, see AudioMix).
+    public var additionalAudio: [DeviceSpec] = []
+    /// The most sound inputs one session mixes.
+    public static let maximumAudioInputs = 8
     public var preset: Preset
     public var limits: RecordingLimits
     public var orientation: Orientation

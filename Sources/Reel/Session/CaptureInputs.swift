@@ -16,6 +16,8 @@ public struct CaptureInputs: Sendable {
     /// Filters each video input goes through as captured, after the preset's own.
     public var pictureFilters: [PictureFilterKind] = []
     public var audio: DeviceSpec?
+    /// More sound sources, mixed with `audio` into one track (each at its spec's `gain=-6dB`).
+    public var additionalAudio: [DeviceSpec] = []
     /// What is captured: the picture size and rate the photos and live views are taken at, and the audio
     /// format (a movie at another preset scales or resamples its own copy).
     public var preset: Preset
@@ -53,6 +55,7 @@ public struct CaptureInputs: Sendable {
         configuration.additionalVideo = additionalVideo
         configuration.layout = layout
         configuration.overlays = overlays
+        configuration.additionalAudio = additionalAudio
         configuration.pictureFilters = pictureFilters
         configuration.deviceTimeout = deviceTimeout
         configuration.cameraControls = cameraControls

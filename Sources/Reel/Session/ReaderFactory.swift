@@ -24,8 +24,9 @@ struct ReaderFactory: @unchecked Sendable {
     var overlays: [Overlay] = []
 
     /// `held`: the reader hands nothing on until released (a switch's new input).
+    /// `mixLane`: the input is one of several sound inputs mixed (its blocks go to the mix).
     func makeReader(_ spec: DeviceSpec, source: FrameSource, interrupt: InterruptFlag, maxDuration: Double?,
-                    held: Bool = false) throws -> InputReader {
+                    held: Bool = false, mixLane: AudioMixer.Lane? = nil) throws -> InputReader {
         let statistics = ReaderStatistics()
         let routes = try source.streams.map { stream -> InputReader.Route in
             let sink: FrameSink
@@ -44,7 +45,7 @@ struct ReaderFactory: @unchecked Sendable {
                                       blockSize: 1024, waitsForEncoder: !spec.isPaced, statistics: statistics,
                                       maxDuration: maxDuration, compensatesClockDrift: spec.isPaced && spec.isDevice,
                                       pausedTime: pausedTime, limitFrom: spec.isPaced && hasVideo ? firstPicture : nil,
-                                      metersLevels: metersLevels && spec.kind != .file)
+                                      metersLevels: metersLevels && spec.kind != .file && mixLane == nil, mixLane: mixLane)
             }
             return InputReader.Route(stream: stream, sink: sink)
         }

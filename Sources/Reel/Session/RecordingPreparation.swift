@@ -93,7 +93,15 @@ struct RecordingPreparation {
         }
         let layout = try composes ? configuration.layout ?? VideoLayout.builtIn(VideoLayout.defaultName, inputs: videoInputs.count) : nil
         try layout?.check(inputs: videoInputs.count)
-        let sources = videoInputs + [configuration.audio].compactMap { $0 }
+        let audioInputs = [configuration.audio].compactMap { $0 } + configuration.additionalAudio
+        if !configuration.additionalAudio.isEmpty {
+            guard configuration.audio != nil else { throw ReelError.invalidInput("more sound inputs need a first one") }
+            guard audioInputs.count <= AudioMixer.maximumInputs else {
+                throw ReelError.invalidInput("\(audioInputs.count) sound inputs: a session mixes at most \(AudioMixer.maximumInputs)")
+            }
+            if configuration.takesTracksFromInput { throw ReelError.invalidInput("a transcode takes one input: mix files with reel record --audio FILE --audio FILE") }
+        }
+        let sources = videoInputs + audioInputs
         let allPaced = sources.allSatisfy(\.isPaced)
         let nonePaced = sources.allSatisfy { !$0.isPaced }
         guard allPaced || nonePaced else {
@@ -141,13 +149,14 @@ struct RecordingPreparation {
                                                    filters: PictureFilterKind.chain(pictureFilters), interrupt: flag)
             opened.append((video, composed, flag))
             composition = composed
-            if let audio = configuration.audio { try open(audio, [.audio]) }
-        } else if let video = configuration.video, let audio = configuration.audio, video == audio, video.kind == .file {
+            for audio in audioInputs { try open(audio, [.audio]) }
+        } else if let video = configuration.video, let audio = configuration.audio, video == audio, video.kind == .file,
+                  configuration.additionalAudio.isEmpty {
             // One file for both tracks (a transcode): one reader demuxes it once and routes both streams.
             try open(video, [.video, .audio], missingRolesAllowed: configuration.takesTracksFromInput)
         } else {
             if let video = configuration.video { try open(video, [.video]) }
-            if let audio = configuration.audio { try open(audio, [.audio]) }
+            for audio in audioInputs { try open(audio, [.audio]) }
         }
         // Open: from here a stop is the engine's to carry out (it waits for the first picture).
         for input in opened { input.interrupt.stopFollowing() }
@@ -216,9 +225,20 @@ struct RecordingPreparation {
         if !configuration.overlays.isEmpty, let capture = renditions.all.first {
             try PictureEffects.check(configuration.overlays, width: capture.width, height: capture.height, colour: capture.colour.output)
         }
-        let readers = try opened.map { input in
-            try factory.makeReader(input.spec, source: input.source, interrupt: input.interrupt,
-                                   maxDuration: configuration.recordsMovie ? configuration.limits.maxDuration : nil)
+        // Several sound inputs: each reader's blocks go to its lane of one mix, which feeds the audio stream.
+        let mixer = audioInputs.count < 2 ? nil : AudioMixer(
+            gains: audioInputs.map { $0.gainDecibels ?? 0 }, sampleRate: preset.audio.sampleRate, channels: preset.audio.channels,
+            blockSize: 1024, paced: allPaced, metersLevels: configuration.needsLevels && audioInputs.allSatisfy { $0.kind != .file },
+            buffer: buffer)
+        var lanes = 0
+        let readers = try opened.map { input -> InputReader in
+            var lane: AudioMixer.Lane? = nil
+            if let mixer, input.source.stream(of: .audio) != nil {
+                lane = mixer.lane(lanes)
+                lanes += 1
+            }
+            return try factory.makeReader(input.spec, source: input.source, interrupt: input.interrupt,
+                                          maxDuration: configuration.recordsMovie ? configuration.limits.maxDuration : nil, mixLane: lane)
         }
         session = SessionEngine.Setup(
             deviceTimeout: configuration.deviceTimeout,

@@ -1,0 +1,67 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// Several `--audio` inputs mixed into one track: two tones at their gains, sample-aligned (fitted as two
+/// tones, nothing left over but the codec's error), the sum of two loud ones kept under full scale, and
+/// mistakes one line with nothing written.
+@Suite struct MixCommandTests {
+    static func tone(_ frequency: Int, _ amplitude: Double = 0.125, options: String = "") -> String {
+        "lavfi:aevalsrc=\(amplitude)*sin(2*PI*\(frequency)*t):sample_rate=48000?realtime=0" + options
+    }
+
+    @Test func twoTonesAreMixedAtTheirGains() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let output = "\(folder)/mix.mov"
+        let run = try Processes.reel(["record", output, "--video", "lavfi:testsrc2?realtime=0", "--audio", Self.tone(440),
+                                      "--audio", Self.tone(1000, options: "&gain=-6dB"), "--preset", "352x288", "--max-duration", "2", "--json"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let json = try TestInputs.json(run.standardOutput)
+        #expect(json["audioSamples"] as? Int == 96_000, "\(json)")
+        #expect(try SegmentInspection.playedAudioSamples(output) == 96_000)
+        // Away from the AAC encoder's first and last frames.
+        let samples = Array(try TestInputs.monoSamples(output, sampleRate: 48_000)[4_800..<91_200])
+        let fit = ToneFit(samples, sampleRate: 48_000, frequencies: [440, 1000])
+        #expect(abs(fit.amplitudes[0] - 0.125) < 0.004 && abs(fit.amplitudes[1] - 0.0625) < 0.003, "\(fit.amplitudes)")
+        #expect(fit.residual < 0.003, "residual \(fit.residual)")
+        for reader in [try IndependentReaders.gstreamer(output), try IndependentReaders.mediainfo(output)] {
+            #expect(abs(reader.duration - 2) < 0.05, "\(reader)")
+        }
+    }
+
+    /// Two tones at 0.9 each would reach 1.8 (mono sources, upmixed to the preset's two channels 3 dB down:
+    /// 1.27): the limiter keeps the sum under full scale, and the tones are still both there, in proportion.
+    @Test func aLoudSumIsKeptUnderFullScale() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let output = "\(folder)/loud.mov"
+        let run = try Processes.reel(["record", output, "--video", "none", "--audio", Self.tone(440, 0.9), "--audio", Self.tone(660, 0.9),
+                                      "--preset", "352x288", "--max-duration", "2"])
+        #expect(run.status == 0, "\(run.standardError)")
+        // The channels as stored (a mono downmix would add them).
+        let raw = "\(folder)/loud.f32"
+        try TestInputs.ffmpeg(["-i", output, "-f", "f32le", raw])
+        let stereo = try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let peak = stereo.map { abs($0) }.max() ?? 0
+        #expect(peak < 1.0 && peak > 0.9, "peak \(peak)")
+        let samples = Array(try TestInputs.monoSamples(output, sampleRate: 48_000)[4_800..<91_200])
+        let fit = ToneFit(samples, sampleRate: 48_000, frequencies: [440, 660])
+        #expect(abs(fit.amplitudes[0] / fit.amplitudes[1] - 1) < 0.05, "\(fit.amplitudes)")
+    }
+
+    @Test(arguments: [
+        (["--audio", "none", "--audio", "lavfi:sine?realtime=0"], "--audio none leaves the sound out"),
+        (["--audio", "lavfi:sine?realtime=0", "--audio", "lavfi:sine?realtime=0", "--audio-tracks", "separate"], "separate tracks are not built yet"),
+        (["--audio", "lavfi:sine?realtime=0&gain=loud"], "gain=loud: use decibels from -60 to +20"),
+        (["--audio", "lavfi:sine?realtime=0", "--audio", "lavfi:sine"], "cannot mix a live source with an unpaced one"),
+    ])
+    func mistakesAreOneLine(_ example: ([String], String)) throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let run = try Processes.reel(["record", "\(folder)/out.mov", "--video", "lavfi:testsrc2?realtime=0", "--max-duration", "1"] + example.0)
+        #expect(run.status == 2 && run.standardError.contains(example.1) && run.standardError.split(separator: "\n").count == 1,
+                "\(run.status) \(run.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+}
