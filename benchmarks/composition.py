@@ -1,27 +1,74 @@
-"""Composition benchmarks (issue 29), run by bench.py: a 1080p30 screen with a 640x360 camera as a
-picture-in-picture window (Reel's `pip` layout: a quarter of the width, 2.5 % in from the bottom right corner)
-encoded at the 1080p preset, against ffmpeg's filter graph doing the same (`scale` the camera to the window,
-`overlay` it). Both read unpaced lavfi sources (ffmpeg runs as fast as it can, so must Reel) and write video only.
-Target: Reel's CPU ≤ 0.9 × ffmpeg's. The live rows (0 dropped with paced sources), side-by-side, the audio mix and
-the layout switch's gap are not built yet.
+"""Composition benchmarks (issue 29), run by bench.py, Reel against the ffmpeg filter graph doing the same work;
+every source is unpaced lavfi (ffmpeg runs as fast as it can, so must Reel):
+- pip: a 1080p30 screen with a 640x360 camera as a picture-in-picture window (Reel's `pip` layout: a quarter of
+  the width, 2.5 % in from the bottom right) encoded at the 1080p preset, against `scale` + `overlay`, video only.
+  Target: Reel's CPU ≤ 0.9 × ffmpeg's.
+- side by side: two 1280x720 inputs fitted into the halves of a 720p picture, against `scale` + `pad` + `hstack`.
+- mix: two tones mixed into one AAC track (one at -6 dB) beside a 352x288 picture, against `amix` (normalize=0,
+  the second input's `volume` first).
+- filters: deinterlace (bwdif), stabilize (deshake) and denoise (hqdn3d) on a 720p recording, each against
+  ffmpeg running the same filter before the same encode: what each costs is the row's CPU against the 720p
+  record row's.
+Not built yet: the live rows (0 dropped with paced sources) and the layout switch's gap.
 """
 import os
 
 
 def run(bench, cwd, quick, runs):
-    name, seconds = "1080p", 3 if quick else 10
-    p = bench.preset(name)
+    rows = []
+    seconds = 3 if quick else 10
+    # pip at 1080p
+    p = bench.preset("1080p")
     width, height = bench.size_of(p)
     fps = p["video"]["fps"]
-    screen = f"testsrc2=size={width}x{height}:rate={fps}"
-    camera = f"testsrc2=size=640x360:rate={fps}"
-    window_width, window_height = width // 4, height // 4
+    screen, camera = f"testsrc2=size={width}x{height}:rate={fps}", f"testsrc2=size=640x360:rate={fps}"
     x, y = int(round(0.725 * width)) & ~1, int(round(0.725 * height)) & ~1
-    reel = [bench.REEL, "record", os.path.join(cwd, "pip.reel.mov"), "--video", f"lavfi:{screen}?realtime=0",
-            "--video", f"lavfi:{camera}?realtime=0", "--audio", "none", "--preset", name, "--max-duration", str(seconds),
+    reel = reel_record(bench, cwd, "pip", "1080p", seconds, ["--video", f"lavfi:{screen}?realtime=0", "--video", f"lavfi:{camera}?realtime=0",
+                                                               "--audio", "none"])
+    graph = f"[1:v]scale={width // 4}:{height // 4}:flags=bicubic[window];[0:v][window]overlay={x}:{y},format=yuv420p"
+    ffmpeg = ffmpeg_record(bench, cwd, "pip", p, seconds, ["-f", "lavfi", "-i", screen, "-f", "lavfi", "-i", camera], graph, audio=False)
+    rows.append(bench.compare(f"composition: pip {seconds} s 1080p30 + 640x360 to 1080p", reel, ffmpeg, cwd, runs,
+                              notes="Reel's pip layout against ffmpeg's scale + overlay graph, video only"))
+    # side by side at 720p
+    p = bench.preset("720p")
+    width, height = bench.size_of(p)
+    source = f"testsrc2=size=1280x720:rate={p['video']['fps']}"
+    reel = reel_record(bench, cwd, "sides", "720p", seconds, ["--video", f"lavfi:{source}?realtime=0", "--video", f"lavfi:{source}?realtime=0",
+                                                               "--layout", "side-by-side", "--audio", "none"])
+    half = f"scale={width // 2}:-2:flags=bicubic,pad={width // 2}:{height}:0:(oh-ih)/2"
+    graph = f"[0:v]{half}[left];[1:v]{half}[right];[left][right]hstack,format=yuv420p"
+    ffmpeg = ffmpeg_record(bench, cwd, "sides", p, seconds, ["-f", "lavfi", "-i", source, "-f", "lavfi", "-i", source], graph, audio=False)
+    rows.append(bench.compare(f"composition: side by side {seconds} s two 720p to 720p", reel, ffmpeg, cwd, runs,
+                              notes="Reel's side-by-side layout against scale + pad + hstack, video only"))
+    # two sound inputs mixed
+    p = bench.preset("352x288")
+    picture = f"testsrc2=size=352x288:rate={p['video']['fps']}"
+    tones = ["aevalsrc=0.125*sin(2*PI*440*t):sample_rate=48000", "aevalsrc=0.125*sin(2*PI*1000*t):sample_rate=48000"]
+    reel = reel_record(bench, cwd, "mix", "352x288", seconds, ["--video", f"lavfi:{picture}?realtime=0", "--audio", f"lavfi:{tones[0]}?realtime=0",
+                                                                "--audio", f"lavfi:{tones[1]}?realtime=0&gain=-6dB"])
+    graph = "[2:a]volume=-6dB[quiet];[1:a][quiet]amix=inputs=2:normalize=0"
+    ffmpeg = ffmpeg_record(bench, cwd, "mix", p, seconds, ["-f", "lavfi", "-i", picture, "-f", "lavfi", "-i", tones[0], "-f", "lavfi", "-i", tones[1]],
+                           graph, audio=True)
+    rows.append(bench.compare(f"mix: two sound inputs {seconds} s beside 352x288", reel, ffmpeg, cwd, runs,
+                              notes="Reel's mix (one at -6 dB, the limiter) against volume + amix"))
+    # picture filters at 720p
+    p = bench.preset("720p")
+    source = f"testsrc2=size=1280x720:rate={p['video']['fps']}"
+    for name, chain in [("deinterlace", "bwdif=mode=send_frame:parity=auto:deint=all"), ("stabilize", "deshake=edge=mirror"), ("denoise", "hqdn3d")]:
+        reel = reel_record(bench, cwd, name, "720p", seconds, ["--video", f"lavfi:{source}?realtime=0", "--audio", "none", "--filter", name])
+        ffmpeg = ffmpeg_record(bench, cwd, name, p, seconds, ["-f", "lavfi", "-i", source], f"[0:v]{chain},format=yuv420p", audio=False)
+        rows.append(bench.compare(f"filter: {name} {seconds} s 720p", reel, ffmpeg, cwd, runs, notes=f"--filter {name} against -vf {chain}"))
+    return rows
+
+
+def reel_record(bench, cwd, name, preset, seconds, inputs):
+    return [bench.REEL, "record", os.path.join(cwd, f"{name}.reel.mov"), *inputs, "--preset", preset, "--max-duration", str(seconds),
             "--overwrite", "--json", "--quiet", "--min-free", "0"] + bench.SAME_WORK
-    graph = f"[1:v]scale={window_width}:{window_height}:flags=bicubic[window];[0:v][window]overlay={x}:{y},format=yuv420p"
-    ffmpeg = [bench.FFMPEG, "-v", "error", "-y", "-f", "lavfi", "-i", screen, "-f", "lavfi", "-i", camera, "-t", str(seconds),
-              "-filter_complex", graph] + bench.ffmpeg_encoding(p) + ["-an", "-f", "mov", os.path.join(cwd, "pip.ffmpeg.mov")]
-    return [bench.compare(f"composition: pip {seconds} s 1080p30 + 640x360 to {name}", reel, ffmpeg, cwd, runs,
-                          notes="Reel's pip layout against ffmpeg's scale + overlay graph, video only")]
+
+
+def ffmpeg_record(bench, cwd, name, p, seconds, inputs, graph, audio):
+    encoding = bench.ffmpeg_encoding(p)
+    if not audio:
+        encoding = encoding[:encoding.index("-c:a")] + ["-an"]
+    return [bench.FFMPEG, "-v", "error", "-y", *inputs, "-t", str(seconds), "-filter_complex", graph, *encoding,
+            "-f", "mov", os.path.join(cwd, f"{name}.ffmpeg.mov")]

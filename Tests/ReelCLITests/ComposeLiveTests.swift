@@ -14,6 +14,16 @@ import Testing
         return (try? TestInputs.json(status.standardOutput))?["timeline"] as? Double ?? 0
     }
 
+    /// Waits until the recording's timeline passes `seconds` (false when it ended first, or after 30 s).
+    static func waitForTimeline(_ seconds: Double, _ folder: String, _ running: Processes.Running) throws -> Bool {
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while running.process.isRunning && Date() < deadline {
+            if try timeline(folder) >= seconds { return true }
+            usleep(50_000)
+        }
+        return false
+    }
+
     @Test func aStalledCameraIsLostThenSwitchedBack() throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -25,12 +35,12 @@ import Testing
             "--size", "256x128", "--layout", "side-by-side", "--device-timeout", "1", "--max-duration", "6",
             "--control", "live.sock", "--json", "--quiet"], currentDirectory: folder, environment: try EmulatedCameraTests.environment(in: folder))
         #expect(Processes.waitForFile("\(folder)/live.sock", seconds: 20), "the control socket did not appear")
-        while try Self.timeline(folder) < 2.8 { usleep(50_000) }
+        try #require(try Self.waitForTimeline(2.8, folder, running), "the recording ended early")
         let asked = try Self.timeline(folder)
         let switched = try ControlSocketTests.ctl(["live.sock", "switch-video", "2", Self.switchedTo], in: folder)
         #expect(switched.status == 0 && switched.standardOutput.contains("2 \(Self.switchedTo)"), "\(switched.standardOutput) \(switched.standardError)")
         let switchedAt = try Self.timeline(folder)
-        while try Self.timeline(folder) < max(4.5, switchedAt + 0.5) { usleep(50_000) }
+        try #require(try Self.waitForTimeline(max(4.5, switchedAt + 0.5), folder, running), "the recording ended early")
         let alone = try ControlSocketTests.ctl(["live.sock", "layout", "only:2"], in: folder)
         #expect(alone.status == 0 && alone.standardOutput.contains("(layout only:2)"), "\(alone.standardOutput) \(alone.standardError)")
         let aloneAt = try Self.timeline(folder)

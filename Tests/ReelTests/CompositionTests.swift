@@ -67,13 +67,25 @@ import Testing
         try session.start(Self.configuration(output, video: [Self.numbered(rate: "30"), Self.numbered(rate: "30", offset: 100)],
                                              layout: nil, seconds: 60))
         #expect(session.layout?.name == "pip" && session.videoInputs.count == 2)
-        func captured() -> Int { session.status.capturedPictures ?? 0 }
-        while captured() < 20 { try await Task.sleep(nanoseconds: 2_000_000) }
+        /// Waits (at most a minute) until the session has captured `count` pictures; false if it ended first.
+        func waitForPictures(_ count: Int) async throws -> Bool {
+            let deadline = Date(timeIntervalSinceNow: 60)
+            while Date() < deadline {
+                let status = session.status
+                if status.state == .finished { return false }
+                if (status.capturedPictures ?? 0) >= count { return true }
+                try await Task.sleep(nanoseconds: 2_000_000)
+            }
+            return false
+        }
+        let reachedTwenty = try await waitForPictures(20)
+        #expect(reachedTwenty, "\(session.status)")
         try session.setLayout(named: "side-by-side")
         #expect(session.status.layout == "side-by-side")
         #expect(throws: ReelError.self) { try session.setLayout(named: "only:3") }
-        let switched = captured()
-        while captured() < switched + 30 { try await Task.sleep(nanoseconds: 2_000_000) }
+        let switched = session.status.capturedPictures ?? 0
+        let reachedMore = try await waitForPictures(switched + 30)
+        #expect(reachedMore, "\(session.status)")
         session.stop()
         let result = await session.finished()
         #expect(result.recordedSuccessfully, "\(result)")

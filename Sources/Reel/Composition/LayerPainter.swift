@@ -44,10 +44,15 @@ final class LayerPainter {
             if scaler?.outputWidth != geometry.picture.width || scaler?.outputHeight != geometry.picture.height {
                 scaler = Scaler(outputWidth: geometry.picture.width, outputHeight: geometry.picture.height, outputColour: canvasColour)
             }
-            if !scaled.hasBuffers || scaled.width != geometry.picture.width || scaled.height != geometry.picture.height {
-                try scaled.allocateVideo(width: geometry.picture.width, height: geometry.picture.height, pixelFormat: .yuv420p)
+            if scaler!.isPassThrough(for: picture) {
+                // Already the rectangle's size, format and colour (a screen filling the picture): drawn as it is.
+                try scaled.reference(picture)
+            } else {
+                if !scaled.hasBuffers || scaled.width != geometry.picture.width || scaled.height != geometry.picture.height || !scaled.isWritable {
+                    try scaled.allocateVideo(width: geometry.picture.width, height: geometry.picture.height, pixelFormat: .yuv420p)
+                }
+                try scaler!.scale(picture, into: scaled)
             }
-            try scaler!.scale(picture, into: scaled)
             paintedPlacement = placement
         }
         guard let geometry else { return false }
