@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 @testable import Reel
 import ReelTestSupport
 import Testing
@@ -58,7 +59,9 @@ import Testing
 
     /// The layout changes between two pictures: each picture is wholly one layout, the change happens once,
     /// and the first input's pictures run on without a hole or a repeat across it.
-    @Test func aLayoutChangeLandsBetweenTwoPictures() async throws {
+    /// Synchronous, so that the polling holds its thread: the session runs as fast as it can, and a task
+    /// waiting for its turn on a busy cooperative pool would see it finish before it changed anything.
+    @Test func aLayoutChangeLandsBetweenTwoPictures() throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let output = "\(folder)/switch.mov"
@@ -68,26 +71,26 @@ import Testing
                                              layout: nil, seconds: 60))
         #expect(session.layout?.name == "pip" && session.videoInputs.count == 2)
         /// Waits (at most a minute) until the session has captured `count` pictures; false if it ended first.
-        func waitForPictures(_ count: Int) async throws -> Bool {
+        func waitForPictures(_ count: Int) -> Bool {
             let deadline = Date(timeIntervalSinceNow: 60)
             while Date() < deadline {
                 let status = session.status
                 if status.state == .finished { return false }
                 if (status.capturedPictures ?? 0) >= count { return true }
-                try await Task.sleep(nanoseconds: 2_000_000)
+                usleep(1_000)
             }
             return false
         }
-        let reachedTwenty = try await waitForPictures(20)
+        let reachedTwenty = waitForPictures(20)
         #expect(reachedTwenty, "\(session.status)")
         try session.setLayout(named: "side-by-side")
         #expect(session.status.layout == "side-by-side")
         #expect(throws: ReelError.self) { try session.setLayout(named: "only:3") }
         let switched = session.status.capturedPictures ?? 0
-        let reachedMore = try await waitForPictures(switched + 30)
+        let reachedMore = waitForPictures(switched + 30)
         #expect(reachedMore, "\(session.status)")
         session.stop()
-        let result = await session.finished()
+        let result = session.waitUntilFinished()
         #expect(result.recordedSuccessfully, "\(result)")
         let pictures = try ComposedPictures(output)
         // pip: the first input fits the 256x128 picture as a 128x128 square in the middle, black on both sides;
