@@ -170,6 +170,7 @@ function applyStatus(status) {
   showView(status.live);
   alarmsFromStatus(status);
   keepingFromStatus(status);
+  layoutFromStatus(status);
 }
 
 /* `reel serve --live`: the camera's Low-Latency HLS can replace the MJPEG preview where the browser plays

@@ -8,7 +8,7 @@ import ReelServer
 enum ServeCommand {
     static let help = """
         usage: reel serve [--listen HOST:PORT] [--recordings DIR] [--token TOKEN]
-                          [--video SPEC|none] [--audio SPEC|none] [--preset NAME] [--no-camera]
+                          [--video SPEC|none ...] [--layout NAME] [--audio SPEC|none ...] [--preset NAME] [--no-camera]
                           [--live | --live-folder DIR] [--live-push URL ...] [--alarm KIND[:THRESHOLD[:SECONDS]] ...]
                           [--replay-buffer S [--replay-buffer-size BYTES]] [--trigger KIND[:T] [--pre-roll S] [--post-roll S]]
 
@@ -19,7 +19,9 @@ enum ServeCommand {
           --recordings DIR     the folder photos and movies go to and are served from (default \(CameraServer.Options.defaultRecordings))
           --token TOKEN        required as 'Authorization: Bearer TOKEN' (or open /?token=TOKEN once); without it,
                                the environment's REEL_TOKEN if set
-          --video, --audio     the camera and microphone (default: as reel record); none leaves one out
+          --video, --audio     the camera and microphone (default: as reel record); none leaves one out;
+                               repeated, the pictures are composed (--layout pip, side-by-side, grid, only:N;
+                               the page offers them) and the sounds mixed, as reel record does
           --preset NAME        the capture and movie quality (default \(CameraServer.Options.defaultPreset); reel presets)
           --no-camera          do not start the camera; the page or POST /api/session/start does
           --live               also stream the camera as Low-Latency HLS at /live/index.m3u8 (its own
@@ -51,7 +53,7 @@ enum ServeCommand {
         let server: CameraServer
         do {
             let parsed = try ParsedArguments(arguments, command: "serve", specification: .init(
-                valueOptions: Set(["--listen", "--recordings", "--token", "--video", "--audio", "--preset", "--live-folder", "--live-push", "--alarm",
+                valueOptions: Set(["--listen", "--recordings", "--token", "--video", "--audio", "--preset", "--layout", "--audio-tracks", "--live-folder", "--live-push", "--alarm",
                                    "--keep-free"]).union(ReplayOptions.valueOptions).union(TriggerOptions.valueOptions),
                 flagOptions: ["--no-camera", "--live"]))
             guard parsed.positionals.isEmpty else { throw UsageError("serve: unexpected '\(parsed.positionals[0])' (reel serve --help)") }
@@ -60,8 +62,16 @@ enum ServeCommand {
             if let folder = parsed.value("--recordings") { options.recordings = folder }
             // REEL_TOKEN keeps the token off the command line (ps shows that): reel-serve.service's environment file.
             options.token = parsed.value("--token") ?? getenv("REEL_TOKEN").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-            if let video = parsed.value("--video") { options.video = video == "none" ? nil : try DeviceSpec(parsing: video).description }
-            if let audio = parsed.value("--audio") { options.audio = audio == "none" ? nil : try DeviceSpec(parsing: audio).description }
+            let videos = parsed.allValues("--video"), audios = parsed.allValues("--audio")
+            if let video = videos.first { options.video = video == "none" ? nil : try DeviceSpec(parsing: video).description }
+            if let audio = audios.first { options.audio = audio == "none" ? nil : try DeviceSpec(parsing: audio).description }
+            let (moreVideo, layout) = try RecordingOptions.composition(parsed)
+            options.moreVideo = moreVideo.map(\.description)
+            options.moreAudio = try RecordingOptions.mix(parsed).map(\.description)
+            if parsed.value("--layout")?.lowercased().hasSuffix(".json") == true {
+                throw UsageError("serve: --layout takes a built-in layout (\(VideoLayout.builtInNames.joined(separator: ", ")), only:N): the page switches between those")
+            }
+            options.layout = layout?.name
             if let preset = parsed.value("--preset") { options.preset = preset }
             options.startsCamera = !parsed.has("--no-camera")
             options.liveFolder = parsed.value("--live-folder")

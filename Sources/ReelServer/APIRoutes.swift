@@ -139,6 +139,11 @@ final class APIRoutes: Sendable {
             try camera.switchInput(video: body.has("video") ? .some(body.device("video", default: nil)) : .none,
                                    audio: body.has("audio") ? .some(body.device("audio", default: nil)) : .none)
             return .json(camera.status())
+        case ("POST", "/api/layout"):
+            let body = try Body(request.body)
+            guard let name = body.string("layout") else { throw ReelError.invalidInput("give the layout: {\"layout\": \"side-by-side\"}") }
+            try camera.setLayout(name)
+            return .json(camera.status())
         case ("POST", "/api/camera-control"):
             let body = try Body(request.body)
             try camera.setCameraControls(body.strings("settings"))

@@ -12,6 +12,11 @@ public final class CameraServer: Sendable {
         public var token: String?
         public var video: String?
         public var audio: String?
+        /// Video inputs after the first, composed (starting with `layout`, default pip), and sound inputs after
+        /// the first, mixed.
+        public var moreVideo: [String] = []
+        public var layout: String?
+        public var moreAudio: [String] = []
         public var preset: String
         /// Start the camera at once (the page can start it too).
         public var startsCamera: Bool
@@ -95,7 +100,9 @@ public final class CameraServer: Sendable {
         }
         try LivePush.check(pushes, videoCodec: try PresetLibrary.preset(named: options.preset).video.codec)
         let cameraStream = options.streamsCamera || !pushes.isEmpty ? try CameraLiveStream(writesHLS: options.streamsCamera, pushes: pushes) : nil
-        camera = CameraService(folder: folder, inputs: .init(video: options.video, audio: options.audio, preset: options.preset),
+        camera = CameraService(folder: folder, inputs: .init(video: options.video, audio: options.audio, preset: options.preset,
+                                                                moreVideo: options.moreVideo.isEmpty ? nil : options.moreVideo,
+                                                                layout: options.layout, moreAudio: options.moreAudio.isEmpty ? nil : options.moreAudio),
                                liveStream: cameraStream, alarms: options.alarms,
                                keeping: .init(replaySeconds: options.replaySeconds, replayBytes: options.replayBytes, triggers: options.triggers))
         do {

@@ -16,6 +16,11 @@ final class CameraService: @unchecked Sendable {
         var video: String?
         var audio: String?
         var preset: String
+        /// Video inputs after the first, composed by `layout` (`reel serve --video A --video B`), and sound
+        /// inputs after the first, mixed.
+        var moreVideo: [String]? = nil
+        var layout: String? = nil
+        var moreAudio: [String]? = nil
     }
 
     /// A movie being recorded (by the shutter or the API).
@@ -38,11 +43,11 @@ final class CameraService: @unchecked Sendable {
     /// The gallery's thumbnails, made as recordings are finished.
     let thumbnails: Thumbnails
     let shutter: ShutterPolicy
-    private let lock = Condition()
-    private var inputs: Inputs
+    let lock = Condition()
+    var inputs: Inputs
     /// The running session's controller (the control socket's): switches, controls and photos go through it.
     private var controller: SessionController?
-    private var session: CaptureSession? { controller?.session }
+    var session: CaptureSession? { controller?.session }
     private var take: Take?
     /// Movies of taps: deleted once stopped, so their end is not announced.
     /// Movies whose end a shutter release reports (as a photo or a movie), not the watcher.
@@ -85,6 +90,7 @@ final class CameraService: @unchecked Sendable {
             // The camera runs on its inputs alone; each press adds a movie or takes a photo.
             var capture = CaptureInputs(video: try chosen.video.map(DeviceSpec.init(parsing:)),
                                        audio: try chosen.audio.map(DeviceSpec.init(parsing:)), preset: preset)
+            try CameraService.compose(chosen, into: &capture)
             capture.alarms = alarms
             keeping.apply(to: &capture, folder: folder.path)
             alarmsOn = []
@@ -404,7 +410,9 @@ final class CameraService: @unchecked Sendable {
                           live: running && liveOutput?.results == nil && liveStream?.isPlayable == true ? "/live/index.m3u8" : nil,
                           alarms: running ? alarmsOn : [], time: running ? session?.status.timeline : nil,
                           replaySeconds: running ? keeping.replaySeconds : nil, triggers: keeping.triggers?.rules.map(\.kind) ?? [],
-                          triggersOn: running ? session?.triggersOn ?? [] : [])
+                          triggersOn: running ? session?.triggersOn ?? [] : [],
+                          layout: running ? session?.layout?.name : nil,
+                          layouts: CameraService.layoutChoices(inputs: running ? session?.videoInputs.count ?? 0 : 0))
         }
     }
 
@@ -423,7 +431,7 @@ final class CameraService: @unchecked Sendable {
     /// The camera's stream began or was cleared (its playlist came or went): the page learns it from the state.
     func liveStreamChanged() { publishState() }
 
-    private func publishState() {
+    func publishState() {
         events.publish("state", json: CameraService.json(status()))
     }
 

@@ -41,5 +41,8 @@ extension CameraService {
         /// What starts a triggered movie (`--trigger`), and the events on now.
         var triggers: [TriggerKind] = []
         var triggersOn: [TriggerEvent] = []
+        /// With several video inputs: the layout now, and those the page offers.
+        var layout: String? = nil
+        var layouts: [String] = []
     }
 }

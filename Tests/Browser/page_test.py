@@ -847,6 +847,26 @@ class PageTest:
             check(seconds is not None and seconds >= 2.5, "replay: the movie holds the seconds before the click", "%r s" % seconds)
         self.screenshot("save-replay")
 
+    def layout_picker(self):
+        """Issue 29: a camera of two composed inputs (reel serve --video A --video B): the page shows a Layout
+        picker with the camera's layouts, and choosing one changes the camera's layout from the next frame
+        (the API's status says so)."""
+        check = self.results.check
+        self.driver.get(self.url)
+        wait_for(lambda: self.js("return document.querySelectorAll('#video option').length") > 0, 10, "the page")
+        wait_for(lambda: self.shown("layout-picker"), 10, "the Layout picker")
+        options = self.js("return Array.from(document.getElementById('layout').options).map((o) => o.value);")
+        check(options == ["pip", "side-by-side", "grid", "only:1", "only:2"], "layout: the picker offers the camera's layouts", "%r" % options)
+        check(self.js("return document.getElementById('layout').value;") == "pip", "layout: pip is chosen at the start")
+        self.js("const s = document.getElementById('layout'); s.value = 'side-by-side'; s.dispatchEvent(new Event('change'));")
+        wait_for(lambda: self.api.status().get("layout") == "side-by-side", 10, "the camera's layout to change")
+        check(True, "layout: choosing side by side changes the camera's layout")
+        wait_for(lambda: self.js("return document.getElementById('layout').value;") == "side-by-side", 5, "the picker to follow")
+        self.js("const s = document.getElementById('layout'); s.value = 'only:2'; s.dispatchEvent(new Event('change'));")
+        wait_for(lambda: self.api.status().get("layout") == "only:2", 10, "the camera's layout to change again")
+        check(True, "layout: one input alone")
+        self.screenshot("layout-picker")
+
     def browser_log(self):
         """JavaScript errors and CSP violations the page caused."""
         try:
@@ -933,6 +953,16 @@ def main():
         finally:
             status = live_server.stop()
             results.check(status == 0, "reel serve --live exits 0 on SIGINT", "exit status %s" % status)
+        # Two video inputs composed: the layout picker.
+        composed_server = Server(reel, os.path.join(work, "composed-recordings"), os.path.join(work, "serve-composed.log"),
+                                 extra=["--video", "lavfi:smptebars"])
+        try:
+            composed_test = PageTest(driver, composed_server.wait_until_serving(), os.path.join(work, "composed-recordings"),
+                                     screenshots, results)
+            composed_test.step("12 the layout picker", composed_test.layout_picker)
+        finally:
+            status = composed_server.stop()
+            results.check(status == 0, "reel serve with two video inputs exits 0 on SIGINT", "exit status %s" % status)
     except StepFailed as error:
         results.check(False, "setup", str(error))
     except Overtime:
