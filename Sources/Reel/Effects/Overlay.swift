@@ -85,6 +85,10 @@ public struct Overlay: Sendable, Equatable {
         }
         self.size = size
         font = options["font"] ?? Overlay.defaultFont
+        // The name goes into the filter graph's text as it is: only what font names are made of.
+        guard !font.isEmpty, font.allSatisfy({ $0.isLetter || $0.isNumber || " -_.".contains($0) }) else {
+            throw fail("font=\(font): a fontconfig family name (letters, digits, spaces, - _ .), e.g. DejaVu Sans Mono")
+        }
         do { colour = try LayoutColour(parsing: options["colour"] ?? "white") } catch let error as ReelError { throw fail(error.message) }
         guard ["0", "1", nil].contains(options["box"]) else { throw fail("box=\(options["box"]!): use 1 or 0") }
         box = options["box"] != "0"
