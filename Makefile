@@ -87,7 +87,7 @@ check-tsan: deps
 	@echo "check-tsan: no data races reported"
 
 # A short recording (with HLS, an SRT push to a listener and an RTMP push to nothing, which reconnects), a
-# transcode (to another size), a grab, a smart trim (two parts encoded at once) and a join (the transcode encoded
+# composed one (two video inputs, overlays, a filter, two sound inputs mixed), a transcode (to another size), a grab, a smart trim (two parts encoded at once) and a join (the transcode encoded
 # again to match) under valgrind: no definitely-lost bytes. valgrind cannot read
 # Swift's DWARF, so it runs on a copy of the release binary without debug info.
 LEAK_CHECK := valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 --suppressions=Tests/valgrind.supp
@@ -102,6 +102,10 @@ check-leaks: release
 		--audio 'lavfi:sine?realtime=0' --preset low --max-duration 2 --fragment-interval 0.5 --still $$scratch/a.jpg --live $$scratch/hls --live-segment 1 \
 		--live "srt://127.0.0.1:$$port" --live rtmp://127.0.0.1:1/live/leak-check --quiet && \
 	{ kill $$listener 2>/dev/null; true; } && test -s $$scratch/pushed.ts && \
+	ffmpeg -v error -f lavfi -i "color=red@0.5:size=32x32,format=rgba" -frames:v 1 -y $$scratch/logo.png && \
+	$(LEAK_CHECK) .build/reel-leak-check record $$scratch/f.mov --video 'lavfi:testsrc2?realtime=0' --video 'lavfi:testsrc=size=160x120?realtime=0' \
+		--audio 'lavfi:sine?realtime=0' --audio 'lavfi:sine=frequency=1000?realtime=0&gain=-6dB' --preset low --max-duration 1 \
+		--layout side-by-side --overlay 'text:%{timecode}' --overlay "image:$$scratch/logo.png" --filter deinterlace --quiet && \
 	$(LEAK_CHECK) .build/reel-leak-check transcode $$scratch/a.mov $$scratch/b.mov --preset 352x288 --quiet && \
 	$(LEAK_CHECK) .build/reel-leak-check grab $$scratch/a.mov $$scratch/c.png --at 0.5 && \
 	$(LEAK_CHECK) .build/reel-leak-check trim $$scratch/a.mov $$scratch/d.mov --from 0.3 --to 1.7 --quiet && \
