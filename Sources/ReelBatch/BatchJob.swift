@@ -21,6 +21,8 @@ public struct BatchJob: Sendable, Equatable {
     public var overlays: [Overlay] = []
     public var pictureFilters: [PictureFilterKind] = []
     public var audio: DeviceSpec?
+    /// record: the sound inputs after the first (`audio` as a list), mixed.
+    public var additionalAudio: [DeviceSpec] = []
     /// transcode, grab and trim: the file to read.
     public var input: String?
     public var preset: Preset?

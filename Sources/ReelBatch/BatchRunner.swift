@@ -244,6 +244,7 @@ public final class BatchRunner: Sendable {
                                                    overwrite: true, firstFrameStill: still)
         }
         configuration.additionalVideo = job.additionalVideo
+        configuration.additionalAudio = job.additionalAudio
         configuration.layout = job.layout
         configuration.overlays = job.overlays
         configuration.pictureFilters = job.pictureFilters

@@ -190,18 +190,20 @@ public enum JobFile {
         }
         switch kind {
         case .record:
-            if case .array = fields.object["video"] {
-                // Several video inputs, composed (the first is input 1).
-                let specs = try fields.strings("video").map { text -> DeviceSpec in
+            /// A list of inputs (several video inputs composed, several sound inputs mixed; the first is input 1).
+            func sources(_ key: String, most: Int) throws -> [DeviceSpec] {
+                let specs = try fields.strings(key).map { text -> DeviceSpec in
                     do {
                         var spec = try DeviceSpec(parsing: text)
                         if spec.kind == .file { spec.target = resolve(spec.target, against: baseFolder) }
                         return spec
-                    } catch let error as ReelError { throw fields.fail("video", error.description) }
+                    } catch let error as ReelError { throw fields.fail(key, error.description) }
                 }
-                guard (1...VideoLayout.maximumInputs).contains(specs.count) else {
-                    throw fields.fail("video", "a list of 1 to \(VideoLayout.maximumInputs) video inputs, this one has \(specs.count)")
-                }
+                guard (1...most).contains(specs.count) else { throw fields.fail(key, "a list of 1 to \(most) inputs, this one has \(specs.count)") }
+                return specs
+            }
+            if case .array = fields.object["video"] {
+                let specs = try sources("video", most: VideoLayout.maximumInputs)
                 job.video = specs[0]
                 job.additionalVideo = Array(specs.dropFirst())
             } else {
@@ -214,7 +216,13 @@ public enum JobFile {
                                                        inputs: 1 + job.additionalVideo.count)
                 } catch let error as ReelError { throw fields.fail("layout", error.message) }
             }
-            job.audio = fields.has("audio") ? try source("audio") : defaults.audio
+            if case .array = fields.object["audio"] {
+                let specs = try sources("audio", most: RecordingConfiguration.maximumAudioInputs)
+                job.audio = specs[0]
+                job.additionalAudio = Array(specs.dropFirst())
+            } else {
+                job.audio = fields.has("audio") ? try source("audio") : defaults.audio
+            }
             if job.video == nil && job.audio == nil { throw fields.fail("video", "a record job needs a video or an audio source") }
             if fields.has("controls") {
                 job.cameraControls = try fields.strings("controls").map { text in

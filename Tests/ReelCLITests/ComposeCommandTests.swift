@@ -44,7 +44,7 @@ import Testing
         #expect(problems.isEmpty, "\(problems)")
     }
 
-    /// A record job with a list of video inputs, a layout, an overlay and a filter, as `reel batch` runs it.
+    /// A record job with lists of video and sound inputs, a layout, an overlay and a filter, as `reel batch` runs it.
     @Test func aJobComposesItsVideoList() throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -53,7 +53,7 @@ import Testing
         let jobs = """
             {"jobs": [{"name": "sides", "type": "record", "output": "sides.mov", "preset": "small.json", "maxDuration": 1,
                        "video": ["\(Self.numbered)", "lavfi:\(TestInputs.numberedPictures(rate: "30", offset: 100))?realtime=0"],
-                       "audio": "none", "layout": "side-by-side", "overlays": ["text:%{frame}?at=bottom-right&size=0.1"], "filters": ["denoise"]}]}
+                       "audio": ["lavfi:sine?realtime=0", "lavfi:sine=frequency=1000?realtime=0&gain=-6dB"], "layout": "side-by-side", "overlays": ["text:%{frame}?at=bottom-right&size=0.1"], "filters": ["denoise"]}]}
             """
         try jobs.write(toFile: "\(folder)/jobs.json", atomically: true, encoding: .utf8)
         let run = try Processes.reel(["batch", "\(folder)/jobs.json", "--quiet"])
@@ -62,6 +62,8 @@ import Testing
         #expect(pictures.frames.count == 30)
         #expect(pictures.frames.indices.map { pictures.number($0, x: 0, y: 0, side: 128) } == Array(0..<30))
         #expect(pictures.frames.indices.map { pictures.number($0, x: 128, y: 0, side: 128) } == Array(100..<130))
+        // The two sound inputs, mixed into one second of one track.
+        #expect(try SegmentInspection.playedAudioSamples("\(folder)/sides.mov") == 48_000)
         let broken = jobs.replacingOccurrences(of: "\"layout\": \"side-by-side\"", with: "\"layout\": \"only:3\"")
         try broken.write(toFile: "\(folder)/broken.json", atomically: true, encoding: .utf8)
         let refused = try Processes.reel(["batch", "\(folder)/broken.json", "--check"])
