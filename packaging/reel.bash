@@ -19,6 +19,13 @@ _reel() {
             return ;;
         --trigger) COMPREPLY=( $(compgen -W "motion sound" -- "$cur") ); return ;;
         --alarm) COMPREPLY=( $(compgen -W "silence clipping black frozen" -- "$cur") ); return ;;
+        --layout)
+            COMPREPLY=( $(compgen -W "pip side-by-side grid only:1 only:2" -- "$cur") )
+            compopt -o filenames 2>/dev/null
+            COMPREPLY+=( $(compgen -f -X '!*.json' -- "$cur") )
+            return ;;
+        --filter) COMPREPLY=( $(compgen -W "deinterlace stabilize denoise" -- "$cur") ); return ;;
+        --audio-tracks) COMPREPLY=( $(compgen -W "mix" -- "$cur") ); return ;;
         --orientation) COMPREPLY=( $(compgen -W "landscape-right landscape-left portrait portrait-upside-down" -- "$cur") ); return ;;
     esac
     if [[ $cur == -* ]]; then
