@@ -408,6 +408,14 @@ def validation(cwd):
 
 def targets(report):
     checks = []
+    composed = report.get("liveComposition")
+    if composed:
+        checks.append((f"{composed['job']}: 0 pictures dropped", composed["droppedFrames"] == 0, f"{composed['droppedFrames']} dropped"))
+        gap = abs(composed["expectedFrames"] - composed["videoFrames"]) + composed["duplicatedFrames"]
+        checks.append((f"{composed['job']}: the switch leaves a gap of ≤ 1 frame (every frame there, none repeated)",
+                       composed["switched"] and gap <= 1,
+                       f"{composed['videoFrames']} of {composed['expectedFrames']} frames, {composed['duplicatedFrames']} repeated, "
+                       f"switch answered in {composed['switchReplyMs']:.0f} ms"))
     for row in report["comparisons"]:
         kind = row["job"].split()[0]
         if kind in ("record", "transcode"):
@@ -544,6 +552,7 @@ def markdown(report):
     live_row = report["live"]
     lines += ["", f"Live {live_row['job']}: {live_row['droppedFrames']} dropped of {live_row['videoFrames'] + live_row['droppedFrames']} "
               f"frames, {live_row['cpuPercentOfOneCore']:.0f} % of one core, {live_row['rss']:.0f} MB peak RSS.", "",
+              composition.live_text(report["liveComposition"]), "",
               "Cost growth (record 352x288, Reel): " + ", ".join(
                   f"{g['seconds']} s → {g['wall']['median']:.2f} s wall, {g['rss']['median']:.0f} MB" for g in report["growth"]),
               "", f"Validating a 10,000-job file: {report['validation']['wall']['median']:.3f} s (whole process).", "",
@@ -639,6 +648,7 @@ def main():
             "llhlsLatency": llhls.latency(sys.modules[__name__], work, quick),
             "monitoring": monitoring.run(REEL, work, quick),
             "replay": replay.run(REEL, work, quick),
+            "liveComposition": composition.live(sys.modules[__name__], work, quick),
         }
         report["targets"] = targets(report)
         results = os.path.join(ROOT, "benchmarks", "results")

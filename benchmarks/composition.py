@@ -9,9 +9,15 @@ every source is unpaced lavfi (ffmpeg runs as fast as it can, so must Reel):
 - filters: deinterlace (bwdif), stabilize (deshake) and denoise (hqdn3d) on a 720p recording, each against
   ffmpeg running the same filter before the same encode: what each costs is the row's CPU against the 720p
   record row's.
-Not built yet: the live rows (0 dropped with paced sources) and the layout switch's gap.
+- live: the pip on paced sources (a 1080p30 screen and a 640x360 camera, lavfi as devices deliver), the layout
+  changed to side-by-side halfway through over the control socket. Targets: 0 pictures dropped, and no hole or
+  repeat at the switch: the movie holds every frame of its duration, none of them a repeat (≤ 1 frame of gap).
 """
+import json
 import os
+import subprocess
+import sys
+import time
 
 
 def run(bench, cwd, quick, runs):
@@ -72,3 +78,39 @@ def ffmpeg_record(bench, cwd, name, p, seconds, inputs, graph, audio):
         encoding = encoding[:encoding.index("-c:a")] + ["-an"]
     return [bench.FFMPEG, "-v", "error", "-y", *inputs, "-t", str(seconds), "-filter_complex", graph, *encoding,
             "-f", "mov", os.path.join(cwd, f"{name}.ffmpeg.mov")]
+
+
+def live(bench, cwd, quick):
+    """The pip recorded live with a layout switch halfway: frames, drops, repeats, CPU, the switch's reply."""
+    seconds = 6 if quick else 20
+    print(f"  live pip 1080p30 for {seconds} s, layout switched at {seconds / 2:g} s ...", flush=True, file=sys.stderr)
+    socket = os.path.join(cwd, "pip-live.sock")
+    command = [bench.REEL, "record", os.path.join(cwd, "pip-live.mov"), "--video", "lavfi:testsrc2=size=1920x1080:rate=30",
+               "--video", "lavfi:testsrc2=size=640x360:rate=30", "--audio", "lavfi:sine", "--preset", "1080p",
+               "--max-duration", str(seconds), "--control", socket, "--overwrite", "--json", "--quiet", "--min-free", "0"]
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 20
+    while not os.path.exists(socket) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(seconds / 2)
+    asked = time.perf_counter()
+    switch = subprocess.run([bench.REEL, "ctl", socket, "layout", "side-by-side"], capture_output=True, text=True)
+    reply = time.perf_counter() - asked
+    output = process.stdout.read()
+    process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    result = json.loads(output)
+    expected = int(round(seconds * 30))
+    return {"job": f"pip 1080p30 + 640x360 live, {seconds} s, layout switched at {seconds / 2:g} s",
+            "switched": switch.returncode == 0, "switchReplyMs": 1000 * reply, "videoFrames": result["videoFrames"],
+            "expectedFrames": expected, "droppedFrames": result["droppedFrames"], "duplicatedFrames": result.get("duplicatedFrames", 0),
+            "cpuPercentOfOneCore": 100 * (usage.ru_utime + usage.ru_stime) / wall, "exit": os.waitstatus_to_exitcode(status)}
+
+
+def live_text(row):
+    return (f"Live {row['job']}: {row['videoFrames']} of {row['expectedFrames']} frames, {row['droppedFrames']} dropped, "
+            f"{row['duplicatedFrames']} repeated; the switch answered in {row['switchReplyMs']:.0f} ms; "
+            f"{row['cpuPercentOfOneCore']:.0f} % of one core.")
+
