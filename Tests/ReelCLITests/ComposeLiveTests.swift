@@ -74,8 +74,8 @@ import Testing
         #expect(!middle.isEmpty && middle.allSatisfy { $0 >= 150 }, "\(middle)")
     }
 
-    /// Two live sound inputs (paced sources, each stamped on its own arrival) mixed on the session clock: every
-    /// sample of the movie's length, both tones whole (a block lost or misplaced would leave a residual).
+    /// Two live sound inputs (paced sources, each stamped on its own arrival) mixed on the session clock: the
+    /// movie's length in samples, both tones whole (a block lost or misplaced would leave a residual).
     @Test func twoLiveSoundInputsAreMixed() throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -85,7 +85,12 @@ import Testing
                                       "--max-duration", "3", "--json", "--quiet"])
         #expect(run.status == 0, "\(run.standardError)")
         let json = try TestInputs.json(run.standardOutput)
-        #expect(json["audioSamples"] as? Int == 144_000 && json["droppedFrames"] as? Int == 0, "\(json)")
+        #expect((json["audioSamples"] as? Int ?? 0) > 0, "\(json)")
+        // Live sources keep up only at full speed (a sanitizer's slowdown drops blocks, which the mix and the
+        // movie then fill with silence).
+        guard RealTimeChecks.make("every live sample mixed, both tones whole") else { return }
+        // A live movie's sound ends with its pictures to within a block (as with one live sound input).
+        #expect(abs((json["audioSamples"] as? Int ?? 0) - 144_000) <= 1024 && json["droppedFrames"] as? Int == 0, "\(json)")
         let samples = Array(try TestInputs.monoSamples(output, sampleRate: 48_000)[4_800..<139_200])
         let fit = ToneFit(samples, sampleRate: 48_000, frequencies: [440, 1000])
         #expect(abs(fit.amplitudes[0] - 0.125) < 0.005 && abs(fit.amplitudes[1] - 0.0625) < 0.004, "\(fit.amplitudes)")

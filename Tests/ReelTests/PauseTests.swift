@@ -63,10 +63,14 @@ import Testing
         #expect(result.status == 0, "\(result.standardError)")
         let json = try TestInputs.json(result.standardOutput)
         let duration = json["duration"] as? Double ?? 0
-        #expect(duration > 1.4 && duration < 2.8, "about 2 s recorded of about 3.2 s: \(duration)")
         let numbers = try TestInputs.frameNumbers("\(folder)/cli.mov")
         let jumps = zip(numbers, numbers.dropFirst()).map { ($1 - $0 + 256) % 256 }
-        #expect(jumps.filter { $0 > 1 }.count == 1 && (20...45).contains(jumps.max() ?? 0), "steps \(jumps)")
+        #expect(jumps.filter { $0 > 1 }.count == 1, "one stretch left out: steps \(jumps)")
+        // How much: the signals' timing against the recording's (a sanitizer's start-up takes most of a second).
+        if RealTimeChecks.make("about 2 s of 3.2 s recorded, a pause of about 1 s") {
+            #expect(duration > 1.4 && duration < 2.8, "about 2 s recorded of about 3.2 s: \(duration)")
+            #expect((20...45).contains(jumps.max() ?? 0), "steps \(jumps)")
+        }
     }
 
     /// Issue 24, item 7: `--max-duration` counts recorded media. Paused time is not recorded, so the readers'
