@@ -202,13 +202,13 @@ public enum JobFile {
                 guard (1...most).contains(specs.count) else { throw fields.fail(key, "a list of 1 to \(most) inputs, this one has \(specs.count)") }
                 return specs
             }
-            if case .array = fields.object["video"] {
-                let specs = try sources("video", most: VideoLayout.maximumInputs)
-                job.video = specs[0]
-                job.additionalVideo = Array(specs.dropFirst())
-            } else {
-                job.video = fields.has("video") ? try source("video") : defaults.video
+            /// One spec (or `none`, or the default), or a list: its first and the rest.
+            func inputs(_ key: String, most: Int, default fallback: DeviceSpec?) throws -> (DeviceSpec?, [DeviceSpec]) {
+                guard case .array = fields.object[key] else { return (fields.has(key) ? try source(key) : fallback, []) }
+                let specs = try sources(key, most: most)
+                return (specs[0], Array(specs.dropFirst()))
             }
+            (job.video, job.additionalVideo) = try inputs("video", most: VideoLayout.maximumInputs, default: defaults.video)
             if fields.has("layout") {
                 let name = try fields.string("layout")
                 do {
@@ -216,13 +216,7 @@ public enum JobFile {
                                                        inputs: 1 + job.additionalVideo.count)
                 } catch let error as ReelError { throw fields.fail("layout", error.message) }
             }
-            if case .array = fields.object["audio"] {
-                let specs = try sources("audio", most: RecordingConfiguration.maximumAudioInputs)
-                job.audio = specs[0]
-                job.additionalAudio = Array(specs.dropFirst())
-            } else {
-                job.audio = fields.has("audio") ? try source("audio") : defaults.audio
-            }
+            (job.audio, job.additionalAudio) = try inputs("audio", most: RecordingConfiguration.maximumAudioInputs, default: defaults.audio)
             if job.video == nil && job.audio == nil { throw fields.fail("video", "a record job needs a video or an audio source") }
             if fields.has("controls") {
                 job.cameraControls = try fields.strings("controls").map { text in
