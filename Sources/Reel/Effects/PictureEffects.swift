@@ -16,8 +16,12 @@ final class PictureEffects {
     private let scaled = Frame()
 
     init(_ overlays: [Overlay], width: Int, height: Int, colour: ColourDescription) throws {
-        var template = Array("/tmp/reel-overlays-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw ReelError.runtime("cannot make a folder for the overlays in /tmp: \(String(cString: strerror(errno)))") }
+        // The system's temporary folder (TMPDIR when set).
+        let temporary = FileManager.default.temporaryDirectory.path
+        var template = Array("\(temporary)/reel-overlays-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw ReelError.runtime("cannot make a folder for the overlays in \(temporary): \(String(cString: strerror(errno))); set TMPDIR to a writable folder")
+        }
         folder = String(cString: made)
         self.width = width
         self.height = height
