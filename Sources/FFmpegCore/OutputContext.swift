@@ -106,6 +106,12 @@ public final class OutputContext {
         av_dict_set(&formatContext.pointee.metadata, key, value, 0)
     }
 
+    /// A stream's own metadata (`handler_name`, `title`), written with its track.
+    public func setStreamMetadata(_ streamIndex: Int, _ key: String, _ value: String) {
+        guard let stream = formatContext.pointee.streams[streamIndex] else { return }
+        av_dict_set(&stream.pointee.metadata, key, value, 0)
+    }
+
     /// Opens the file and writes the header. `options` are the muxer's own (movflags, ...); `ioOptions` the
     /// protocol's (an SRT socket's linger, ...), which a URL's own query overrides.
     public func writeHeader(options: [(key: String, value: String)] = [], ioOptions: [(key: String, value: String)] = []) throws {

@@ -28,13 +28,28 @@ public final class SampleFIFO {
 
     /// Appends the samples of `frame` (which must be in this FIFO's format), skipping the first `offset`.
     public func append(_ frame: Frame, skipping offset: Int = 0) throws {
-        let count = frame.sampleCount - offset
+        try append([frame], skipping: offset)
+    }
+
+    /// Appends the samples of `frames` side by side (planar: their planes in order make this FIFO's channels,
+    /// as several tracks of one block; all of one length), skipping the first `offset`.
+    public func append(_ frames: [Frame], skipping offset: Int = 0) throws {
+        guard let first = frames.first else { return }
+        let count = first.sampleCount - offset
         guard count > 0 else { return }
         let bytesPerSample = Int(av_get_bytes_per_sample(format.rawValue))
         let planar = av_sample_fmt_is_planar(format.rawValue) != 0
+        precondition(planar || frames.count == 1, "interleaved samples come in one frame")
         let skip = offset * bytesPerSample * (planar ? 1 : channels)
-        var planes = [UnsafeMutablePointer<UInt8>?](repeating: nil, count: 8)
-        for plane in 0..<(planar ? channels : 1) { planes[plane] = frame.planeData(plane).map { $0 + skip } }
+        var planes = [UnsafeMutablePointer<UInt8>?](repeating: nil, count: max(8, channels))
+        var plane = 0
+        for frame in frames {
+            for own in 0..<(planar ? frame.channelCount : 1) where plane < planes.count {
+                planes[plane] = frame.planeData(own).map { $0 + skip }
+                plane += 1
+            }
+        }
+        precondition(!planar || plane == channels, "the frames' channels must make this FIFO's")
         try planes.withUnsafeBufferPointer { try write(planes: $0.baseAddress!, sampleCount: count) }
     }
 
@@ -55,14 +70,28 @@ public final class SampleFIFO {
     /// for at least that many. Returns how many were moved and sets the frame's sample count to it.
     @discardableResult
     public func read(into frame: Frame, sampleCount: Int) throws -> Int {
-        try frame.makeWritable()
-        let read = withUnsafeMutablePointer(to: &frame.pointer.pointee.data) { tuple in
-            tuple.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 8) {
-                av_audio_fifo_read(fifo, $0, Int32(sampleCount))
+        try read(into: [frame], sampleCount: sampleCount)
+    }
+
+    /// Moves `sampleCount` samples (or fewer) into `frames` side by side (planar: each takes as many of this
+    /// FIFO's channels as it has, in order), each holding buffers for at least that many. Returns how many
+    /// were moved and sets each frame's sample count to it.
+    @discardableResult
+    public func read(into frames: [Frame], sampleCount: Int) throws -> Int {
+        var planes = [UnsafeMutableRawPointer?](repeating: nil, count: max(8, channels))
+        var plane = 0
+        for frame in frames {
+            try frame.makeWritable()
+            let own = av_sample_fmt_is_planar(format.rawValue) != 0 ? frame.channelCount : 1
+            for index in 0..<own where plane < planes.count {
+                planes[plane] = frame.planeData(index).map { UnsafeMutableRawPointer($0) }
+                plane += 1
             }
         }
+        precondition(plane == (av_sample_fmt_is_planar(format.rawValue) != 0 ? channels : 1), "the frames' channels must make this FIFO's")
+        let read = planes.withUnsafeMutableBufferPointer { av_audio_fifo_read(fifo, $0.baseAddress!, Int32(sampleCount)) }
         try FFmpegError.check(read, "av_audio_fifo_read")
-        frame.sampleCount = Int(read)
+        for frame in frames { frame.sampleCount = Int(read) }
         return Int(read)
     }
 

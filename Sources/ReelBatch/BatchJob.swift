@@ -21,8 +21,9 @@ public struct BatchJob: Sendable, Equatable {
     public var overlays: [Overlay] = []
     public var pictureFilters: [PictureFilterKind] = []
     public var audio: DeviceSpec?
-    /// record: the sound inputs after the first (`audio` as a list), mixed.
+    /// record: the sound inputs after the first (`audio` as a list), mixed or as tracks of their own.
     public var additionalAudio: [DeviceSpec] = []
+    public var audioTracks: AudioTrackMode = .mix
     /// transcode, grab and trim: the file to read.
     public var input: String?
     public var preset: Preset?

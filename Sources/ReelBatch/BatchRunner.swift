@@ -245,6 +245,7 @@ public final class BatchRunner: Sendable {
         }
         configuration.additionalVideo = job.additionalVideo
         configuration.additionalAudio = job.additionalAudio
+        configuration.audioTracks = job.audioTracks
         configuration.layout = job.layout
         configuration.overlays = job.overlays
         configuration.pictureFilters = job.pictureFilters

@@ -11,12 +11,12 @@ public enum JobFile {
                                        "minFree", "fragmentInterval", "deviceTimeout", "output", "still", "stillQuality",
                                        "orientation", "at", "controls", "tiers", "segmentDuration", "segmentSize",
                                        "keepSegments", "keepFree", "startAt", "control", "live", "alarms", "alarmExit",
-                                       "replayBuffer", "replayBufferSize", "from", "to", "duration", "mode", "layout", "overlays", "filters"]
+                                       "replayBuffer", "replayBufferSize", "from", "to", "duration", "mode", "layout", "overlays", "filters", "audioTracks"]
     static let allowedByKind: [BatchJob.Kind: Set<String>] = [
         .record: ["name", "type", "video", "audio", "preset", "maxDuration", "maxSize", "minFree", "fragmentInterval",
                   "deviceTimeout", "output", "still", "stillQuality", "orientation", "controls", "tiers",
                   "segmentDuration", "segmentSize", "keepSegments", "keepFree", "startAt", "control", "live", "alarms", "alarmExit",
-                  "replayBuffer", "replayBufferSize", "layout", "overlays", "filters"],
+                  "replayBuffer", "replayBufferSize", "layout", "overlays", "filters", "audioTracks"],
         .transcode: ["name", "type", "input", "preset", "maxDuration", "maxSize", "minFree", "fragmentInterval", "output",
                      "still", "stillQuality", "tiers", "segmentDuration", "segmentSize", "keepSegments", "keepFree", "overlays", "filters"],
         .grab: ["name", "type", "input", "at", "output", "stillQuality"],
@@ -217,6 +217,11 @@ public enum JobFile {
                 } catch let error as ReelError { throw fields.fail("layout", error.message) }
             }
             (job.audio, job.additionalAudio) = try inputs("audio", most: RecordingConfiguration.maximumAudioInputs, default: defaults.audio)
+            if fields.has("audioTracks") {
+                let mode = try fields.string("audioTracks")
+                guard let chosen = AudioTrackMode(rawValue: mode) else { throw fields.fail("audioTracks", "'\(mode)': use \(AudioTrackMode.names)") }
+                job.audioTracks = chosen
+            }
             if job.video == nil && job.audio == nil { throw fields.fail("video", "a record job needs a video or an audio source") }
             if fields.has("controls") {
                 job.cameraControls = try fields.strings("controls").map { text in

@@ -78,10 +78,12 @@ struct RecordingOptions {
           --filter NAME          deinterlace (bwdif), stabilize (deshake) or denoise (hqdn3d) each video input
                                  as it is captured (repeatable, in order)
           --audio SPEC|none      sound source (default: ALSA default capture device, else lavfi:sine). Repeat it
-                                 to mix several (up to \(RecordingConfiguration.maximumAudioInputs)) into the one track, sample-aligned, each with
-                                 its own clock drift correction and ?gain=-6dB; a peak limiter keeps the sum
-                                 under full scale (-0.1 dBFS) and leaves a mix that does not clip untouched
-          --audio-tracks mix     how several --audio inputs are recorded (mix: one track; the only way yet)
+                                 to take several (up to \(RecordingConfiguration.maximumAudioInputs)), sample-aligned, each with its own clock
+                                 drift correction and ?gain=-6dB
+          --audio-tracks MODE    how several --audio inputs are recorded: mix (default: one track; a peak
+                                 limiter keeps the sum under full scale, -0.1 dBFS, and leaves a mix that does
+                                 not clip untouched) or separate (one track per input, named by its ?name=,
+                                 else its spec; live streams take the first)
           --preset NAME|FILE     quality tier (default 720p): \(PresetLibrary.builtInNames.joined(separator: ", ")), or a .json file
           --size WxH             override the preset's picture size (even numbers)
           --fps N                override the preset's frame rate
@@ -157,7 +159,7 @@ struct RecordingOptions {
             fragmentInterval: fragmentInterval)
         if needsSources { (configuration.additionalVideo, configuration.layout) = try RecordingOptions.composition(arguments) }
         (configuration.overlays, configuration.pictureFilters) = try RecordingOptions.effects(arguments)
-        if needsSources { configuration.additionalAudio = try RecordingOptions.mix(arguments) }
+        if needsSources { (configuration.additionalAudio, configuration.audioTracks) = try RecordingOptions.mix(arguments) }
         configuration.tiers = try RecordingOptions.tiers(arguments)
         configuration.segmentation = try RecordingOptions.segmentation(arguments, limits: &configuration.limits)
         (configuration.live, configuration.livePushes) = try RecordingOptions.live(arguments)
@@ -219,19 +221,24 @@ struct RecordingOptions {
         }
     }
 
-    /// `--audio SPEC` given more than once: the inputs after the first, mixed with it (`--audio-tracks mix`).
-    static func mix(_ arguments: ParsedArguments) throws -> [DeviceSpec] {
+    /// `--audio SPEC` given more than once: the inputs after the first, mixed with it or recorded beside it
+    /// (`--audio-tracks mix|separate`).
+    static func mix(_ arguments: ParsedArguments) throws -> ([DeviceSpec], AudioTrackMode) {
         let audios = arguments.allValues("--audio")
-        if let tracks = arguments.value("--audio-tracks"), tracks != "mix" {
-            throw UsageError("--audio-tracks '\(tracks)': this version mixes several --audio inputs into one track (mix); separate tracks are not built yet")
+        var mode = AudioTrackMode.mix
+        if let tracks = arguments.value("--audio-tracks") {
+            guard let chosen = AudioTrackMode(rawValue: tracks) else {
+                throw UsageError("--audio-tracks '\(tracks)': use \(AudioTrackMode.names)")
+            }
+            mode = chosen
         }
         if audios.count > 1, audios.contains("none") {
             throw UsageError("--audio none leaves the sound out: it cannot be one of several --audio inputs")
         }
         guard audios.count <= RecordingConfiguration.maximumAudioInputs else {
-            throw UsageError("\(audios.count) --audio inputs: at most \(RecordingConfiguration.maximumAudioInputs) are mixed")
+            throw UsageError("\(audios.count) --audio inputs: at most \(RecordingConfiguration.maximumAudioInputs) are taken")
         }
-        return try audios.dropFirst().map { try DeviceSpec(parsing: $0) }
+        return (try audios.dropFirst().map { try DeviceSpec(parsing: $0) }, mode)
     }
 
     /// `--overlay SPEC` and `--filter NAME`, each repeatable, in order.

@@ -67,7 +67,8 @@ enum ServeCommand {
             if let audio = audios.first { options.audio = audio == "none" ? nil : try DeviceSpec(parsing: audio).description }
             let (moreVideo, layout) = try RecordingOptions.composition(parsed)
             options.moreVideo = moreVideo.map(\.description)
-            options.moreAudio = try RecordingOptions.mix(parsed).map(\.description)
+            let (moreAudio, audioTracks) = try RecordingOptions.mix(parsed)
+            (options.moreAudio, options.audioTracks) = (moreAudio.map(\.description), audioTracks)
             if parsed.value("--layout")?.lowercased().hasSuffix(".json") == true {
                 throw UsageError("serve: --layout takes a built-in layout (\(VideoLayout.builtInNames.joined(separator: ", ")), only:N): the page switches between those")
             }

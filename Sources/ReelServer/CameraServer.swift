@@ -13,10 +13,11 @@ public final class CameraServer: Sendable {
         public var video: String?
         public var audio: String?
         /// Video inputs after the first, composed (starting with `layout`, default pip), and sound inputs after
-        /// the first, mixed.
+        /// the first, mixed or recorded as tracks of their own (`audioTracks`).
         public var moreVideo: [String] = []
         public var layout: String?
         public var moreAudio: [String] = []
+        public var audioTracks: AudioTrackMode = .mix
         public var preset: String
         /// Start the camera at once (the page can start it too).
         public var startsCamera: Bool
@@ -102,7 +103,8 @@ public final class CameraServer: Sendable {
         let cameraStream = options.streamsCamera || !pushes.isEmpty ? try CameraLiveStream(writesHLS: options.streamsCamera, pushes: pushes) : nil
         camera = CameraService(folder: folder, inputs: .init(video: options.video, audio: options.audio, preset: options.preset,
                                                                 moreVideo: options.moreVideo.isEmpty ? nil : options.moreVideo,
-                                                                layout: options.layout, moreAudio: options.moreAudio.isEmpty ? nil : options.moreAudio),
+                                                                layout: options.layout, moreAudio: options.moreAudio.isEmpty ? nil : options.moreAudio,
+                                                                audioTracks: options.audioTracks == .mix ? nil : options.audioTracks.rawValue),
                                liveStream: cameraStream, alarms: options.alarms,
                                keeping: .init(replaySeconds: options.replaySeconds, replayBytes: options.replayBytes, triggers: options.triggers))
         do {

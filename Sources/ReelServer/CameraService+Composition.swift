@@ -12,6 +12,7 @@ extension CameraService {
     static func compose(_ inputs: Inputs, into capture: inout CaptureInputs) throws {
         capture.additionalVideo = try (inputs.moreVideo ?? []).map(DeviceSpec.init(parsing:))
         capture.additionalAudio = try (inputs.moreAudio ?? []).map(DeviceSpec.init(parsing:))
+        capture.audioTracks = inputs.audioTracks.flatMap(AudioTrackMode.init(rawValue:)) ?? .mix
         if capture.video != nil, let name = inputs.layout {
             capture.layout = try VideoLayout.builtIn(name, inputs: 1 + capture.additionalVideo.count)
         }

@@ -17,10 +17,11 @@ final class CameraService: @unchecked Sendable {
         var audio: String?
         var preset: String
         /// Video inputs after the first, composed by `layout` (`reel serve --video A --video B`), and sound
-        /// inputs after the first, mixed.
+        /// inputs after the first, mixed (or, with `audioTracks` "separate", each a track of its own).
         var moreVideo: [String]? = nil
         var layout: String? = nil
         var moreAudio: [String]? = nil
+        var audioTracks: String? = nil
     }
 
     /// A movie being recorded (by the shutter or the API).

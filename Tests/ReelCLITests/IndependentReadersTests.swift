@@ -52,6 +52,9 @@ import Testing
         // Tiers (issue 14): the main movie and a tier at another preset from the same capture.
         Case(name: "tiers", arguments: ["record", "out.mov", "--preset", "352x288", "--max-duration", "2",
                                         "--tier", "low:out-tier.mov"] + fast),
+        // Several sound inputs as tracks of their own (issue 29): every reader that lists tracks sees both.
+        Case(name: "separate sound tracks", arguments: ["record", "out.mov", "--preset", "352x288", "--max-duration", "2",
+                                                        "--audio-tracks", "separate", "--audio", "lavfi:sine=f=1000?realtime=0&name=Second"] + fast),
     ]
 
     @Test(arguments: cases)
@@ -67,6 +70,9 @@ import Testing
         }
         let movies = Scratch.files(in: folder).filter { $0.hasPrefix("out") && $0.hasSuffix(".mov") }.map { "\(folder)/\($0)" }
         #expect(movies.count == (testCase.name == "segments" ? 3 : testCase.name == "tiers" ? 2 : 1), "\(movies)")
+        if testCase.name == "separate sound tracks" {
+            #expect(try movies.map { try IndependentReaders.ffprobe($0).audioTracks } == [2])
+        }
         try Self.expectAgreement(movies, label: testCase.name)
     }
 
@@ -207,6 +213,10 @@ import Testing
                 }
                 #expect(abs(reading.duration - reference.duration) <= frame + 0.002 + durationAllowance,
                         "\(name): \(reader) \(reading) against ffprobe \(reference)", sourceLocation: sourceLocation)
+                if reading.audioTracks >= 0 {
+                    #expect(reading.audioTracks == reference.audioTracks,
+                            "\(name): \(reader) sees \(reading.audioTracks) sound tracks, ffprobe \(reference.audioTracks)", sourceLocation: sourceLocation)
+                }
             }
         }
     }

@@ -14,6 +14,9 @@ public enum IndependentReaders {
         public var problems: String
         /// What else the reader saw, for the record (not compared): e.g. the pictures MPlayer decoded.
         public var notes: String = ""
+        /// The sound tracks the reader found; -1 from a reader that does not say (Chromium's and Firefox's
+        /// `audioTracks` are behind flags, xine plays one).
+        public var audioTracks: Int = -1
         public var description: String {
             "\(videoFrames) frames, \(duration) s\(problems.isEmpty ? "" : ", problems: \(problems)")\(notes.isEmpty ? "" : " (\(notes))")"
         }
@@ -35,17 +38,20 @@ public enum IndependentReaders {
         if decode.status != 0 && problems.isEmpty { problems = "gst-launch exit \(decode.status)" }
         let discover = try Processes.shell("gst-discoverer-1.0 \(quoted(path)) 2>&1", timeout: 60)
         let durationLine = discover.standardOutput.split(separator: "\n").first { $0.contains("Duration:") }
-        return Reading(videoFrames: frames, duration: durationLine.map { clock(String($0)) } ?? -1, problems: problems)
+        return Reading(videoFrames: frames, duration: durationLine.map { clock(String($0)) } ?? -1, problems: problems,
+                       audioTracks: discover.standardOutput.split(separator: "\n").filter { $0.contains("audio #") }.count)
     }
 
     /// MediaInfo: the video track's frame count, and the general duration.
     public static func mediainfo(_ path: String) throws -> Reading {
         let frames = try Processes.run("/usr/bin/mediainfo", ["--Inform=Video;%FrameCount%", path])
         let duration = try Processes.run("/usr/bin/mediainfo", ["--Inform=General;%Duration%", path])
+        let audio = try Processes.run("/usr/bin/mediainfo", ["--Inform=General;%AudioCount%", path])
         let text = { (result: ProcessResult) in result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) }
         let status = frames.status == 0 && duration.status == 0
         return Reading(videoFrames: Int(text(frames)) ?? 0, duration: (Double(text(duration)) ?? -1000) / 1000,
-                       problems: status ? "" : "mediainfo failed: \(frames.standardError) \(duration.standardError)")
+                       problems: status ? "" : "mediainfo failed: \(frames.standardError) \(duration.standardError)",
+                       audioTracks: Int(text(audio)) ?? 0)
     }
 
     /// ffprobe's view (the reference the others are compared with): decoded video frames and the format duration.
@@ -57,8 +63,11 @@ public enum IndependentReaders {
             let pair = line.split(separator: "=", maxSplits: 1)
             return pair.count == 2 ? (String(pair[0]), String(pair[1])) : nil
         }, uniquingKeysWith: { first, _ in first })
+        let audio = try Processes.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "a", "-show_entries", "stream=index",
+                                                            "-of", "csv=p=0", path])
         return Reading(videoFrames: Int(values["nb_read_frames"] ?? "") ?? 0, duration: Double(values["duration"] ?? "") ?? -1,
-                       problems: result.status == 0 ? result.standardError : "ffprobe exit \(result.status): \(result.standardError)")
+                       problems: result.status == 0 ? result.standardError : "ffprobe exit \(result.status): \(result.standardError)",
+                       audioTracks: audio.standardOutput.split(separator: "\n").count)
     }
 
     static func quoted(_ path: String) -> String { "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'" }

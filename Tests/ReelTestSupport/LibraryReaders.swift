@@ -37,7 +37,9 @@ extension IndependentReaders {
         }
         if let audio { notes += (notes.isEmpty ? "" : ", ") + "audio \(field(audio, "samples") ?? "?") samples" }
         if video == nil && audio == nil { problems.append("no tracks") }
-        return Reading(videoFrames: frames, duration: duration, problems: problems.joined(separator: " | "), notes: notes)
+        let audioTracks = lines.first { $0.first == "audio_tracks" }.flatMap { $0.count > 1 ? Int($0[1]) : nil } ?? -1
+        return Reading(videoFrames: frames, duration: duration, problems: problems.joined(separator: " | "), notes: notes,
+                       audioTracks: audioTracks)
     }
 
     /// xine (libxine2: its own QuickTime demuxer, "MOV/MPEG-4", and its ffmpeg decoder plugin) playing the

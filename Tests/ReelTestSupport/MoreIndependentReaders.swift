@@ -67,7 +67,8 @@ extension IndependentReaders {
                 if abs(shown - meant) > 1 { problems.append("\(shown) pictures shown of the \(meant) its edit list plays") }
             }
         }
-        return Reading(videoFrames: videoSamples ?? 0, duration: length ?? -1, problems: problems.joined(separator: " | "), notes: notes)
+        return Reading(videoFrames: videoSamples ?? 0, duration: length ?? -1, problems: problems.joined(separator: " | "), notes: notes,
+                       audioTracks: lines.filter { $0.hasPrefix("ID_AUDIO_ID=") }.count)
     }
 
     /// exiftool's writer on a copy: `exiftool -overwrite_original -UserData:Title=Reel -ItemList:Title=Reel
@@ -93,7 +94,8 @@ extension IndependentReaders {
             .filter { $0.contains("Error") || $0.contains("Warning") || $0.contains("weren't updated") }
         problems += complaints.map { $0.replacingOccurrences(of: copy, with: "copy") }
         if write.status != 0 { problems.append("exiftool exit \(write.status)") }
-        let read = try Processes.run("/usr/bin/exiftool", ["-j", "-a", "-G1", "-n", "-Title", "-QuickTime:Duration", copy], timeout: 60)
+        let read = try Processes.run("/usr/bin/exiftool", ["-j", "-a", "-G1", "-n", "-Title", "-QuickTime:Duration", "-HandlerType", copy],
+                                     timeout: 60)
         let tags = (try? JSONSerialization.jsonObject(with: Data(read.standardOutput.utf8)) as? [[String: Any]])?.first ?? [:]
         let missing = ["UserData:Title", "ItemList:Title", "Keys:Title"].filter { tags[$0] as? String != "Reel" }
         if !missing.isEmpty { problems.append("titles not read back: \(missing.joined(separator: ", "))") }
@@ -107,8 +109,10 @@ extension IndependentReaders {
         // The tagged copy's video frames, from its checksums: lines "stream, dts, pts, duration, size, hash".
         let video = (try FFprobe.stream(copy, type: "video")?["index"] as? Int).map(String.init)
         let frames = after.filter { line in video.map { line.split(separator: ",").first.map(String.init) == $0 } ?? false }.count
+        // Each track's handler type ("soun" for sound), under its track's group.
+        let soundTracks = tags.filter { $0.key.hasSuffix(":HandlerType") && $0.value as? String == "soun" }.count
         return Reading(videoFrames: frames, duration: duration, problems: problems.joined(separator: " | "),
-                       notes: "\(after.count) frames decode alike")
+                       notes: "\(after.count) frames decode alike", audioTracks: soundTracks)
     }
 
     /// `ffmpeg -f framemd5` of every stream: stream, dts, pts, duration, size and checksum of each decoded

@@ -66,11 +66,12 @@ public enum TestInputs {
 
     /// A file's first audio track decoded by ffmpeg to mono float samples at `sampleRate`, optionally only
     /// the window `from`..`to` seconds.
-    public static func monoSamples(_ path: String, sampleRate: Int, from start: Double? = nil, to end: Double? = nil) throws -> [Float] {
+    public static func monoSamples(_ path: String, sampleRate: Int, from start: Double? = nil, to end: Double? = nil,
+                                   stream: Int = 0) throws -> [Float] {
         let raw = FileManager.default.temporaryDirectory.appendingPathComponent("reel-audio-\(UUID().uuidString).f32").path
         defer { try? FileManager.default.removeItem(atPath: raw) }
         let trim = start.map { ["-af", "atrim=\($0)" + (end.map { ":\($0)" } ?? "")] } ?? []
-        try ffmpeg(["-i", path, "-map", "0:a:0"] + trim + ["-ac", "1", "-ar", String(sampleRate), "-f", "f32le", raw])
+        try ffmpeg(["-i", path, "-map", "0:a:\(stream)"] + trim + ["-ac", "1", "-ar", String(sampleRate), "-f", "f32le", raw])
         return try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 

@@ -24,6 +24,29 @@ import Testing
         #expect(mix.nextBlock() == nil && mix.isDone, "both ended exactly at 108")
     }
 
+    @Test func aLaneThatStartsAfterAWholeBlockAddsNothingToIt() {
+        // Live: lane 1's first samples come a block and more after lane 0's, beyond the lag.
+        var mix = AudioMix(gains: [1, 1], channels: 1, blockSize: 4, maximumLag: 4)
+        mix.add(lane: 0, Self.ramp(12, from: 1), at: 0)
+        mix.add(lane: 1, [[100, 100, 100, 100]], at: 6)
+        #expect(mix.nextBlock()?.samples == [[1, 2, 3, 4]])
+        #expect(mix.nextBlock()?.samples == [[5, 6, 107, 108]])
+    }
+
+    @Test func separateTracksAreLaidSideBySideNotSummed() {
+        var mix = AudioMix(gains: [1, 0.5], channels: 2, blockSize: 4, maximumLag: nil, stacks: true)
+        #expect(mix.blockChannels == 4)
+        mix.add(lane: 0, Self.ramp(4, from: 1, channels: 2), at: 0)
+        mix.add(lane: 1, Self.ramp(2, from: 10, channels: 2), at: 2)
+        let block = mix.nextBlock()
+        #expect(block?.position == 0)
+        #expect(block?.samples == [[1, 2, 3, 4], [1, 2, 3, 4], [0, 0, 5, 5.5], [0, 0, 5, 5.5]],
+                "lane 1 at its own channels, at its gain, silent before it starts")
+        mix.finish(lane: 0)
+        mix.finish(lane: 1)
+        #expect(mix.nextBlock() == nil && mix.isDone)
+    }
+
     @Test func aGapIsSilenceAndAnOverlapIsDropped() {
         var mix = AudioMix(gains: [1], channels: 2, blockSize: 4, maximumLag: nil)
         mix.add(lane: 0, Self.ramp(2, from: 1, channels: 2), at: 0)

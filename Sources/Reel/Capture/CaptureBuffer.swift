@@ -26,17 +26,21 @@ final class CaptureBuffer: @unchecked Sendable {
     /// Slots to take out of the pools as they come back (an added output that finished).
     private var retiring: [MediaType: Int] = [.video: 0, .audio: 0]
 
-    init(videoFrames: Int, audioFrames: Int, streams: [MediaType]) {
+    /// Frames in an audio slot: one per sound track (several only when inputs are recorded as separate tracks).
+    private let audioTracks: Int
+
+    init(videoFrames: Int, audioFrames: Int, streams: [MediaType], audioTracks: Int = 1) {
         self.streams = streams
+        self.audioTracks = audioTracks
         if streams.contains(.video) { free[.video] = (0..<videoFrames).map { _ in CaptureSlot(frames: []) } }
-        if streams.contains(.audio) { free[.audio] = (0..<audioFrames).map { _ in CaptureSlot(frames: [Frame()]) } }
+        if streams.contains(.audio) { free[.audio] = (0..<audioFrames).map { _ in CaptureBuffer.audioSlot(tracks: audioTracks) } }
         for stream in streams { ended[stream] = false }
     }
 
     /// More slots for a type, for an output added while the session runs (it holds pictures of its own).
     func addSlots(_ type: MediaType, count: Int) {
         condition.lock()
-        free[type]?.append(contentsOf: (0..<count).map { _ in CaptureSlot(frames: type == .audio ? [Frame()] : []) })
+        free[type]?.append(contentsOf: (0..<count).map { _ in type == .audio ? CaptureBuffer.audioSlot(tracks: audioTracks) : CaptureSlot(frames: []) })
         condition.broadcast()
         condition.unlock()
     }
@@ -50,6 +54,8 @@ final class CaptureBuffer: @unchecked Sendable {
         free[type]?.removeLast(now)
         retiring[type, default: 0] += count - now
     }
+
+    private static func audioSlot(tracks: Int) -> CaptureSlot { CaptureSlot(frames: (0..<tracks).map { _ in Frame() }) }
 
     /// Back to the pool, unless the pool is shrinking. Called with the lock held.
     private func returnToPool(_ type: MediaType, _ slot: CaptureSlot) {

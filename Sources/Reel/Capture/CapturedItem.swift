@@ -1,7 +1,8 @@
 import FFmpegCore
 
 /// The pooled frames of one captured picture or block of samples. A picture is held in every rendition the
-/// outputs asked for (`frames[i]` is rendition i, see PictureRenditions); a block of samples in one frame.
+/// outputs asked for (`frames[i]` is rendition i, see PictureRenditions); a block of samples in one frame per
+/// sound track (`frames[i]` is track i: several only when inputs are recorded as separate tracks).
 /// Outputs share a slot without copying it: the CaptureBuffer counts who holds it and takes it back into
 /// its pool when the last holder releases it.
 final class CaptureSlot: @unchecked Sendable {
@@ -22,8 +23,11 @@ struct CapturedItem: @unchecked Sendable {
     /// an update fell due (see AudioFrameSink's meter); it travels with the block, so no lock is added.
     var levels: AudioLevels? = nil
 
-    /// The picture at the first rendition, or the block of samples.
+    /// The picture at the first rendition, or the block of samples (of the first track).
     var frame: Frame { slot.frames[0] }
+
+    /// A block of samples, one frame per track.
+    var tracks: [Frame] { slot.frames }
 
     /// The picture at a rendition the outputs registered.
     func picture(_ rendition: Int) -> Frame { slot.frames[rendition] }

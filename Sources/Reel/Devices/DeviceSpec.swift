@@ -54,13 +54,26 @@ public struct DeviceSpec: Sendable, Equatable, CustomStringConvertible {
         if let gain = option("gain"), DeviceSpec.decibels(gain) == nil {
             throw ReelError.invalidInput("device '\(text)': gain=\(gain): use decibels from \(Int(DeviceSpec.gainRange.lowerBound)) to +\(Int(DeviceSpec.gainRange.upperBound)), e.g. gain=-6dB")
         }
+        if let name = option("name"), !DeviceSpec.isTrackName(name) {
+            throw ReelError.invalidInput("device '\(text)': name=\(name): a track's name is 1 to \(DeviceSpec.longestTrackName) bytes of printable text, e.g. name=Lectern")
+        }
+    }
+
+    /// What a movie calls the track this input's sound is recorded in, when inputs are separate tracks
+    /// (`name=Lectern`; default: the input's kind and target).
+    public var trackName: String { option("name") ?? "\(kind.rawValue):\(target)" }
+    /// A QuickTime handler name is a counted string of at most 255 bytes; names stay well short of it.
+    static let longestTrackName = 64
+
+    static func isTrackName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= longestTrackName && name.unicodeScalars.allSatisfy { $0.properties.generalCategory != .control }
     }
 
     public func option(_ key: String) -> String? { options.last(where: { $0.key == key })?.value }
 
-    /// Options that are Reel's own, not FFmpeg's: `realtime` (lavfi pacing) and `gain` (a sound input's level
-    /// in a mix).
-    static let ownOptions: Set<String> = ["realtime", "gain"]
+    /// Options that are Reel's own, not FFmpeg's: `realtime` (lavfi pacing), `gain` (a sound input's level
+    /// in a mix) and `name` (its track's name when inputs are separate tracks).
+    static let ownOptions: Set<String> = ["realtime", "gain", "name"]
 
     /// A sound input's gain in a mix (`gain=-6dB`), in decibels.
     public var gainDecibels: Double? { option("gain").flatMap(DeviceSpec.decibels) }

@@ -3,7 +3,9 @@
 /// correction), and a block is mixed once every lane has its samples for it. A lane that has ended adds
 /// silence; with live inputs a lane more than `maximumLag` behind the others adds silence where it has
 /// nothing (its samples that come later for a block already mixed are dropped), so one stalled microphone
-/// never holds up the others. Pure (no FFmpeg): samples are planar Float arrays.
+/// never holds up the others. With `stacks` (separate tracks) the lanes are not summed but laid side by side,
+/// lane i in channels i×channels ..< (i+1)×channels of the block, on the same timeline. Pure (no FFmpeg):
+/// samples are planar Float arrays.
 struct AudioMix {
     struct Lane {
         /// Position of the first waiting sample; nil before the lane's first samples.
@@ -18,6 +20,10 @@ struct AudioMix {
 
     let channels: Int
     let blockSize: Int
+    /// Lanes side by side (one track each) instead of summed.
+    let stacks: Bool
+    /// Channels of a mixed block: `channels`, or with `stacks` every lane's.
+    var blockChannels: Int { stacks ? channels * lanes.count : channels }
     /// Live inputs: samples a lane may trail the furthest lane by before it is mixed as silence.
     let maximumLag: Int64?
     private(set) var lanes: [Lane]
@@ -26,8 +32,9 @@ struct AudioMix {
     /// Samples dropped because they came after their block was mixed (a late lane).
     private(set) var lateSamples = 0
 
-    init(gains: [Float], channels: Int, blockSize: Int, maximumLag: Int64?) {
+    init(gains: [Float], channels: Int, blockSize: Int, maximumLag: Int64?, stacks: Bool = false) {
         self.channels = channels
+        self.stacks = stacks
         self.blockSize = blockSize
         self.maximumLag = maximumLag
         lanes = gains.map { Lane(start: nil, samples: Array(repeating: [], count: channels), gain: $0) }
@@ -68,7 +75,8 @@ struct AudioMix {
     /// Every lane finished and everything mixed.
     var isDone: Bool { lanes.allSatisfy { $0.finished && ($0.samples.first?.isEmpty ?? true) } }
 
-    /// The next mixed block (its position and planar samples, before any limiting) once it is due; the last
+    /// The next mixed block (its position and planar samples, `blockChannels` of them, before any limiting)
+    /// once it is due; the last
     /// one, when every lane has finished, may be shorter.
     mutating func nextBlock() -> (position: Int64, samples: [[Float]])? {
         let started = lanes.compactMap(\.start)
@@ -96,16 +104,19 @@ struct AudioMix {
             end = min(end, furthest)
         }
         let length = Int(end - start)
-        var mixed = Array(repeating: [Float](repeating: 0, count: length), count: channels)
+        var mixed = Array(repeating: [Float](repeating: 0, count: length), count: blockChannels)
         for index in lanes.indices {
             guard let laneStart = lanes[index].start else { continue }
             let available = lanes[index].samples[0].count
             let offset = Int(laneStart - start)
             let gain = lanes[index].gain
-            for channel in 0..<channels {
+            let firstChannel = stacks ? index * channels : 0
+            // The lane's samples inside this block (none when it starts after the block or has nothing).
+            let first = max(0, offset), last = min(length, offset + available)
+            for channel in 0..<channels where first < last {
                 lanes[index].samples[channel].withUnsafeBufferPointer { source in
-                    for sample in max(0, offset)..<min(length, offset + available) {
-                        mixed[channel][sample] += gain * source[sample - offset]
+                    for sample in first..<last {
+                        mixed[firstChannel + channel][sample] += gain * source[sample - offset]
                     }
                 }
             }

@@ -9,34 +9,23 @@ extension MovieRecorder {
 
     func encodeAudio(_ item: CapturedItem) throws {
         guard audioFIFO != nil, !audioDone else { return }
-        guard let resampler = audioResampler else {
-            return try queueAudio(item.frame, start: item.time.rescaled(to: audioTimeBase).value, tolerance: 0)
+        // One frame per track the file records (a movie without a file takes the first).
+        let blocks = setup.audioTrackCount == 1 ? [item.frame] : Array(item.tracks.prefix(setup.audioTrackCount))
+        guard let conversion else {
+            return try queueAudio(blocks, start: item.time.rescaled(to: audioTimeBase).value, tolerance: 0)
         }
         // Another rate or channel count than the session captures: convert first. The converted samples
         // start as far before the block as swresample's delay; rounding them to this rate's samples may be
         // off by a sample or two, which is no gap.
-        let start = item.time.rescaled(to: audioTimeBase).value - Int64(resampler.delay)
-        guard let converted = try resampled(item.frame) else { return }
+        let start = item.time.rescaled(to: audioTimeBase).value - Int64(conversion.delay)
+        guard let converted = try conversion.convert(blocks) else { return }
         try queueAudio(converted, start: start, tolerance: Int64(setup.preset.audio.sampleRate / 500))
     }
 
-    /// The block in this movie's audio format, or nil when swresample kept all of it for now.
-    func resampled(_ block: Frame?) throws -> Frame? {
-        guard let resampler = audioResampler, let conversion else { return nil }
-        let count = try resampler.convert(block, into: conversion.fifo)
-        guard count > 0 else { return nil }
-        if !conversion.frame.hasBuffers || conversion.capacity < count {
-            try conversion.frame.allocateAudio(sampleCount: max(count, 4096), format: .floatPlanar,
-                                               channels: setup.preset.audio.channels, sampleRate: setup.preset.audio.sampleRate)
-            self.conversion?.capacity = max(count, 4096)
-        }
-        try conversion.fifo.read(into: conversion.frame, sampleCount: count)
-        return conversion.frame
-    }
-
-    /// Puts a block of samples in this movie's format, starting at sample `itemStart` of the session, into
-    /// the FIFO: after silence where it leaves a hole, without the part that overlaps what is queued.
-    func queueAudio(_ block: Frame, start itemStart: Int64, tolerance: Int64) throws {
+    /// Puts a block of samples in this movie's format (one frame per track), starting at sample `itemStart` of
+    /// the session, into the FIFO: after silence where it leaves a hole, without the part that overlaps what is
+    /// queued.
+    func queueAudio(_ block: [Frame], start itemStart: Int64, tolerance: Int64) throws {
         guard let fifo = audioFIFO, !audioDone else { return }
         if audio.queueStart == nil {
             // On an input's own timeline, audio that starts after the movie does is preceded by silence.
@@ -45,7 +34,7 @@ extension MovieRecorder {
         }
         var overlap = 0
         switch AudioPlacement.place(start: itemStart, expected: audio.queueStart! &+ Int64(fifo.count),
-                                    blockSamples: block.sampleCount, tolerance: tolerance,
+                                    blockSamples: block[0].sampleCount, tolerance: tolerance,
                                     followsInputTimeline: setup.timelineFromInputStart, sampleRate: setup.preset.audio.sampleRate) {
         case .append: break
         case .silenceFirst(let samples): try appendSilence(samples)
@@ -118,11 +107,11 @@ extension MovieRecorder {
         let durationLimit = setup.limits.maxDuration.map { Int64(($0 * Double(setup.preset.audio.sampleRate)).rounded()) }
         let limit = [durationLimit, audio.endCap, totalSizeEnd?.sample].compactMap { $0 }.min()
         let waitPoint = final ? nil : audioWaitPoint(originSample: originSample)
-        if let encoder = segment.audioEncoder, let preroll, segment.index > 1, segment.audioSamplesEncoded == 0,
+        if segment.audioEncoder != nil, let preroll, segment.index > 1, segment.audioSamplesEncoded == 0,
            preroll.count == frameSize, fifo.count > 0 {
-            try encoder.encode { frame in
-                _ = try preroll.read(into: frame, sampleCount: frameSize)
-                frame.pts = -Int64(frameSize)
+            try segment.encodeAudio { frames in
+                _ = try preroll.read(into: frames, sampleCount: frameSize)
+                for frame in frames { frame.pts = -Int64(frameSize) }
             }
         }
         frames: while !audioDone {
@@ -136,13 +125,13 @@ extension MovieRecorder {
             case .wait: break frames
             case .encode(let samples): count = samples
             }
-            if let encoder = segment.audioEncoder {
-                try encoder.encode { frame in
-                    _ = try fifo.read(into: frame, sampleCount: count)
-                    frame.pts = position - segment.start.sample
-                    sendLive(samples: frame, at: position)
+            if segment.audioEncoder != nil {
+                try segment.encodeAudio { frames in
+                    _ = try fifo.read(into: frames, sampleCount: count)
+                    for frame in frames { frame.pts = position - segment.start.sample }
+                    sendLive(samples: frames[0], at: position)
                     if let preroll {
-                        try preroll.append(frame)
+                        try preroll.append(frames)
                         if preroll.count > frameSize { preroll.drain(preroll.count - frameSize) }
                     }
                 }
@@ -176,6 +165,10 @@ extension MovieRecorder {
             return
         }
         guard let encoder = segment.audioEncoder else { return }
+        // Separate tracks: each encoder's packets go to its own stream; live streams take the first track's.
+        for (track, other) in segment.audioEncoders.enumerated().dropFirst() {
+            try other.collectPackets { packet in try write(packet, stream: audioStream + track, to: segment) }
+        }
         guard case .owner(let shared)? = setup.sharedVideo else {
             return try encoder.collectPackets { packet in
                 sendLive(audio: packet, of: segment)

@@ -89,7 +89,7 @@ extension MovieRecorder {
             nextBoundary = nil
             // The cap comes first: what swresample still holds must not be encoded past the video's end.
             if alignsEnds { capAudioAtTheVideoEnd() }
-            if audioResampler != nil, let queueStart = audio.queueStart, let tail = try resampled(nil) {
+            if let conversion, let queueStart = audio.queueStart, let tail = try conversion.convert(nil) {
                 // What swresample still holds follows what is queued.
                 try queueAudio(tail, start: queueStart + Int64(audioFIFO?.count ?? 0), tolerance: 0)
             }

@@ -75,7 +75,7 @@ extension MovieRecorder {
         segment.finishAudioEncoder(flush: true)
         try collectAudio(of: segment, final: true)
         segment.audioEnded = true
-        _ = try segment.writer.endStream(audioStream)
+        for track in 0..<setup.audioTrackCount { _ = try segment.writer.endStream(audioStream + track) }
     }
 
     /// Finalizes the files, other than the last, that will get no more packets.

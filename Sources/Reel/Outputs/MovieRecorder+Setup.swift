@@ -36,6 +36,9 @@ extension MovieRecorder {
         var sessionStart: Int64 = 0
         /// A movie stopped before its end is deleted, not finalized (RecordingConfiguration.discardsStoppedMovie).
         var discardsStoppedMovie = false
+        /// The names of its sound tracks when the session records several inputs as tracks of their own (one
+        /// per input, all in the capture's blocks); empty: one track.
+        var audioTrackNames: [String] = []
         /// The video encoder this movie shares with movies that record the same way (SharedEncoders).
         var sharedVideo: SharedEncoders.Role? = nil
         /// Live streams of this movie's packets (`--live`): they get a reference to each packet it writes.
@@ -43,6 +46,9 @@ extension MovieRecorder {
         /// False for the encoders of live streams alone (LiveStreamOutput): no file, the packets go to the
         /// streams only, the sound through LiveAudio.
         var writesFile = true
+        /// Sound tracks in the file: one per name, or one (a movie without a file feeds live streams, which
+        /// take the first track).
+        var audioTrackCount: Int { writesFile ? max(1, audioTrackNames.count) : 1 }
         /// The live streams' segment duration: a keyframe is forced at each multiple of it (0: none).
         var liveSegmentDuration: Double { live.map(\.keyframeGrid).filter { $0 > 0 }.min() ?? 0 }
     }

@@ -58,11 +58,11 @@ final class MovieRecorder: @unchecked Sendable {
     var spareSharedPackets: [Packet] = []
     /// A follower: where the owner's AAC packets are referenced before they are written.
     let sharedAudioPacket = Packet()
+    /// The sound queued for the AAC encoders: every track's channels side by side (track i in channels
+    /// i×C ..< (i+1)×C), so placement, silence, limits and segment walls treat the tracks as one.
     var audioFIFO: SampleFIFO?
     /// Converts the session's audio when this movie's preset asks for another rate or channel count.
-    var audioResampler: Resampler?
-    /// Where converted samples land before they are queued (a FIFO and a frame sized for the largest block).
-    var conversion: (fifo: SampleFIFO, frame: Frame, capacity: Int)?
+    var conversion: AudioConversion?
     var videoStream = -1
     var audioStream = -1
     /// The session time of the movie's time zero, once known (the first picture, or the input's start).
@@ -266,11 +266,12 @@ final class MovieRecorder: @unchecked Sendable {
         }
         if setup.hasAudio {
             audioStream = setup.hasVideo ? 1 : 0
-            audioFIFO = SampleFIFO(format: .floatPlanar, channels: setup.preset.audio.channels)
-            if setup.segmentation != nil { preroll = SampleFIFO(format: .floatPlanar, channels: setup.preset.audio.channels) }
+            let queuedChannels = setup.preset.audio.channels * setup.audioTrackCount
+            audioFIFO = SampleFIFO(format: .floatPlanar, channels: queuedChannels)
+            if setup.segmentation != nil { preroll = SampleFIFO(format: .floatPlanar, channels: queuedChannels) }
             if setup.captureAudio != (setup.preset.audio.sampleRate, setup.preset.audio.channels) {
-                audioResampler = Resampler(outputRate: setup.preset.audio.sampleRate, outputChannels: setup.preset.audio.channels)
-                conversion = (SampleFIFO(format: .floatPlanar, channels: setup.preset.audio.channels), Frame(), 0)
+                conversion = AudioConversion(tracks: setup.audioTrackCount, sampleRate: setup.preset.audio.sampleRate,
+                                             channels: setup.preset.audio.channels)
             }
         }
         if setup.writesFile {

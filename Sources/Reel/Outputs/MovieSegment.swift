@@ -18,9 +18,10 @@ final class MovieSegment: SegmentFile {
     /// Where the next segment begins, once the movie has committed to it: later pictures go there.
     var end: SegmentBoundaries.Boundary?
     let writer: MovieWriter
-    /// The segment's AAC encoder on its thread; nil without audio, or when the audio comes from the encoder
-    /// this movie shares (`audioFollower`).
-    private(set) var audioEncoder: EncoderThread?
+    /// The segment's AAC encoders on their threads, one per sound track (the first track's first); none
+    /// without audio, or when the audio comes from the encoder this movie shares (`audioFollower`).
+    private(set) var audioEncoders: [EncoderThread] = []
+    var audioEncoder: EncoderThread? { audioEncoders.first }
     private var audioEncoderRunning = false
     /// A follower of shared encoders: the owner's AAC packets of this segment, and its samples per frame.
     let audioFollower: (shared: SharedEncoders, index: Int)?
@@ -68,25 +69,30 @@ final class MovieSegment: SegmentFile {
             audioFrameSize = encoder.frameSize
         } else if setup.hasAudio {
             audioFollower = nil
-            let encoder = try Encoder(audio: setup.preset.audioEncoderSettings(), globalHeader: MovieWriter.needsGlobalHeader)
-            encoders.append(encoder)
-            audioStreamEncoder = encoder
-            audioFrameSize = encoder.frameSize
-            if case .owner(let shared)? = setup.sharedVideo { shared.openedAudio(segment: index, encoder: encoder) }
-            let frames = try (0..<EncoderThread.audioFramePool).map { _ in
-                let frame = Frame()
-                try frame.allocateAudio(sampleCount: encoder.frameSize, format: .floatPlanar,
-                                        channels: setup.preset.audio.channels, sampleRate: setup.preset.audio.sampleRate)
-                return frame
+            for track in 0..<setup.audioTrackCount {
+                let encoder = try Encoder(audio: setup.preset.audioEncoderSettings(), globalHeader: MovieWriter.needsGlobalHeader)
+                encoders.append(encoder)
+                let frames = try (0..<EncoderThread.audioFramePool).map { _ in
+                    let frame = Frame()
+                    try frame.allocateAudio(sampleCount: encoder.frameSize, format: .floatPlanar,
+                                            channels: setup.preset.audio.channels, sampleRate: setup.preset.audio.sampleRate)
+                    return frame
+                }
+                audioEncoders.append(EncoderThread(encoder: encoder, frames: frames, name: "reel.encoder.audio"))
+                guard track == 0 else { continue }
+                audioStreamEncoder = encoder
+                audioFrameSize = encoder.frameSize
+                if case .owner(let shared)? = setup.sharedVideo { shared.openedAudio(segment: index, encoder: encoder) }
             }
-            audioEncoder = EncoderThread(encoder: encoder, frames: frames, name: "reel.encoder.audio")
             audioEncoderRunning = true
         } else {
             audioFollower = nil
         }
         videoEnded = videoEncoder == nil
         audioEnded = !setup.hasAudio
-        writer = try MovieWriter(path: writingPath, encoders: encoders, rotation: setup.rotation,
+        // Separate tracks are named after their inputs (the track's handler and its udta name).
+        let names = setup.audioTrackNames.isEmpty ? [] : Array(repeating: nil, count: videoEncoder == nil ? 0 : 1) + setup.audioTrackNames
+        writer = try MovieWriter(path: writingPath, encoders: encoders, trackNames: names, rotation: setup.rotation,
                                  limits: limits, folder: setup.folder, fragmentInterval: setup.fragmentInterval,
                                  fragmentMemoryLimit: setup.fragmentMemoryLimit)
         do {
@@ -102,9 +108,19 @@ final class MovieSegment: SegmentFile {
     /// Ends the audio encoder's thread (once): with `flush`, it drains its delayed frames, whose packets are
     /// then there to collect.
     func finishAudioEncoder(flush: Bool) {
-        guard let encoder = audioEncoder, audioEncoderRunning else { return }
+        guard audioEncoderRunning else { return }
         audioEncoderRunning = false
-        audioEncoderNanoseconds = encoder.finish(flush: flush)
+        audioEncoderNanoseconds = audioEncoders.reduce(0) { $0 + $1.finish(flush: flush) }
+    }
+
+    /// Lets `fill` write the next frame of every track at once (one frame per encoder, in track order), then
+    /// queues each to its encoder.
+    func encodeAudio(_ fill: ([Frame]) throws -> Void) throws {
+        func take(_ next: Int, _ frames: [Frame]) throws {
+            guard next < audioEncoders.count else { return try fill(frames) }
+            try audioEncoders[next].encode { frame in try take(next + 1, frames + [frame]) }
+        }
+        try take(0, [])
     }
 
     /// Writes the trailer (or the complete index), moves the file to its final name and says what it holds.

@@ -354,9 +354,10 @@ extension SharedEncoders {
     static func assignRoles(_ setups: inout [MovieRecorder.Setup], count: Int) {
         var groups: [(key: Key, members: [Int])] = []
         // Cuts by size (segment sizes, the total size's end) are decided from each file's own bytes, which
-        // the interleaving of audio can make differ by a few: such movies keep encoders of their own.
+        // the interleaving of audio can make differ by a few: such movies keep encoders of their own. So do
+        // movies of several sound tracks (the followers' handout is one AAC stream per segment).
         for index in 0..<min(count, setups.count) where setups[index].hasVideo && setups[index].segmentation?.size == nil
-            && setups[index].limits.maxFileSize == nil {
+            && setups[index].limits.maxFileSize == nil && setups[index].audioTrackCount == 1 {
             let key = Key(setups[index])
             if let group = groups.firstIndex(where: { $0.key == key }) { groups[group].members.append(index) }
             else { groups.append((key, [index])) }

@@ -73,16 +73,17 @@ final class MovieWriter {
 
     /// `encoders` in stream order; the first video stream may carry a rotation. `fragmentInterval` > 0 writes
     /// crash-safe fragments (see MovieFragmenter).
-    convenience init(path: String, encoders: [Encoder], rotation: DisplayTurn, limits: RecordingLimits, folder: String,
-                     fragmentInterval: Double = 0, fragmentMemoryLimit: Int64 = 4 << 20) throws {
-        try self.init(path: path, streams: encoders.map(StreamParameters.init(of:)), rotation: rotation, limits: limits,
-                      folder: folder, fragmentInterval: fragmentInterval, fragmentMemoryLimit: fragmentMemoryLimit)
+    convenience init(path: String, encoders: [Encoder], trackNames: [String?] = [], rotation: DisplayTurn, limits: RecordingLimits,
+                     folder: String, fragmentInterval: Double = 0, fragmentMemoryLimit: Int64 = 4 << 20) throws {
+        try self.init(path: path, streams: encoders.map(StreamParameters.init(of:)), trackNames: trackNames, rotation: rotation,
+                      limits: limits, folder: folder, fragmentInterval: fragmentInterval, fragmentMemoryLimit: fragmentMemoryLimit)
     }
 
     /// `streams` describes the packets of each stream, in stream order (their encoders', copied on the
-    /// encoders' thread: a replay is written beside the encoders that go on encoding).
-    init(path: String, streams: [StreamParameters], rotation: DisplayTurn, limits: RecordingLimits, folder: String,
-         fragmentInterval: Double = 0, fragmentMemoryLimit: Int64 = 4 << 20) throws {
+    /// encoders' thread: a replay is written beside the encoders that go on encoding). `trackNames`, where
+    /// given, name the streams' tracks (their handler and udta name, which players list).
+    init(path: String, streams: [StreamParameters], trackNames: [String?] = [], rotation: DisplayTurn, limits: RecordingLimits,
+         folder: String, fragmentInterval: Double = 0, fragmentMemoryLimit: Int64 = 4 << 20) throws {
         output = try OutputContext(path: path, formatName: "mov")
         self.path = path
         self.fragmentInterval = fragmentInterval
@@ -90,8 +91,12 @@ final class MovieWriter {
         self.limits = limits
         self.folder = folder
         let tracks = streams.map(TrackDescription.init)
-        for (stream, track) in zip(streams, tracks) {
-            try output.addStream(stream, codecTag: CodecConfigurationRecord.sampleEntryTag(forCodec: track.codec)?.description)
+        for (index, (stream, track)) in zip(streams, tracks).enumerated() {
+            let added = try output.addStream(stream, codecTag: CodecConfigurationRecord.sampleEntryTag(forCodec: track.codec)?.description)
+            if index < trackNames.count, let name = trackNames[index] {
+                output.setStreamMetadata(added, "handler_name", name)
+                output.setStreamMetadata(added, "title", name)
+            }
         }
         if let videoIndex = streams.firstIndex(where: { $0.mediaType == .video }) {
             try output.setRotation(streamIndex: videoIndex, turn: rotation)

@@ -14,9 +14,11 @@ public struct RecordingConfiguration: Sendable {
     public var pictureFilters: [PictureFilterKind] = []
     /// The sound source; nil records video only.
     public var audio: DeviceSpec?
-    /// More sound sources, mixed with `audio` into its one track (each at its spec's `gain`, see AudioMix).
+    /// More sound sources, mixed with `audio` into its one track (each at its spec's `gain`, see AudioMix), or
+    /// with `audioTracks` `.separate` each recorded in a track of its own.
     public var additionalAudio: [DeviceSpec] = []
-    /// The most sound inputs one session mixes.
+    public var audioTracks: AudioTrackMode = .mix
+    /// The most sound inputs one session takes (mixed, or as tracks).
     public static let maximumAudioInputs = 8
     public var preset: Preset
     public var limits: RecordingLimits

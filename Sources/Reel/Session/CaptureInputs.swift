@@ -16,8 +16,10 @@ public struct CaptureInputs: Sendable {
     /// Filters each video input goes through as captured, after the preset's own.
     public var pictureFilters: [PictureFilterKind] = []
     public var audio: DeviceSpec?
-    /// More sound sources, mixed with `audio` into one track (each at its spec's `gain=-6dB`).
+    /// More sound sources, mixed with `audio` into one track (each at its spec's `gain=-6dB`), or with
+    /// `audioTracks` `.separate` each a track of its own in the movies.
     public var additionalAudio: [DeviceSpec] = []
+    public var audioTracks: AudioTrackMode = .mix
     /// What is captured: the picture size and rate the photos and live views are taken at, and the audio
     /// format (a movie at another preset scales or resamples its own copy).
     public var preset: Preset
@@ -56,6 +58,7 @@ public struct CaptureInputs: Sendable {
         configuration.layout = layout
         configuration.overlays = overlays
         configuration.additionalAudio = additionalAudio
+        configuration.audioTracks = audioTracks
         configuration.pictureFilters = pictureFilters
         configuration.deviceTimeout = deviceTimeout
         configuration.cameraControls = cameraControls

@@ -15,6 +15,8 @@ struct MovieContext: @unchecked Sendable {
     let hasAudio: Bool
     /// The sample rate and channels audio is captured in (the main movie's preset).
     let captureAudio: (sampleRate: Int, channels: Int)
+    /// The names of the sound tracks when several inputs are recorded as tracks of their own; empty: one track.
+    let audioTrackNames: [String]
     /// Files and lavfi with realtime=0: movies started with the session keep the input's timeline.
     let unpaced: Bool
     let inputDuration: Double?
@@ -74,6 +76,6 @@ struct MovieContext: @unchecked Sendable {
             videoDevice: hasVideo ? configuration.video?.description : nil,
             audioDevice: hasAudio ? configuration.audio?.description : nil, inputDuration: inputDuration,
             segmentation: segmentation, overwrite: configuration.overwrite, sessionStart: sessionStart,
-            discardsStoppedMovie: configuration.discardsStoppedMovie)
+            discardsStoppedMovie: configuration.discardsStoppedMovie, audioTrackNames: audioTrackNames)
     }
 }

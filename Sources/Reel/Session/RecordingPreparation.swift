@@ -97,7 +97,7 @@ struct RecordingPreparation {
         if !configuration.additionalAudio.isEmpty {
             guard configuration.audio != nil else { throw ReelError.invalidInput("more sound inputs need a first one") }
             guard audioInputs.count <= AudioMixer.maximumInputs else {
-                throw ReelError.invalidInput("\(audioInputs.count) sound inputs: a session mixes at most \(AudioMixer.maximumInputs)")
+                throw ReelError.invalidInput("\(audioInputs.count) sound inputs: a session takes at most \(AudioMixer.maximumInputs)")
             }
             if configuration.takesTracksFromInput { throw ReelError.invalidInput("a transcode takes one input: mix files with reel record --audio FILE --audio FILE") }
         }
@@ -183,9 +183,12 @@ struct RecordingPreparation {
         let rotation = configuration.takesTracksFromInput ? (videoStream?.rotation ?? 0)
                                                           : DisplayTurn(clockwiseDegrees: configuration.orientation.clockwiseRotation)
         let sessionStart = MonotonicClock.nanoseconds()
+        // Several sound inputs as tracks of their own: one frame per input in each block, a track per input.
+        let separateTracks = configuration.audioTracks == .separate && audioInputs.count > 1
         let context = MovieContext(
             configuration: configuration, videoSource: videoSource, renditions: renditions, rotation: rotation,
             hasVideo: hasVideo, hasAudio: hasAudio, captureAudio: (preset.audio.sampleRate, preset.audio.channels),
+            audioTrackNames: separateTracks ? audioInputs.map(\.trackName) : [],
             unpaced: nonePaced, inputDuration: configuration.takesTracksFromInput ? opened.first?.source.durationSeconds : nil,
             sessionStart: sessionStart)
         // Without a movie of its own the session still captures pictures at the preset's size (rendition 0),
@@ -216,7 +219,8 @@ struct RecordingPreparation {
         let videoSlots = allPaced ? RecordingPreparation.pacedVideoPoolFrames + 1 + extraMovies * (MovieRecorder.livePictureQueue + 2)
                                   : RecordingPreparation.unpacedVideoPoolFrames + extraMovies * 2
         let buffer = CaptureBuffer(videoFrames: videoSlots,
-                                   audioFrames: RecordingPreparation.audioPoolBlocks, streams: mediaTypes)
+                                   audioFrames: RecordingPreparation.audioPoolBlocks, streams: mediaTypes,
+                                   audioTracks: separateTracks ? audioInputs.count : 1)
         // Audio is captured in the main movie's format; a tier in another resamples it.
         var factory = ReaderFactory(preset: preset, renditions: renditions, buffer: buffer, sessionStart: sessionStart,
                                     pausedTime: PausedTime(live: allPaced), hasVideo: hasVideo, metersLevels: configuration.needsLevels)
@@ -225,11 +229,12 @@ struct RecordingPreparation {
         if !configuration.overlays.isEmpty, let capture = renditions.all.first {
             try PictureEffects.check(configuration.overlays, width: capture.width, height: capture.height, colour: capture.colour.output)
         }
-        // Several sound inputs: each reader's blocks go to its lane of one mix, which feeds the audio stream.
+        // Several sound inputs: each reader's blocks go to its lane of one mix (or of the tracks side by side),
+        // which feeds the audio stream.
         let mixer = audioInputs.count < 2 ? nil : AudioMixer(
             gains: audioInputs.map { $0.gainDecibels ?? 0 }, sampleRate: preset.audio.sampleRate, channels: preset.audio.channels,
             blockSize: 1024, paced: allPaced, metersLevels: configuration.needsLevels && audioInputs.allSatisfy { $0.kind != .file },
-            buffer: buffer)
+            separate: separateTracks, buffer: buffer)
         var lanes = 0
         let readers = try opened.map { input -> InputReader in
             var lane: AudioMixer.Lane? = nil
