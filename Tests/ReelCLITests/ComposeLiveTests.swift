@@ -96,4 +96,29 @@ import Testing
         #expect(abs(fit.amplitudes[0] - 0.125) < 0.005 && abs(fit.amplitudes[1] - 0.0625) < 0.004, "\(fit.amplitudes)")
         #expect(fit.residual < 0.004, "residual \(fit.residual)")
     }
+
+    /// Two live sound inputs as separate tracks, with an HLS stream beside the movie: each track holds its own
+    /// tone whole and both are as long as each other; the stream carries the first track.
+    @Test func twoLiveSoundInputsAsSeparateTracks() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let output = "\(folder)/live-tracks.mov"
+        let run = try Processes.reel(["record", output, "--video", "lavfi:testsrc2", "--audio", "lavfi:aevalsrc=0.125*sin(2*PI*440*t):sample_rate=48000",
+                                      "--audio", "lavfi:aevalsrc=0.125*sin(2*PI*1000*t):sample_rate=48000", "--audio-tracks", "separate",
+                                      "--preset", "352x288", "--max-duration", "3", "--live", "\(folder)/live", "--json", "--quiet"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let tracks = try FFprobe.streams(output).filter { $0["codec_type"] as? String == "audio" }
+        #expect(tracks.count == 2 && Set(tracks.map { $0["duration"] as? String ?? "" }).count == 1, "\(tracks)")
+        let stream = try FFprobe.streams("\(folder)/live/index.m3u8").filter { $0["codec_type"] as? String == "audio" }
+        #expect(stream.count == 1, "the live stream carries one sound track: \(stream)")
+        guard RealTimeChecks.make("every live sample in both tracks, both tones whole") else { return }
+        for (track, frequency) in [440.0, 1000.0].enumerated() {
+            let samples = Array(try TestInputs.monoSamples(output, sampleRate: 48_000, stream: track)[4_800..<139_200])
+            let fit = ToneFit(samples, sampleRate: 48_000, frequencies: [frequency])
+            #expect(abs(fit.amplitudes[0] - 0.125) < 0.005 && fit.residual < 0.004, "track \(track): \(fit.amplitudes), residual \(fit.residual)")
+        }
+        let live = Array(try TestInputs.monoSamples("\(folder)/live/index.m3u8", sampleRate: 48_000)[4_800..<96_000])
+        let fit = ToneFit(live, sampleRate: 48_000, frequencies: [440, 1000])
+        #expect(fit.amplitudes[0] > 0.1 && fit.amplitudes[1] < 0.002, "the live stream's sound is the first track's: \(fit.amplitudes)")
+    }
 }

@@ -18,7 +18,7 @@ public enum IndependentReaders {
         /// `audioTracks` are behind flags, xine plays one).
         public var audioTracks: Int = -1
         public var description: String {
-            "\(videoFrames) frames, \(duration) s\(problems.isEmpty ? "" : ", problems: \(problems)")\(notes.isEmpty ? "" : " (\(notes))")"
+            "\(videoFrames) frames, \(duration) s\(audioTracks >= 0 ? ", \(audioTracks) sound tracks" : "")\(problems.isEmpty ? "" : ", problems: \(problems)")\(notes.isEmpty ? "" : " (\(notes))")"
         }
     }
 
