@@ -53,7 +53,10 @@ import Testing
         let jobs = """
             {"jobs": [{"name": "sides", "type": "record", "output": "sides.mov", "preset": "small.json", "maxDuration": 1,
                        "video": ["\(Self.numbered)", "lavfi:\(TestInputs.numberedPictures(rate: "30", offset: 100))?realtime=0"],
-                       "audio": ["lavfi:sine?realtime=0", "lavfi:sine=frequency=1000?realtime=0&gain=-6dB"], "layout": "side-by-side", "overlays": ["text:%{frame}?at=bottom-right&size=0.1"], "filters": ["denoise"]}]}
+                       "audio": ["lavfi:sine?realtime=0", "lavfi:sine=frequency=1000?realtime=0&gain=-6dB"], "layout": "side-by-side", "overlays": ["text:%{frame}?at=bottom-right&size=0.1"], "filters": ["denoise"]},
+                      {"name": "tracks", "type": "record", "output": "tracks.mov", "preset": "small.json", "maxDuration": 1,
+                       "video": "lavfi:testsrc2?realtime=0", "audio": ["lavfi:sine?realtime=0", "lavfi:sine=frequency=1000?realtime=0&name=Room"],
+                       "audioTracks": "separate"}]}
             """
         try jobs.write(toFile: "\(folder)/jobs.json", atomically: true, encoding: .utf8)
         let run = try Processes.reel(["batch", "\(folder)/jobs.json", "--quiet"])
@@ -64,9 +67,14 @@ import Testing
         #expect(pictures.frames.indices.map { pictures.number($0, x: 128, y: 0, side: 128) } == Array(100..<130))
         // The two sound inputs, mixed into one second of one track.
         #expect(try SegmentInspection.playedAudioSamples("\(folder)/sides.mov") == 48_000)
-        let broken = jobs.replacingOccurrences(of: "\"layout\": \"side-by-side\"", with: "\"layout\": \"only:3\"")
-        try broken.write(toFile: "\(folder)/broken.json", atomically: true, encoding: .utf8)
-        let refused = try Processes.reel(["batch", "\(folder)/broken.json", "--check"])
-        #expect(refused.status == 2 && refused.standardError.contains("layout"), "\(refused.standardError)")
+        // The other job's two sound inputs, a track each.
+        let tracks = try FFprobe.streams("\(folder)/tracks.mov").filter { $0["codec_type"] as? String == "audio" }
+        #expect(tracks.map { ($0["tags"] as? [String: Any])?["handler_name"] as? String } == ["lavfi:sine", "Room"], "\(tracks)")
+        for (mistake, key) in [("\"layout\": \"only:3\"", "layout"), ("\"layout\": \"side-by-side\", \"audioTracks\": \"both\"", "audioTracks")] {
+            let broken = jobs.replacingOccurrences(of: "\"layout\": \"side-by-side\"", with: mistake)
+            try broken.write(toFile: "\(folder)/broken.json", atomically: true, encoding: .utf8)
+            let refused = try Processes.reel(["batch", "\(folder)/broken.json", "--check"])
+            #expect(refused.status == 2 && refused.standardError.contains(key), "\(refused.standardError)")
+        }
     }
 }

@@ -7,6 +7,35 @@ import Testing
 /// each added movie must hold a run of the main movie's pictures with nothing missing: from the first
 /// picture after it was added to its own stop (or the session's).
 @Suite struct MovieOutputTests {
+    /// A session of inputs alone with two microphones as separate tracks (the library's `audioTracks`): a
+    /// movie added while it runs records one named track per input, each with its own tone.
+    @Test func aMovieAddedToASessionOfSeparateSoundTracks() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var preset = try PresetLibrary.preset(named: "352x288")
+        (preset.video.width, preset.video.height) = (128, 128)
+        var inputs = CaptureInputs(video: try DeviceSpec(parsing: "lavfi:testsrc2"),
+                                   audio: try DeviceSpec(parsing: "lavfi:sine=f=440?name=Left desk"), preset: preset)
+        inputs.additionalAudio = [try DeviceSpec(parsing: "lavfi:sine=f=1000?name=Right desk")]
+        inputs.audioTracks = .separate
+        let session = CaptureSession()
+        try session.start(inputs)
+        try await Task.sleep(for: .milliseconds(300))
+        let movie = MovieOutput(outputPath: "\(folder)/desks.mov", preset: preset, limits: RecordingLimits(maxDuration: 1))
+        try session.addOutput(movie)
+        let result = try await movie.finished()
+        session.stop()
+        _ = await session.finished()
+        #expect(result.recordedSuccessfully && result.stopReason == .maxDurationReached, "\(result)")
+        let tracks = try FFprobe.streams("\(folder)/desks.mov").filter { $0["codec_type"] as? String == "audio" }
+        #expect(tracks.map { ($0["tags"] as? [String: Any])?["handler_name"] as? String } == ["Left desk", "Right desk"], "\(tracks)")
+        for (track, frequency) in [440.0, 1000.0].enumerated() {
+            let samples = try TestInputs.monoSamples("\(folder)/desks.mov", sampleRate: 48_000, stream: track)
+            let fit = ToneFit(Array(samples[4_800..<min(samples.count, 43_200)]), sampleRate: 48_000, frequencies: [440, 1000])
+            #expect(fit.amplitudes[track] > 0.05 && fit.amplitudes[1 - track] < 0.002, "track \(track) (\(frequency) Hz): \(fit.amplitudes)")
+        }
+    }
+
     @Test func moviesAddedAndStoppedWhileTheSessionRuns() async throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
