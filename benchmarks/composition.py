@@ -6,6 +6,8 @@ every source is unpaced lavfi (ffmpeg runs as fast as it can, so must Reel):
 - side by side: two 1280x720 inputs fitted into the halves of a 720p picture, against `scale` + `pad` + `hstack`.
 - mix: two tones mixed into one AAC track (one at -6 dB) beside a 352x288 picture, against `amix` (normalize=0,
   the second input's `volume` first).
+- tracks: the same two tones as two AAC tracks (`--audio-tracks separate`), against ffmpeg mapping each input to
+  a track of its own.
 - filters: deinterlace (bwdif), stabilize (deshake) and denoise (hqdn3d) on a 720p recording, each against
   ffmpeg running the same filter before the same encode: what each costs is the row's CPU against the 720p
   record row's.
@@ -57,6 +59,14 @@ def run(bench, cwd, quick, runs):
                            graph, audio=True)
     rows.append(bench.compare(f"mix: two sound inputs {seconds} s beside 352x288", reel, ffmpeg, cwd, runs,
                               notes="Reel's mix (one at -6 dB, the limiter) against volume + amix"))
+    # the same two sound inputs as separate tracks
+    reel = reel_record(bench, cwd, "tracks", "352x288", seconds, ["--video", f"lavfi:{picture}?realtime=0", "--audio", f"lavfi:{tones[0]}?realtime=0",
+                                                                   "--audio", f"lavfi:{tones[1]}?realtime=0", "--audio-tracks", "separate"])
+    ffmpeg = [bench.FFMPEG, "-v", "error", "-y", "-f", "lavfi", "-i", picture, "-f", "lavfi", "-i", tones[0], "-f", "lavfi", "-i", tones[1],
+              "-t", str(seconds), "-map", "0:v", "-map", "1:a", "-map", "2:a", *bench.ffmpeg_encoding(p), "-f", "mov",
+              os.path.join(cwd, "tracks.ffmpeg.mov")]
+    rows.append(bench.compare(f"tracks: two sound inputs {seconds} s as two AAC tracks beside 352x288", reel, ffmpeg, cwd, runs,
+                              notes="--audio-tracks separate against -map 1:a -map 2:a"))
     # picture filters at 720p
     p = bench.preset("720p")
     source = f"testsrc2=size=1280x720:rate={p['video']['fps']}"

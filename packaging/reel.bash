@@ -25,7 +25,7 @@ _reel() {
             COMPREPLY+=( $(compgen -f -X '!*.json' -- "$cur") )
             return ;;
         --filter) COMPREPLY=( $(compgen -W "deinterlace stabilize denoise" -- "$cur") ); return ;;
-        --audio-tracks) COMPREPLY=( $(compgen -W "mix" -- "$cur") ); return ;;
+        --audio-tracks) COMPREPLY=( $(compgen -W "mix separate" -- "$cur") ); return ;;
         --orientation) COMPREPLY=( $(compgen -W "landscape-right landscape-left portrait portrait-upside-down" -- "$cur") ); return ;;
     esac
     if [[ $cur == -* ]]; then

@@ -8,7 +8,8 @@ import ReelServer
 enum ServeCommand {
     static let help = """
         usage: reel serve [--listen HOST:PORT] [--recordings DIR] [--token TOKEN]
-                          [--video SPEC|none ...] [--layout NAME] [--audio SPEC|none ...] [--preset NAME] [--no-camera]
+                          [--video SPEC|none ...] [--layout NAME] [--audio SPEC|none ...] [--audio-tracks mix|separate]
+                          [--preset NAME] [--no-camera]
                           [--live | --live-folder DIR] [--live-push URL ...] [--alarm KIND[:THRESHOLD[:SECONDS]] ...]
                           [--replay-buffer S [--replay-buffer-size BYTES]] [--trigger KIND[:T] [--pre-roll S] [--post-roll S]]
 
@@ -21,7 +22,8 @@ enum ServeCommand {
                                the environment's REEL_TOKEN if set
           --video, --audio     the camera and microphone (default: as reel record); none leaves one out;
                                repeated, the pictures are composed (--layout pip, side-by-side, grid, only:N;
-                               the page offers them) and the sounds mixed, as reel record does
+                               the page offers them) and the sounds mixed (--audio-tracks separate: a
+                               track each in the movies), as reel record does
           --preset NAME        the capture and movie quality (default \(CameraServer.Options.defaultPreset); reel presets)
           --no-camera          do not start the camera; the page or POST /api/session/start does
           --live               also stream the camera as Low-Latency HLS at /live/index.m3u8 (its own
