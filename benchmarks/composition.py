@@ -2,7 +2,8 @@
 every source is unpaced lavfi (ffmpeg runs as fast as it can, so must Reel):
 - pip: a 1080p30 screen with a 640x360 camera as a picture-in-picture window (Reel's `pip` layout: a quarter of
   the width, 2.5 % in from the bottom right) encoded at the 1080p preset, against `scale` + `overlay`, video only.
-  Target: Reel's CPU ≤ 0.9 × ffmpeg's.
+  Reel re-codes the window from BT.601 (an untagged SD input) to the picture's BT.709, so ffmpeg's scale is asked
+  to as well (the same pictures); a second row keeps ffmpeg's graph without it. Target: Reel's CPU ≤ 0.9 × ffmpeg's.
 - side by side: two 1280x720 inputs fitted into the halves of a 720p picture, against `scale` + `pad` + `hstack`.
 - mix: two tones mixed into one AAC track (one at -6 dB) beside a 352x288 picture, against `amix` (normalize=0,
   the second input's `volume` first).
@@ -33,10 +34,18 @@ def run(bench, cwd, quick, runs):
     x, y = int(round(0.725 * width)) & ~1, int(round(0.725 * height)) & ~1
     reel = reel_record(bench, cwd, "pip", "1080p", seconds, ["--video", f"lavfi:{screen}?realtime=0", "--video", f"lavfi:{camera}?realtime=0",
                                                                "--audio", "none"])
-    graph = f"[1:v]scale={width // 4}:{height // 4}:flags=bicubic[window];[0:v][window]overlay={x}:{y},format=yuv420p"
+    # The same work: Reel shows each input as a player would (an untagged 640x360 input is BT.601, a 1080p
+    # picture BT.709), so the window is re-coded; ffmpeg's scale is asked to do that too.
+    graph = (f"[1:v]scale={width // 4}:{height // 4}:flags=bicubic:in_color_matrix=bt601:out_color_matrix=bt709[window];"
+             f"[0:v][window]overlay={x}:{y},format=yuv420p")
     ffmpeg = ffmpeg_record(bench, cwd, "pip", p, seconds, ["-f", "lavfi", "-i", screen, "-f", "lavfi", "-i", camera], graph, audio=False)
     rows.append(bench.compare(f"composition: pip {seconds} s 1080p30 + 640x360 to 1080p", reel, ffmpeg, cwd, runs,
-                              notes="Reel's pip layout against ffmpeg's scale + overlay graph, video only"))
+                              notes="Reel's pip layout against ffmpeg's scale (BT.601 to BT.709, as Reel) + overlay graph, video only"))
+    # ffmpeg's graph without the window's colour conversion (less work, the camera's colours shifted): for the record.
+    graph = f"[1:v]scale={width // 4}:{height // 4}:flags=bicubic[window];[0:v][window]overlay={x}:{y},format=yuv420p"
+    ffmpeg = ffmpeg_record(bench, cwd, "pip-plain", p, seconds, ["-f", "lavfi", "-i", screen, "-f", "lavfi", "-i", camera], graph, audio=False)
+    rows.append(bench.compare(f"composition: pip {seconds} s 1080p30 + 640x360 to 1080p, ffmpeg not converting colours", reel, ffmpeg, cwd, runs,
+                              notes="the same Reel run against scale + overlay leaving the window's BT.601 code values in the BT.709 picture"))
     # side by side at 720p
     p = bench.preset("720p")
     width, height = bench.size_of(p)

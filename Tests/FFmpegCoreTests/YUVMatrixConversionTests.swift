@@ -1,0 +1,65 @@
+import FFmpegCore
+import Testing
+
+/// The composition's own re-coding of a window from one YUV matrix to another, against the exact conversion
+/// (decoded to R'G'B' and encoded again in floating point) of colours inside the gamut, drawn as flat pictures:
+/// within one level in every component (swscale, which goes through 8-bit RGB, is itself up to 3 off).
+@Suite struct YUVMatrixConversionTests {
+    /// R'G'B' colours inside the gamut (0...1): greys, tints, skin tones, saturated but not clipped primaries.
+    static let colours: [(Double, Double, Double)] = [
+        (0, 0, 0), (1, 1, 1), (0.5, 0.5, 0.5), (0.8, 0.1, 0.1), (0.1, 0.8, 0.1), (0.1, 0.1, 0.8), (0.9, 0.9, 0.1),
+        (0.1, 0.9, 0.9), (0.85, 0.6, 0.5), (0.55, 0.38, 0.3), (0.3, 0.5, 0.7),
+    ]
+
+    static func weights(_ matrix: ColourMatrix) -> (Double, Double) { matrix.lumaWeights! }
+
+    /// Exact code values of an R'G'B' colour under `matrix` in `range`.
+    static func encode(_ rgb: (Double, Double, Double), _ matrix: ColourMatrix, _ range: ColourRange) -> [Double] {
+        let (kr, kb) = weights(matrix)
+        let y = kr * rgb.0 + (1 - kr - kb) * rgb.1 + kb * rgb.2
+        let cb = (rgb.2 - y) / (2 * (1 - kb)), cr = (rgb.0 - y) / (2 * (1 - kr))
+        let (lumaScale, lumaOffset, chromaScale) = range == .full ? (255.0, 0.0, 255.0) : (219.0, 16.0, 224.0)
+        return [lumaOffset + lumaScale * y, 128 + chromaScale * cb, 128 + chromaScale * cr]
+    }
+
+    /// The R'G'B' colour of code values under `matrix` in `range`.
+    static func decode(_ codes: [Double], _ matrix: ColourMatrix, _ range: ColourRange) -> (Double, Double, Double) {
+        let (kr, kb) = weights(matrix)
+        let (lumaScale, lumaOffset, chromaScale) = range == .full ? (255.0, 0.0, 255.0) : (219.0, 16.0, 224.0)
+        let y = (codes[0] - lumaOffset) / lumaScale, cb = (codes[1] - 128) / chromaScale, cr = (codes[2] - 128) / chromaScale
+        let r = y + 2 * (1 - kr) * cr, b = y + 2 * (1 - kb) * cb
+        return (r, (y - kr * r - kb * b) / (1 - kr - kb), b)
+    }
+
+    static func centre(_ frame: Frame) -> [Int] {
+        frame.withPlanes { data, lines in
+            [Int(data[0]![8 * Int(lines[0]) + 8]), Int(data[1]![4 * Int(lines[1]) + 4]), Int(data[2]![4 * Int(lines[2]) + 4])]
+        }
+    }
+
+    @Test(arguments: [(ColourMatrix.smpte170m, ColourMatrix.bt709, ColourRange.limited), (.bt709, .smpte170m, .limited),
+                      (.smpte170m, .bt709, .full), (.bt2020nc, .bt709, .limited)])
+    func matchesTheExactConversionWithinOneLevel(_ case: (ColourMatrix, ColourMatrix, ColourRange)) throws {
+        let (from, to, range) = `case`
+        let conversion = try #require(YUVMatrixConversion(from: from, to: to, range: range))
+        for rgb in Self.colours {
+            let codes = Self.encode(rgb, from, range).map { UInt8(clamping: Int($0.rounded())) }
+            // What those (rounded) codes mean, encoded exactly with the target matrix.
+            let expected = Self.encode(Self.decode(codes.map(Double.init), from, range), to, range)
+            let frame = Frame()
+            try frame.allocateVideo(width: 16, height: 16, pixelFormat: .yuv420p)
+            frame.fill(x: 0, y: 0, width: 16, height: 16, luma: codes[0], cb: codes[1], cr: codes[2])
+            frame.convertMatrix(conversion)
+            let got = Self.centre(frame)
+            #expect(zip(expected, got).allSatisfy { abs($0 - Double($1)) <= 1 }, "\(rgb) as \(codes): exact \(expected), own \(got)")
+        }
+    }
+
+    @Test func matricesThatConvertAlikeNeedNoConversion() {
+        #expect(YUVMatrixConversion(from: .bt470bg, to: .smpte170m, range: .limited) == nil)
+        #expect(YUVMatrixConversion(from: .rgb, to: .bt709, range: .limited) == nil)
+        // Grey stays grey: no chroma, no luma change.
+        let conversion = YUVMatrixConversion(from: .smpte170m, to: .bt709, range: .limited)!
+        #expect(conversion.convert(cb: 128, cr: 128) == (0, 128, 128))
+    }
+}
