@@ -178,9 +178,7 @@ public enum JobFile {
         if fields.has("overlays") {
             job.overlays = try fields.strings("overlays").map { text in
                 // An image's path is the job file's folder's, as every path in it.
-                var spec = text
-                if text.hasPrefix("image:") && !text.hasPrefix("image:/") { spec = "image:" + resolve(String(text.dropFirst(6)), against: baseFolder) }
-                do { return try Overlay(parsing: spec) } catch let error as ReelError { throw fields.fail("overlays", error.message) }
+                do { return try Overlay(parsing: text, relativeTo: baseFolder) } catch let error as ReelError { throw fields.fail("overlays", error.message) }
             }
         }
         if fields.has("filters") {

@@ -75,6 +75,34 @@ import Testing
         #expect(before >= 30 && after == 0, "\(before) combed pictures before, \(after) after")
     }
 
+    /// A house preset's overlays (an image beside the preset file, by a relative path) are drawn on every
+    /// picture, with the recording's own `--overlay` after them; a preset's bad overlay names its file and field.
+    @Test func aPresetsOverlaysAreDrawn() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: "\(folder)/house", withIntermediateDirectories: true)
+        try TestInputs.ffmpeg(["-f", "lavfi", "-i", "color=white:size=64x64", "-frames:v", "1", "\(folder)/house/logo.png"])
+        let preset = #"{"name": "house", "video": {"size": "320x240", "fps": 30, "codec": "h264", "speedPreset": "ultrafast", "crf": 20, "profile": "high", "keyframeInterval": 30, "overlays": ["image:logo.png?at=0,0&size=0.25"]}, "audio": {"sampleRate": 48000, "channels": 2, "bitrate": "96k"}}"#
+        try preset.write(toFile: "\(folder)/house/house.json", atomically: true, encoding: .utf8)
+        let output = "\(folder)/logo.mov"
+        let run = try Processes.reel(["record", output, "--video", "lavfi:color=black:size=320x240:rate=30?realtime=0", "--audio", "none",
+                                      "--preset", "house/house.json", "--max-duration", "1", "--overlay", "image:house/logo.png?at=0.75,0.75&size=0.25"],
+                                     currentDirectory: folder)
+        #expect(run.status == 0, "\(run.standardError)")
+        let pictures = try ComposedPictures(output)
+        #expect(pictures.frames.count == 30)
+        func luma(_ x: Int, _ y: Int) -> Int { Int(pictures.frames[15][y * 320 + x]) }
+        // The preset's logo fills the top left 80x80, the command line's the bottom right; the rest stays black.
+        #expect(luma(40, 40) > 200 && luma(280, 220) > 200 && luma(160, 120) < 40 && luma(280, 40) < 40,
+                "\(luma(40, 40)) \(luma(280, 220)) \(luma(160, 120)) \(luma(280, 40))")
+        let broken = preset.replacingOccurrences(of: "logo.png?at", with: "missing.png?at")
+        try broken.write(toFile: "\(folder)/house/broken.json", atomically: true, encoding: .utf8)
+        let refused = try Processes.reel(["record", "\(folder)/other.mov", "--preset", "\(folder)/house/broken.json", "--max-duration", "1"])
+        #expect(refused.status == 2 && refused.standardError.contains("broken.json") && refused.standardError.contains("overlays")
+                && refused.standardError.contains("missing.png"), "\(refused.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: "\(folder)/other.mov"))
+    }
+
     @Test(arguments: [
         (["--overlay", "clock"], "overlay 'clock': write text:TEXT or image:FILE.png"),
         (["--overlay", "text:%{date}"], "unknown field '%{date}'"),

@@ -11,7 +11,7 @@ import FoundationEssentials
 /// `image:FILE.png[?OPTIONS]`: a picture with its alpha, `at=`, `size=` its width as a fraction of the
 /// picture's (default 0.2). Positions: top-left, top, top-right, left, center, right, bottom-left, bottom,
 /// bottom-right (a margin of 3 % of the height from the edges), or X,Y as fractions of the picture (its top left).
-public struct Overlay: Sendable, Equatable {
+public struct Overlay: Sendable, Equatable, Encodable {
     public enum Content: Sendable, Equatable {
         case text(String)
         case image(path: String)
@@ -28,6 +28,8 @@ public struct Overlay: Sendable, Equatable {
     public var font: String
     public var colour: LayoutColour
     public var box: Bool
+    /// The spec it was read from (how a preset that holds it is written back).
+    public private(set) var spec: String
 
     static let positions = ["top-left", "top", "top-right", "left", "center", "right", "bottom-left", "bottom", "bottom-right"]
     public static let defaultFont = "DejaVu Sans"
@@ -40,6 +42,7 @@ public struct Overlay: Sendable, Equatable {
     ]
 
     public init(parsing spec: String) throws {
+        self.spec = spec
         func fail(_ problem: String) -> ReelError { .invalidInput("overlay '\(spec)': \(problem)") }
         guard let colon = spec.firstIndex(of: ":") else { throw fail("write text:TEXT or image:FILE.png (with ?at=...&size=...)") }
         let kind = spec[..<colon]
@@ -123,5 +126,22 @@ public struct Overlay: Sendable, Equatable {
             let y = name.hasPrefix("top") ? "\(margin)" : name.hasPrefix("bottom") ? "H-h-\(margin)" : "(H-h)/2"
             return (x, y)
         }
+    }
+}
+
+extension Overlay {
+    /// An overlay is written as its spec.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(spec)
+    }
+
+    /// Reads a spec as it stands in a file: an image's relative path is taken from `folder` (the file's).
+    public init(parsing text: String, relativeTo folder: String) throws {
+        var spec = text
+        if text.hasPrefix("image:") && !text.hasPrefix("image:/") {
+            spec = "image:" + (folder.isEmpty ? "" : folder + "/") + String(text.dropFirst(6))
+        }
+        try self.init(parsing: spec)
     }
 }

@@ -33,6 +33,9 @@ public struct Preset: Sendable, Equatable, Encodable {
         public var latency: Latency = .normal
         /// Picture filters the capture goes through when this is the session's preset (deinterlace for DV ...).
         public var filters: [PictureFilterKind] = []
+        /// Drawn on every picture when this is the session's preset, before the recording's own `--overlay`s
+        /// (a lab's clock and logo in its house preset).
+        public var overlays: [Overlay] = []
 
         public var size: String { "\(width)x\(height)" }
 

@@ -8,7 +8,7 @@ enum PresetParser {
         try root.rejectUnknownKeys(allowed: ["name", "description", "video", "audio"])
         let video = try root.nested("video")
         try video.rejectUnknownKeys(allowed: ["size", "sizePolicy", "fps", "codec", "speedPreset", "x264Preset", "crf",
-                                              "bitrate", "maxrate", "bufsize", "profile", "keyframeInterval", "bFrames", "latency", "filters"])
+                                              "bitrate", "maxrate", "bufsize", "profile", "keyframeInterval", "bFrames", "latency", "filters", "overlays"])
         let audio = try root.nested("audio")
         try audio.rejectUnknownKeys(allowed: ["sampleRate", "channels", "bitrate"])
 
@@ -67,6 +67,11 @@ enum PresetParser {
                 channels: channels,
                 bitRate: Int(try audio.byteCount("bitrate", in: 8000...512_000))))
         preset.video.filters = filters
+        // An image's relative path is the preset file's folder's.
+        let folder = URL(fileURLWithPath: source).deletingLastPathComponent().path
+        preset.video.overlays = try (video.has("overlays") ? video.strings("overlays") : []).map { text in
+            do { return try Overlay(parsing: text, relativeTo: folder) } catch let error as ReelError { throw video.fail("overlays", error.message) }
+        }
         return preset
     }
 

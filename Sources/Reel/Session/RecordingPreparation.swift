@@ -129,7 +129,8 @@ struct RecordingPreparation {
             }
         }
         let pictureFilters = preset.video.filters + configuration.pictureFilters
-        try PictureEffects.checkAvailable(filters: pictureFilters, overlays: configuration.overlays)
+        let overlays = preset.video.overlays + configuration.overlays
+        try PictureEffects.checkAvailable(filters: pictureFilters, overlays: overlays)
         var composition: ComposedVideoSource? = nil
         if let layout, let video = configuration.video {
             // Each video input read by a layer of the composition, which is the session's one video input.
@@ -225,9 +226,9 @@ struct RecordingPreparation {
         var factory = ReaderFactory(preset: preset, renditions: renditions, buffer: buffer, sessionStart: sessionStart,
                                     pausedTime: PausedTime(live: allPaced), hasVideo: hasVideo, metersLevels: configuration.needsLevels)
         factory.pictureFilters = composition == nil ? pictureFilters : []
-        factory.overlays = configuration.overlays
-        if !configuration.overlays.isEmpty, let capture = renditions.all.first {
-            try PictureEffects.check(configuration.overlays, width: capture.width, height: capture.height, colour: capture.colour.output)
+        factory.overlays = overlays
+        if !overlays.isEmpty, let capture = renditions.all.first {
+            try PictureEffects.check(overlays, width: capture.width, height: capture.height, colour: capture.colour.output)
         }
         // Several sound inputs: each reader's blocks go to its lane of one mix (or of the tracks side by side),
         // which feeds the audio stream.
