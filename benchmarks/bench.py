@@ -573,6 +573,15 @@ def machine():
     return {"cpu": cpu, "cores": os.cpu_count(), "memory": memory, "ffmpeg": " ".join(ffmpeg.split()[:3]), "reel": reel}
 
 
+def section(name, run):
+    """A section of live measurements, announced (and timed) on stderr as the comparisons are."""
+    start = time.perf_counter()
+    print(f"  {name} ...", flush=True, file=sys.stderr)
+    result = run()
+    print(f"  {name}: {time.perf_counter() - start:.0f} s", flush=True, file=sys.stderr)
+    return result
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="a seconds-long subset (CI)")
@@ -642,12 +651,12 @@ def main():
             "coldTap": cold_tap(work, 3 if quick else 10),
             "growth": growth([2, 6] if quick else [10, 60, 300], work, 1 if quick else 3),
             "validation": validation(work),
-            "control": control.run(REEL, work, quick),
-            "serve": serve.run(REEL, work, quick),
-            "pushLatency": push.latency(sys.modules[__name__], work, quick),
-            "llhlsLatency": llhls.latency(sys.modules[__name__], work, quick),
-            "monitoring": monitoring.run(REEL, work, quick),
-            "replay": replay.run(REEL, work, quick),
+            "control": section("control socket", lambda: control.run(REEL, work, quick)),
+            "serve": section("reel serve", lambda: serve.run(REEL, work, quick)),
+            "pushLatency": section("push latency", lambda: push.latency(sys.modules[__name__], work, quick)),
+            "llhlsLatency": section("LL-HLS latency", lambda: llhls.latency(sys.modules[__name__], work, quick)),
+            "monitoring": section("monitoring", lambda: monitoring.run(REEL, work, quick)),
+            "replay": section("replay", lambda: replay.run(REEL, work, quick)),
             "liveComposition": composition.live(sys.modules[__name__], work, quick),
         }
         report["targets"] = targets(report)
