@@ -9,6 +9,8 @@ every source is unpaced lavfi (ffmpeg runs as fast as it can, so must Reel):
   the second input's `volume` first).
 - tracks: the same two tones as two AAC tracks (`--audio-tracks separate`), against ffmpeg mapping each input to
   a track of its own.
+- overlay: a clock (date, time of day, the recording's timecode, in a shaded box) and a logo with alpha on a 720p
+  recording, against ffmpeg's drawtext + movie + overlay drawing the same.
 - filters: deinterlace (bwdif), stabilize (deshake) and denoise (hqdn3d) on a 720p recording, each against
   ffmpeg running the same filter before the same encode: what each costs is the row's CPU against the 720p
   record row's.
@@ -76,6 +78,27 @@ def run(bench, cwd, quick, runs):
               os.path.join(cwd, "tracks.ffmpeg.mov")]
     rows.append(bench.compare(f"tracks: two sound inputs {seconds} s as two AAC tracks beside 352x288", reel, ffmpeg, cwd, runs,
                               notes="--audio-tracks separate against -map 1:a -map 2:a"))
+    # overlays at 720p: a clock with the timecode in a box, and a logo with its alpha
+    p = bench.preset("720p")
+    width, height = bench.size_of(p)
+    source = f"testsrc2=size={width}x{height}:rate={p['video']['fps']}"
+    logo = os.path.join(cwd, "logo.png")
+    subprocess.run([bench.FFMPEG, "-v", "error", "-y", "-f", "lavfi", "-i", "color=white@0.6:size=256x128,format=rgba", "-frames:v", "1", logo], check=True)
+    reel = reel_record(bench, cwd, "overlays", "720p", seconds, ["--video", f"lavfi:{source}?realtime=0", "--audio", "none",
+                                                                  "--overlay", "text:%{localtime} %{timecode}?at=top-left",
+                                                                  "--overlay", f"image:{logo}?at=top-right"])
+    margin, size, logo_width = int(height * 0.03), round(height * 0.05), round(width * 0.2) & ~1
+    # The text as Reel hands it to drawtext (in a file, so nothing is escaped into the graph).
+    text = os.path.join(cwd, "clock.txt")
+    with open(text, "w") as handle:
+        handle.write(r"%{localtime:%Y-%m-%d %H\:%M\:%S} %{pts:gmtime:0:%H\:%M\:%S}.%{eif:mod(t*1000,1000):d:3}")
+    clock = (f"drawtext=textfile={text}:font=DejaVu Sans:fontsize={size}:fontcolor=0xffffff:box=1:boxcolor=black@0.5:"
+             f"boxborderw={max(2, size // 5)}:x={margin}:y={margin}")
+    graph = (f"[0:v]{clock}[base];movie={logo},scale={logo_width}:-2,format=rgba[logo];"
+             f"[base][logo]overlay=x=W-w-{margin}:y={margin}:format=auto:eof_action=repeat,format=yuv420p")
+    ffmpeg = ffmpeg_record(bench, cwd, "overlays", p, seconds, ["-f", "lavfi", "-i", source], graph, audio=False)
+    rows.append(bench.compare(f"overlay: clock and logo {seconds} s 720p", reel, ffmpeg, cwd, runs,
+                              notes="--overlay text (date, time, timecode) and image (alpha) against drawtext + movie + overlay"))
     # picture filters at 720p
     p = bench.preset("720p")
     source = f"testsrc2=size=1280x720:rate={p['video']['fps']}"
