@@ -11,6 +11,7 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     }
     public static let yuv420p = PixelFormat(AV_PIX_FMT_YUV420P)
     public static let yuvj420p = PixelFormat(AV_PIX_FMT_YUVJ420P)
+    public static let yuva420p = PixelFormat(AV_PIX_FMT_YUVA420P)
     public static let rgb24 = PixelFormat(AV_PIX_FMT_RGB24)
     public static let none = PixelFormat(AV_PIX_FMT_NONE)
     public var description: String {
