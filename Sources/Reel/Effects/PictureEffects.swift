@@ -5,7 +5,7 @@ import Glibc
 /// The overlays, drawn in order onto pictures of the capture's size: texts by libavfilter's drawtext (fontconfig
 /// and FreeType; consecutive texts share one graph), images by Reel itself (`ImageOverlay`: read and converted
 /// once, then blended over the pixels they cover; libavfilter's movie + overlay cost 6 ms a 720p picture for a
-/// 256x128 logo, the blend 0.3). Texts go to drawtext through files and images through links in a private
+/// 256x128 logo, the blend 0.3-0.6). Texts go to drawtext through files and images through links in a private
 /// folder, so that no user text or path is escaped into a filter graph's syntax; the folder is removed with
 /// the effects. The reader thread that draws owns them.
 final class PictureEffects {
