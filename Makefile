@@ -90,7 +90,7 @@ check-tsan: deps
 	@echo "check-tsan: no data races reported"
 
 # A short recording (with HLS, an SRT push to a listener and an RTMP push to nothing, which reconnects), a
-# composed one (two video inputs, overlays, a filter, two sound inputs mixed), a transcode (to another size), a grab, a smart trim (two parts encoded at once) and a join (the transcode encoded
+# composed one (two video inputs, overlays, a filter, two sound inputs as separate tracks, and a tier that resamples each), a transcode (to another size), a grab, a smart trim (two parts encoded at once) and a join (the transcode encoded
 # again to match) under valgrind: no definitely-lost bytes. valgrind cannot read
 # Swift's DWARF, so it runs on a copy of the release binary without debug info.
 LEAK_CHECK := valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 --suppressions=Tests/valgrind.supp
@@ -107,8 +107,9 @@ check-leaks: release
 	{ kill $$listener 2>/dev/null; true; } && test -s $$scratch/pushed.ts && \
 	ffmpeg -v error -f lavfi -i "color=red@0.5:size=32x32,format=rgba" -frames:v 1 -y $$scratch/logo.png && \
 	$(LEAK_CHECK) .build/reel-leak-check record $$scratch/f.mov --video 'lavfi:testsrc2?realtime=0' --video 'lavfi:testsrc=size=160x120?realtime=0' \
-		--audio 'lavfi:sine?realtime=0' --audio 'lavfi:sine=frequency=1000?realtime=0&gain=-6dB' --preset low --max-duration 1 \
-		--layout side-by-side --overlay 'text:%{timecode}' --overlay "image:$$scratch/logo.png" --filter deinterlace --quiet && \
+		--audio 'lavfi:sine?realtime=0' --audio 'lavfi:sine=frequency=1000?realtime=0&gain=-6dB' --audio-tracks separate --preset low \
+		--max-duration 1 --layout side-by-side --overlay 'text:%{timecode}' --overlay "image:$$scratch/logo.png" --filter deinterlace \
+		--tier 352x288:$$scratch/g.mov --quiet && \
 	$(LEAK_CHECK) .build/reel-leak-check transcode $$scratch/a.mov $$scratch/b.mov --preset 352x288 --quiet && \
 	$(LEAK_CHECK) .build/reel-leak-check grab $$scratch/a.mov $$scratch/c.png --at 0.5 && \
 	$(LEAK_CHECK) .build/reel-leak-check trim $$scratch/a.mov $$scratch/d.mov --from 0.3 --to 1.7 --quiet && \

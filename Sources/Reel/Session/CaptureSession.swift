@@ -241,7 +241,7 @@ public final class CaptureSession: Sendable {
             throw ReelError.invalidInput("this session composes \(composition.specs.count) video inputs: switch one of them (switch-video N SPEC)")
         }
         if type == .audio, let mixed = shared.withLock({ $0.running?.context.configuration.additionalAudio.count }), mixed > 0 {
-            throw ReelError.invalidInput("this session mixes \(mixed + 1) sound inputs: switching one of them is not built yet")
+            throw ReelError.invalidInput("this session takes \(mixed + 1) sound inputs: switching one of them is not built yet")
         }
         guard let switcher = shared.withLock({ $0.running?.switcher }) else {
             throw ReelError.invalidInput("the session is not recording: start it before switching inputs")
