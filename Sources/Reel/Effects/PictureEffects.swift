@@ -9,10 +9,11 @@ import Glibc
 /// folder, so that no user text or path is escaped into a filter graph's syntax; the folder is removed with
 /// the effects. The reader thread that draws owns them.
 final class PictureEffects {
-    /// One step of the drawing, in the overlays' order.
-    private enum Step {
-        case texts(PictureFilter)
-        case image(ImageOverlay)
+    /// One step of the drawing, in the overlays' order: a run of texts or an image. (Two optionals rather than
+    /// an enum of two class payloads, whose tag bits in the pointer hide the object from leak checkers.)
+    private struct Step {
+        var texts: PictureFilter?
+        var image: ImageOverlay?
     }
 
     private let steps: [Step]
@@ -36,11 +37,6 @@ final class PictureEffects {
         scaler = Scaler(outputWidth: width, outputHeight: height, outputColour: colour)
         var steps: [Step] = []
         var texts: [String] = []
-        func endTexts() throws {
-            guard !texts.isEmpty else { return }
-            steps.append(.texts(try PictureFilter(texts.joined(separator: ",") + ",format=yuv420p", timeBase: Rational(1, 1_000_000))))
-            texts = []
-        }
         do {
             for (index, overlay) in overlays.enumerated() {
                 switch overlay.content {
@@ -58,17 +54,17 @@ final class PictureEffects {
                         + (overlay.box ? ":box=1:boxcolor=black@0.5:boxborderw=\(max(2, size / 5))" : "")
                         + ":x=\(place(x)):y=\(place(y))")
                 case .image(let path):
-                    try endTexts()
+                    try PictureEffects.endTexts(&texts, into: &steps)
                     let link = "\(folder)/image-\(index).png"
                     let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
                     guard symlink(absolute, link) == 0 else {
                         throw ReelError.runtime("cannot link \(ErrorText.path(path)) for its overlay: \(String(cString: strerror(errno)))")
                     }
-                    steps.append(.image(try ImageOverlay(link: link, overlay: overlay, pictureWidth: width, pictureHeight: height,
-                                                         colour: scaler.outputColour)))
+                    steps.append(Step(image: try ImageOverlay(link: link, overlay: overlay, pictureWidth: width, pictureHeight: height,
+                                                              colour: scaler.outputColour)))
                 }
             }
-            try endTexts()
+            try PictureEffects.endTexts(&texts, into: &steps)
         } catch {
             PictureEffects.remove(folder)
             throw error
@@ -77,6 +73,13 @@ final class PictureEffects {
     }
 
     deinit { PictureEffects.remove(folder) }
+
+    /// The texts gathered so far as one drawtext graph, the next step.
+    private static func endTexts(_ texts: inout [String], into steps: inout [Step]) throws {
+        guard !texts.isEmpty else { return }
+        steps.append(Step(texts: try PictureFilter(texts.joined(separator: ",") + ",format=yuv420p", timeBase: Rational(1, 1_000_000))))
+        texts = []
+    }
 
     /// Throws, saying what is missing, when this FFmpeg's libavfilter lacks a filter the filters or overlays need.
     static func checkAvailable(filters: [PictureFilterKind], overlays: [Overlay]) throws {
@@ -123,11 +126,11 @@ final class PictureEffects {
         }
         scaled.pts = time
         for step in steps {
-            switch step {
-            case .texts(let chain):
+            if let chain = step.texts {
                 guard let filtered = try chain.filter(drawn) else { throw ReelError.runtime("the overlays held a picture back") }
                 drawn = filtered
-            case .image(let image):
+            }
+            if let image = step.image {
                 // Drawn into a picture no one else shares (a copy of the captured one, the first time).
                 try drawn.makeWritable()
                 image.draw(on: drawn)
