@@ -178,10 +178,14 @@ public final class SRTListener {
         return Processes.finish(running, timeout: timeout)
     }
 
+    /// Whether a socket's local address (the second column of /proc/net/udp; not a peer's) has `port`.
     static func udpPortBound(_ port: Int) -> Bool {
         let table = (try? String(contentsOfFile: "/proc/net/udp", encoding: .utf8)) ?? ""
-        let hex = String(format: ":%04X ", port)
-        return table.split(separator: "\n").contains { $0.contains(hex) }
+        let suffix = String(format: ":%04X", port)
+        return table.split(separator: "\n").dropFirst().contains { line in
+            let columns = line.split(separator: " ", omittingEmptySubsequences: true)
+            return columns.count > 1 && columns[1].hasSuffix(suffix)
+        }
     }
 
     deinit { finish(timeout: 0) }
