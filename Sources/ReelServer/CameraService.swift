@@ -11,19 +11,6 @@ import SystemSupport
 /// a later one (or the movie's duration limit) keeps the movie and deletes the photo. Every method is safe
 /// to call from any connection's thread; state changes are published as events.
 final class CameraService: @unchecked Sendable {
-    /// What the session runs on; the page's pickers change it.
-    struct Inputs: Codable, Sendable, Equatable {
-        var video: String?
-        var audio: String?
-        var preset: String
-        /// Video inputs after the first, composed by `layout` (`reel serve --video A --video B`), and sound
-        /// inputs after the first, mixed (or, with `audioTracks` "separate", each a track of its own).
-        var moreVideo: [String]? = nil
-        var layout: String? = nil
-        var moreAudio: [String]? = nil
-        var audioTracks: String? = nil
-    }
-
     /// A movie being recorded (by the shutter or the API).
     private struct Take {
         let output: MovieOutput
