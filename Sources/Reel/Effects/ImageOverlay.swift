@@ -15,14 +15,10 @@ final class ImageOverlay {
         let matrix = colour.matrix.convertsLike(.bt709) ? "bt709" : colour.matrix.convertsLike(.bt2020nc) ? "bt2020" : "bt601"
         let source = try FilterGraphSource(description: "movie=\(link),scale=\(imageWidth):-2:out_color_matrix=\(matrix):"
                                                         + "out_range=\(colour.range == .full ? "pc" : "tv"),format=yuva420p")
-        while true {
-            switch try source.read(into: image) {
-            case .frame: break
-            case .tryAgain: continue
-            case .endOfFile: throw ReelError.runtime("the overlay image \(link) holds no picture")
-            }
-            break
-        }
+        // A source graph gives its picture or its end; "try again" is bounded all the same (no hang at start).
+        var read = FilterGraphSource.ReadResult.tryAgain
+        for _ in 0..<1000 where read == .tryAgain { read = try source.read(into: image) }
+        guard read == .frame else { throw ReelError.runtime("the overlay image \(link) holds no picture") }
         let margin = max(2, Int(Double(pictureHeight) * 0.03))
         var left: Int, top: Int
         switch overlay.position {
