@@ -86,9 +86,10 @@ bench-quick: release
 # and take two thirds of the time under TSan; setting TSAN_TIMED_SUITES to TIMED_SUITES's list runs them all.
 # REEL_SANITIZER turns off the checks of real-time behaviour that a 5-20x slowdown breaks (see RealTimeChecks).
 # As in `make test`, the timed ones wait on real time more than they compute: two halves of similar length run at
-# once (TSAN_TIMED_FIRST, and the rest through the test binary itself), one test at a time each.
-TSAN_TIMED_FIRST := ControlSocketTests|ReplayBufferTests|ComposeLiveTests|LiveOriginTests|InputSwitchTests|ServeKeepingTests|AlarmTests|HeldRequestsTests|ThumbnailTests|AudioLevelsTests
-TSAN_TIMED_SECOND := PauseTests|ServeAPITests|LowLatencyHLSTests|LiveJoinTests|MovieOutputTests|CameraLiveStreamTests|LiveOverloadTests|LiveStreamOutputTests|PhotoOutputTests|MetricsTests
+# once (TSAN_TIMED_FIRST, and the rest through the test binary itself), one test at a time each. A filter matches
+# a test's source file's name too: CameraLiveStreamTests, in LiveOriginTests.swift, goes with LiveOriginTests.
+TSAN_TIMED_FIRST := ControlSocketTests|ReplayBufferTests|ComposeLiveTests|LiveOriginTests|CameraLiveStreamTests|InputSwitchTests|ServeKeepingTests|AlarmTests|HeldRequestsTests|ThumbnailTests|AudioLevelsTests
+TSAN_TIMED_SECOND := PauseTests|ServeAPITests|LowLatencyHLSTests|LiveJoinTests|MovieOutputTests|LiveOverloadTests|LiveStreamOutputTests|PhotoOutputTests|MetricsTests
 TSAN_TIMED_SUITES := $(TSAN_TIMED_FIRST)|$(TSAN_TIMED_SECOND)
 # Untimed suites left out under TSan: the trim and join commands, whose Swift runs on one thread (SmartTrimTests,
 # which encodes a trim's two parts at once, stays); and suites whose time goes to other programs or to one
