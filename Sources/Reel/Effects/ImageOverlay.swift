@@ -18,7 +18,10 @@ final class ImageOverlay {
         // A source graph gives its picture or its end; "try again" is bounded all the same (no hang at start).
         var read = FilterGraphSource.ReadResult.tryAgain
         for _ in 0..<1000 where read == .tryAgain { read = try source.read(into: image) }
-        guard read == .frame else { throw ReelError.runtime("the overlay image \(link) holds no picture") }
+        guard read == .frame else {
+            throw ReelError.runtime(read == .endOfFile ? "the overlay image \(link) holds no picture"
+                                                       : "the overlay image \(link) gave no picture after 1000 reads: check that it is a still image")
+        }
         let margin = max(2, Int(Double(pictureHeight) * 0.03))
         var left: Int, top: Int
         switch overlay.position {
