@@ -162,7 +162,11 @@ public final class SRTListener {
         let secret = passphrase.map { "&passphrase=\($0)" } ?? ""
         let command = "exec /usr/bin/srt-live-transmit -q -a no 'srt://127.0.0.1:\(port)?mode=listener\(secret)' file://con > '\(output)'"
         running = try Processes.start("/bin/sh", ["-c", command])
-        // SRT listens on UDP: nothing to connect to before a caller. It is ready once its socket is bound.
+        // SRT listens on UDP: nothing to connect to before a caller. It is ready once its socket is bound, which
+        // /proc/net/udp shows.
+        guard FileManager.default.isReadableFile(atPath: "/proc/net/udp") else {
+            throw PictureComparison.SetupFailure("cannot read /proc/net/udp to see srt-live-transmit bind its port")
+        }
         guard LiveServers.waitUntil(seconds: 10, { SRTListener.udpPortBound(port) }) else {
             throw PictureComparison.SetupFailure("srt-live-transmit did not bind UDP port \(port)")
         }
