@@ -52,7 +52,7 @@ run: build
 # a quarter of two cores), so two groups of them run at once, one test at a time each: devices, clocks and kills
 # (TIMED_DEVICE_SUITES), and live streams, servers and the control socket (TIMED_LIVE_SUITES), which SwiftPM's
 # build lock would serialize, so the second runs the test binary itself; its output follows the first's.
-TIMED_DEVICE_SUITES := MicrophoneCaptureTests|ScreenCaptureTests|CrashSafetyTests|EmulatedCameraTests|HEVCCommandTests|SlowOutputTests|MovieOutputTests|PhotoOutputTests|PauseTests|SegmentTests|InputSwitchTests|PulseAudioTests|AudioLevelsTests|AlarmTests|AlarmCommandTests|MetricsTests|ThumbnailTests
+TIMED_DEVICE_SUITES := MicrophoneCaptureTests|ScreenCaptureTests|CrashSafetyTests|EmulatedCameraTests|HEVCCommandTests|SlowOutputTests|MovieOutputTests|MovieOutputSharingTests|PhotoOutputTests|PauseTests|SegmentTests|InputSwitchTests|PulseAudioTests|AudioLevelsTests|AlarmTests|AlarmCommandTests|MetricsTests|ThumbnailTests
 TIMED_LIVE_SUITES := LiveOverloadTests|ControlSocketTests|ServeAPITests|LiveOriginTests|CameraLiveStreamTests|LiveStreamTests|LowLatencyHLSTests|LiveServerTests|LiveJoinTests|LiveStreamOutputTests|HeldRequestsTests|ReplayBufferTests|ServeKeepingTests|ReplayCommandTests|ComposeLiveTests
 TIMED_SUITES := $(TIMED_DEVICE_SUITES)|$(TIMED_LIVE_SUITES)
 TEST_BINARY := .build/debug/ReelPackageTests.xctest
@@ -89,7 +89,7 @@ bench-quick: release
 # once (TSAN_TIMED_FIRST, and the rest through the test binary itself), one test at a time each. A filter matches
 # a test's source file's name too: CameraLiveStreamTests, in LiveOriginTests.swift, goes with LiveOriginTests.
 TSAN_TIMED_FIRST := ControlSocketTests|ReplayBufferTests|ComposeLiveTests|LiveOriginTests|CameraLiveStreamTests|InputSwitchTests|ServeKeepingTests|AlarmTests|HeldRequestsTests|ThumbnailTests|AudioLevelsTests
-TSAN_TIMED_SECOND := PauseTests|ServeAPITests|LowLatencyHLSTests|LiveJoinTests|MovieOutputTests|LiveOverloadTests|LiveStreamOutputTests|PhotoOutputTests|MetricsTests
+TSAN_TIMED_SECOND := PauseTests|ServeAPITests|LowLatencyHLSTests|LiveJoinTests|MovieOutputTests|MovieOutputSharingTests|LiveOverloadTests|LiveStreamOutputTests|PhotoOutputTests|MetricsTests
 TSAN_TIMED_SUITES := $(TSAN_TIMED_FIRST)|$(TSAN_TIMED_SECOND)
 # Untimed suites left out under TSan: the trim and join commands, whose Swift runs on one thread (SmartTrimTests,
 # which encodes a trim's two parts at once, stays); and suites whose time goes to other programs or to one

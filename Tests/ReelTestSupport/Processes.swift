@@ -134,6 +134,19 @@ public enum FFprobe {
     public static func stream(_ path: String, type: String) throws -> [String: Any]? {
         try streams(path).first { $0["codec_type"] as? String == type }
     }
+
+    /// The first video stream's packets in presentation order: whether each is a keyframe, and an MD5 of its bytes.
+    public static func videoPackets(_ path: String) throws -> [(keyframe: Bool, hash: String)] {
+        let result = try Processes.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts,flags,data_hash",
+                                                            "-show_data_hash", "MD5", "-of", "csv=p=0", path])
+        guard result.status == 0 else { return [] }
+        let packets = result.standardOutput.split(separator: "\n").compactMap { line -> (Int, Bool, String)? in
+            let fields = line.split(separator: ",")
+            guard fields.count == 3, let pts = Int(fields[0]) else { return nil }
+            return (pts, fields[1].hasPrefix("K"), String(fields[2]))
+        }
+        return packets.sorted { $0.0 < $1.0 }.map { ($0.1, $0.2) }
+    }
 }
 
 /// Checks of real-time behaviour (how fast a device is read, when a stall is noticed, how audio keeps time)

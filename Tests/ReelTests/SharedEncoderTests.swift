@@ -91,10 +91,12 @@ import Testing
             switch setups[index].sharedVideo {
             case .owner?: "owner"
             case .follower(_, let number)?: "follower \(number)"
+            case .subscriber?: "subscriber"
             case nil: "own"
             }
         }
-        // f is past `count` (a MovieOutput, which may pause or stop alone): it keeps its own encoder.
+        // f is past `count` (a MovieOutput, which may pause or stop alone): not in a group (it subscribes to a
+        // SharedVideoEncoder when the session runs it).
         #expect((0..<6).map(role) == ["owner", "follower 0", "own", "own", "own", "own"])
     }
 

@@ -78,8 +78,12 @@ extension MovieRecorder {
         // both tracks end together, as they began. (Not at an input's end: a file's tracks keep their lengths.)
         let alignsEnds = stopReason == .stopped && setup.hasVideo && setup.hasAudio && origin != nil && audio.queueStart != nil
         if let encoder = videoEncoder {
-            try showHeldPicture(atLeastUntil: alignsEnds ? encodedAudioEndSlot() : 0)
-            try send(nil, to: encoder, stream: videoStream)
+            if subscription != nil {
+                try takeSharedPictures(final: true)  // its encoder's pictures up to its end
+            } else {
+                try showHeldPicture(atLeastUntil: alignsEnds ? encodedAudioEndSlot() : 0)
+                try send(nil, to: encoder, stream: videoStream)
+            }
             for segment in segments.open where !segment.videoEnded {
                 segment.videoEnded = true
                 _ = try segment.writer.endStream(videoStream)
@@ -152,8 +156,8 @@ extension MovieRecorder {
     }
 
     /// Pictures this movie lacks because they were dropped: by the readers (the pools were full) or by this
-    /// output (it fell behind a live source).
-    var droppedFrames: Int { readerDrops() + queue.droppedCount }
+    /// output, or the shared encoder it takes pictures from (it fell behind a live source).
+    var droppedFrames: Int { readerDrops() + queue.droppedCount + (subscription?.droppedPictures ?? 0) }
 
     func reportProgress() {
         let now = MonotonicClock.nanoseconds()

@@ -143,7 +143,8 @@ extension MovieRecorder {
                 let origin = self.origin!
                 let instant = max(Timestamp(value: interval.start, timeBase: sessionTimeBase), origin)
                 pausedAt = instant
-                let slots = video.arrive(after: instant - origin)
+                // (A subscriber's pictures are its encoder's, cut at the same instant: EncoderWindows.)
+                let slots = subscription == nil ? video.arrive(after: instant - origin) : 0..<0
                 if let held = heldPicture {
                     heldPicture = nil
                     defer { buffer.release(.video, held.slot) }

@@ -53,3 +53,48 @@ extension MovieRecorder {
         var liveSegmentDuration: Double { live.map(\.keyframeGrid).filter { $0 > 0 }.min() ?? 0 }
     }
 }
+
+extension MovieRecorder {
+    /// Opens the movie's encoders (or waits for the shared ones it takes packets from), its sound queue and
+    /// its first file, on its thread.
+    func openOutput() throws {
+        if setup.hasVideo {
+            switch setup.sharedVideo {
+            case .follower(let shared, _)?:
+                // The owner's encoder describes this movie's video stream; the owner alone encodes with it.
+                videoEncoder = try shared.waitForEncoder()
+            case .subscriber(let encoder, _)?:
+                videoEncoder = try encoder.log.waitForEncoder()
+                adoptSharedOrigin()
+            case .owner(let shared)?:
+                do {
+                    let encoder = try Encoder(video: setup.preset.videoEncoderSettings(colour: setup.videoColour), globalHeader: MovieWriter.needsGlobalHeader)
+                    videoEncoder = encoder
+                    shared.opened(encoder)
+                } catch {
+                    shared.failedToOpen("\(error)")
+                    throw error
+                }
+            case nil:
+                videoEncoder = try Encoder(video: setup.preset.videoEncoderSettings(colour: setup.videoColour), globalHeader: MovieWriter.needsGlobalHeader)
+            }
+            videoStream = 0
+        }
+        if setup.hasAudio {
+            audioStream = setup.hasVideo ? 1 : 0
+            let queuedChannels = setup.preset.audio.channels * setup.audioTrackCount
+            audioFIFO = SampleFIFO(format: .floatPlanar, channels: queuedChannels)
+            if setup.segmentation != nil { preroll = SampleFIFO(format: .floatPlanar, channels: queuedChannels) }
+            if setup.captureAudio != (setup.preset.audio.sampleRate, setup.preset.audio.channels) {
+                conversion = AudioConversion(tracks: setup.audioTrackCount, sampleRate: setup.preset.audio.sampleRate,
+                                             channels: setup.preset.audio.channels)
+            }
+        }
+        if setup.writesFile {
+            try openSegment(at: SegmentBoundaries.Boundary(slot: 0, sample: 0))
+        } else {
+            video.startSegment()
+        }
+        try openLiveStreams()
+    }
+}

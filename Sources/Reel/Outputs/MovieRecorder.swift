@@ -58,6 +58,10 @@ final class MovieRecorder: @unchecked Sendable {
     var spareSharedPackets: [Packet] = []
     /// A follower: where the owner's AAC packets are referenced before they are written.
     let sharedAudioPacket = Packet()
+    /// A MovieOutput's place on the encoder of its preset (its pictures are that encoder's), and packets to
+    /// take the encoder's references in (no allocation per packet once warm).
+    let subscription: EncoderSubscription?
+    var sharedPool: [Packet] = []
     /// The sound queued for the AAC encoders: every track's channels side by side (track i in channels
     /// i×C ..< (i+1)×C), so placement, silence, limits and segment walls treat the tracks as one.
     var audioFIFO: SampleFIFO?
@@ -134,9 +138,11 @@ final class MovieRecorder: @unchecked Sendable {
         self.naming = setup.segmentation.map { _ in SegmentNaming(template: setup.outputPath) }
         self.sizeCut = setup.segmentation?.size.map { SegmentSizeCut(size: $0) }
         self.retention = SegmentRetention(keep: setup.segmentation?.keep)
-        // Live movies pause at the instant asked; a file's timeline has no such clock: at the next item.
-        self.pauses = setup.sharedVideo?.shared.pauses ?? PauseRequests(sessionStart: setup.timelineFromInputStart ? nil : setup.sessionStart)
-        self.queue = OutputQueue(pictureLimit: paced ? MovieRecorder.livePictureQueue : nil)
+        let queue = OutputQueue(pictureLimit: paced ? MovieRecorder.livePictureQueue : nil)
+        self.queue = queue
+        let subscription = MovieRecorder.subscription(setup, queue: queue)
+        self.subscription = subscription
+        self.pauses = setup.sharedVideo?.group?.pauses ?? MovieRecorder.pauses(setup, subscription: subscription)
         self.readerDrops = readerDrops
         self.progress = progress
         self.startedAt = MonotonicClock.nanoseconds()
@@ -144,6 +150,8 @@ final class MovieRecorder: @unchecked Sendable {
                                 liveSegmentDuration: setup.liveSegmentDuration)
         self.audio = AudioTrack(sampleRate: setup.preset.audio.sampleRate)
         if setup.timelineFromInputStart { origin = .zero(in: sessionTimeBase) }
+        // A subscriber's pictures come from its encoder, not from the session.
+        if subscription != nil { videoWanted.store(false, ordering: .releasing) }
     }
 
     var videoTimeBase: Rational { video.timeBase }
@@ -174,14 +182,23 @@ final class MovieRecorder: @unchecked Sendable {
         var finished = false
         if stopReason != nil { finish() ; finished = true }
         loop: while true {
-            switch queue.take() {
-            case .item(let type, let item):
-                guard !finished else {
-                    buffer.release(type, item.slot)
-                    continue
+            let entry = queue.take()
+            if case .end(let reason, let message) = entry {
+                if !finished {
+                    stopReason = reason
+                    errorMessage = message
+                    finish()
                 }
-                if liveJoins.hasPending { joinLiveStreams() }
-                do {
+                break loop
+            }
+            if finished {
+                if case .item(let type, let item) = entry { buffer.release(type, item.slot) }
+                continue
+            }
+            if liveJoins.hasPending { joinLiveStreams() }
+            do {
+                switch entry {
+                case .item(let type, let item):
                     if try pausing(at: item) {
                         buffer.release(type, item.slot)
                         continue
@@ -192,27 +209,22 @@ final class MovieRecorder: @unchecked Sendable {
                         defer { buffer.release(type, item.slot) }
                         try encodeAudio(item)
                     }
-                } catch {
-                    stopReason = .failed
-                    errorMessage = "\(error)"
+                case .encoded: try takeSharedPictures(final: false)
+                case .end: break
                 }
-                if stopReason == nil, (setup.limits.maxDuration ?? 0) > 0 || totalSizeEnd != nil,
-                   (videoDone || !setup.hasVideo), (audioDone || !setup.hasAudio) {
-                    stopReason = totalSizeEnd != nil ? .maxFileSizeReached : .maxDurationReached
-                }
-                if stopReason != nil {
-                    finish()
-                    finished = true
-                } else {
-                    reportProgress()
-                }
-            case .end(let reason, let message):
-                if !finished {
-                    stopReason = reason
-                    errorMessage = message
-                    finish()
-                }
-                break loop
+            } catch {
+                stopReason = .failed
+                errorMessage = "\(error)"
+            }
+            if stopReason == nil, (setup.limits.maxDuration ?? 0) > 0 || totalSizeEnd != nil,
+               (videoDone || !setup.hasVideo), (audioDone || !setup.hasAudio) {
+                stopReason = totalSizeEnd != nil ? .maxFileSizeReached : .maxDurationReached
+            }
+            if stopReason != nil {
+                finish()
+                finished = true
+            } else {
+                reportProgress()
             }
         }
         for (type, item) in queue.close() { buffer.release(type, item.slot) }
@@ -226,8 +238,12 @@ final class MovieRecorder: @unchecked Sendable {
     var isPaused: Bool { pauses.isPaused }
 
     /// Stops this movie only (the session goes on): what is queued before the request is still encoded,
-    /// then the movie is finalized with `stopped`.
-    func requestStop() { queue.end(.stopped, message: nil) }
+    /// then the movie is finalized with `stopped` (a subscriber's pictures end at the keyframe its encoder
+    /// makes at this instant).
+    func requestStop() {
+        subscription?.stop()
+        queue.end(.stopped, message: nil)
+    }
 
     /// Finalizes the movie and publishes the result; the session stops handing it items.
     func finish() {
@@ -239,46 +255,9 @@ final class MovieRecorder: @unchecked Sendable {
         switch setup.sharedVideo {
         case .owner(let shared)?: shared.ownerFinished(reason: stopReason)
         case .follower(let shared, let index)?: shared.leave(follower: index)
+        case .subscriber?: subscription?.leave()
         case nil: break
         }
         publish(result)
-    }
-
-    func openOutput() throws {
-        if setup.hasVideo {
-            switch setup.sharedVideo {
-            case .follower(let shared, _)?:
-                // The owner's encoder describes this movie's video stream; the owner alone encodes with it.
-                videoEncoder = try shared.waitForEncoder()
-            case .owner(let shared)?:
-                do {
-                    let encoder = try Encoder(video: setup.preset.videoEncoderSettings(colour: setup.videoColour), globalHeader: MovieWriter.needsGlobalHeader)
-                    videoEncoder = encoder
-                    shared.opened(encoder)
-                } catch {
-                    shared.failedToOpen("\(error)")
-                    throw error
-                }
-            case nil:
-                videoEncoder = try Encoder(video: setup.preset.videoEncoderSettings(colour: setup.videoColour), globalHeader: MovieWriter.needsGlobalHeader)
-            }
-            videoStream = 0
-        }
-        if setup.hasAudio {
-            audioStream = setup.hasVideo ? 1 : 0
-            let queuedChannels = setup.preset.audio.channels * setup.audioTrackCount
-            audioFIFO = SampleFIFO(format: .floatPlanar, channels: queuedChannels)
-            if setup.segmentation != nil { preroll = SampleFIFO(format: .floatPlanar, channels: queuedChannels) }
-            if setup.captureAudio != (setup.preset.audio.sampleRate, setup.preset.audio.channels) {
-                conversion = AudioConversion(tracks: setup.audioTrackCount, sampleRate: setup.preset.audio.sampleRate,
-                                             channels: setup.preset.audio.channels)
-            }
-        }
-        if setup.writesFile {
-            try openSegment(at: SegmentBoundaries.Boundary(slot: 0, sample: 0))
-        } else {
-            video.startSegment()
-        }
-        try openLiveStreams()
     }
 }

@@ -11,6 +11,8 @@ final class OutputQueue: @unchecked Sendable {
         case item(MediaType, CapturedItem)
         /// The session stopped (or its inputs ended) for this reason.
         case end(StopReason, message: String?)
+        /// The shared encoder this output takes pictures from has new packets (SharedVideoEncoder).
+        case encoded
     }
 
     private let condition = Condition()
@@ -22,6 +24,8 @@ final class OutputQueue: @unchecked Sendable {
     /// The output has ended: it takes nothing more (the session releases what it offers).
     private var closed = false
     private var droppedPictures = 0
+    /// An `encoded` entry waits to be taken (one stands for any number of nudges).
+    private var nudged = false
 
     /// `pictureLimit`: pictures this output may have waiting before it drops new ones (live sources); nil
     /// waits for every picture (files, unpaced sources: the pools then pace the readers).
@@ -65,6 +69,16 @@ final class OutputQueue: @unchecked Sendable {
         condition.signal()
     }
 
+    /// Tells the output its shared encoder has new packets (once, until it takes the entry).
+    func nudge() {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed, !nudged else { return }
+        nudged = true
+        entries.append(.encoded)
+        condition.signal()
+    }
+
     /// The output has ended: later offers are refused, and the items still queued are returned for release.
     func close() -> [(MediaType, CapturedItem)] {
         condition.lock()
@@ -91,7 +105,11 @@ final class OutputQueue: @unchecked Sendable {
             entries.removeFirst(head)
             head = 0
         }
-        if case .item(.video, _) = entry { queuedPictures -= 1 }
+        switch entry {
+        case .item(.video, _): queuedPictures -= 1
+        case .encoded: nudged = false
+        default: break
+        }
         return entry
     }
 

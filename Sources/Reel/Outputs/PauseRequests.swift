@@ -27,8 +27,16 @@ final class PauseRequests: Sendable {
     /// How many pauses were asked for: lets a movie skip the lock for every item when none is pending.
     private let requested = Atomic<Int>(0)
 
+    /// A movie that takes a shared encoder's pictures: moves a pause's (`true`) or resume's instant to where
+    /// its keyframe falls (EncoderSubscription), so the sound leaves out the same whole frames as the pictures.
+    typealias Alignment = @Sendable (_ pausing: Bool, _ time: Int64) -> Int64?
+    private let alignment: Alignment?
+
     /// `sessionStart`: the session clock's zero (monotonic nanoseconds); nil to place pauses at items.
-    init(sessionStart: Int64?) { self.sessionStart = sessionStart }
+    init(sessionStart: Int64?, alignment: Alignment? = nil) {
+        self.sessionStart = sessionStart
+        self.alignment = alignment
+    }
 
     private var now: Int64? { sessionStart.map { (MonotonicClock.nanoseconds() - $0) / 1000 } }
 
@@ -38,11 +46,13 @@ final class PauseRequests: Sendable {
         intervals.withLock { list in
             let open = list.last.map { !$0.resumed } ?? false
             if paused && !open {
-                list.append(Interval(start: time, end: nil, resumed: false))
+                let start = time.map { alignment?(true, $0) ?? $0 }
+                list.append(Interval(start: start, end: nil, resumed: false))
                 requested.store(list.count, ordering: .releasing)
             }
             if !paused && open {
-                list[list.count - 1].end = time.map { max($0, list[list.count - 1].start ?? $0) }
+                let end = time.map { alignment?(false, $0) ?? $0 }
+                list[list.count - 1].end = end.map { max($0, list[list.count - 1].start ?? $0) }
                 list[list.count - 1].resumed = true
             }
         }

@@ -9,7 +9,7 @@ import SystemSupport
 /// (VideoTrack), keyframes, segment boundaries and audio frames are functions of the items' times, so they
 /// agree — and write those packets to their own files instead of encoding. A second movie of one preset
 /// costs muxing only, as with ffmpeg's `-f tee` or GStreamer's tee after the encoder. (Movies that may be
-/// paused or stopped on their own, MovieOutputs, keep encoders of their own.)
+/// added, paused or stopped on their own, MovieOutputs, take their pictures from a SharedVideoEncoder instead.)
 ///
 /// The owner never waits for a follower; a follower waits for the owner's next video batch, or the end of a
 /// segment's audio, which the owner's thread makes as it goes. What is kept for a follower is bounded: of a
@@ -317,10 +317,15 @@ extension SharedEncoders {
         case owner(SharedEncoders)
         /// `index`: the follower's number among the encoder's followers (0, 1 ...).
         case follower(SharedEncoders, index: Int)
+        /// Subscriber `id` of an encoder of its own (SharedVideoEncoder): a MovieOutput, which may join,
+        /// pause and stop on its own.
+        case subscriber(SharedVideoEncoder, id: Int)
 
-        var shared: SharedEncoders {
+        /// The owner's and followers' group (they share their pauses).
+        var group: SharedEncoders? {
             switch self {
             case .owner(let shared), .follower(let shared, _): shared
+            case .subscriber: nil
             }
         }
     }

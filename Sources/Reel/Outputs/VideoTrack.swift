@@ -78,6 +78,12 @@ struct VideoTrack {
     /// A packet came back from the encoder.
     mutating func packetReceived() { packetsOut += 1 }
 
+    /// A movie that takes a shared encoder's pictures sends none itself: the picture for `slot` came.
+    mutating func taken(slot: Int64) {
+        framesSent += 1
+        nextSlotToSend = max(nextSlotToSend, slot + 1)
+    }
+
     /// Frames sent whose packets have not come back yet (the encoder's delay).
     var framesInFlight: Int { max(0, framesSent - packetsOut) }
 

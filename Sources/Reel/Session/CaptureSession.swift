@@ -158,6 +158,8 @@ public final class CaptureSession: Sendable {
             for (movie, recorder) in zip(pending, movies.suffix(pending.count)) { movie.attach(recorder) }
             // A stop that came while the inputs were opening is carried out now.
             if interrupt.isRaised { engine.requestStop() }
+            // The MovieOutputs' shared encoders first: a movie waits for its encoder to open.
+            for encoder in preparation.context.sharedEncoders.all { engine.add(encoder) }
             for movie in movies { engine.add(movie) }
             if let keeper { _ = CaptureSession.addWithoutMovie(keeper, running: running) }
             if let triggers = configuration.triggers, let schedule {
@@ -337,10 +339,19 @@ public final class CaptureSession: Sendable {
         try own.check(overwrite: configuration.overwrite)
         plan.names += own.names
         try plan.checkNames()
-        let setup = try shared.context.movie(path: path, preset: movie.preset, limits: movie.limits,
+        var setup = try shared.context.movie(path: path, preset: movie.preset, limits: movie.limits,
                                              segmentation: movie.segmentation, joinsRunningSession: true)
-        // The new movie holds pictures of its own (queued, held, being encoded).
-        let slots = shared.paced ? MovieRecorder.livePictureQueue + 2 : 2
+        // The new movie holds pictures of its own (queued, held, being encoded), or takes them from the
+        // encoder of its preset, which holds them (a new one is added to the session first).
+        var slots = shared.paced ? MovieRecorder.livePictureQueue + 2 : 2
+        if SharedVideoEncoders.subscribes(setup) {
+            slots = 0
+            if let encoder = shared.context.sharedEncoders.subscribe(&setup, buffer: shared.buffer, paced: shared.paced) {
+                let encoderSlots = SharedVideoEncoder.pictureSlots(paced: shared.paced)
+                shared.buffer.addSlots(.video, count: encoderSlots)
+                _ = engine.add(encoder, slots: encoderSlots)
+            }
+        }
         shared.buffer.addSlots(.video, count: slots)
         let recorder = MovieRecorder(setup: setup, buffer: shared.buffer, paced: shared.paced,
                                      readerDrops: engine.readerDropCount, progress: { _ in })

@@ -22,6 +22,8 @@ struct MovieContext: @unchecked Sendable {
     let inputDuration: Double?
     /// The session clock's zero (monotonic nanoseconds).
     let sessionStart: Int64
+    /// The encoders the session's MovieOutputs share.
+    let sharedEncoders = SharedVideoEncoders()
 
     /// The rendition pictures at the preset's size are taken from (added if none of its size came before), and
     /// the colour they are tagged with; (0, unspecified) without video.

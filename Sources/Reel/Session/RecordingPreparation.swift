@@ -11,6 +11,8 @@ struct RecordingPreparation {
     let session: SessionEngine.Setup
     /// The main movie first, then each tier, then each MovieOutput added before the start.
     let movies: [MovieRecorder.Setup]
+    /// The session's own movies (the main one and its tiers) come first in `movies`; the MovieOutputs follow.
+    let ownMovieCount: Int
     /// Every file the movies will write (to check a movie added while the session runs against).
     let plan: OutputPlan
     let buffer: CaptureBuffer
@@ -212,6 +214,7 @@ struct RecordingPreparation {
             if configuration.hasOwnMovie { setups[0].live.append(LiveOutput(replay: replay)) }
         }
         movies = setups
+        ownMovieCount = ownMovies.count
         self.context = context
 
         let mediaTypes: [MediaType] = (hasVideo ? [.video] : []) + (hasAudio ? [.audio] : [])
@@ -295,6 +298,12 @@ struct RecordingPreparation {
                      segmentEvents: @escaping @Sendable (RecordingEvent) -> Void = { _ in }) -> (SessionEngine, [MovieRecorder]) {
         let engine = SessionEngine(setup: session, buffer: buffer, readers: readers, photos: photos)
         let silent: @Sendable (RecordingProgress) -> Void = { _ in }
+        // The MovieOutputs take their pictures from the encoder of their preset (context.sharedEncoders, whose
+        // encoders the session adds before the movies).
+        var movies = self.movies
+        for index in ownMovieCount..<movies.count where SharedVideoEncoders.subscribes(movies[index]) {
+            _ = context.sharedEncoders.subscribe(&movies[index], buffer: buffer, paced: paced)
+        }
         let recorders = movies.enumerated().map { index, movie -> MovieRecorder in
             MovieRecorder(setup: movie, buffer: buffer, paced: paced, readerDrops: engine.readerDropCount,
                           progress: index == 0 ? mainProgress : silent, segmentEvents: segmentEvents)

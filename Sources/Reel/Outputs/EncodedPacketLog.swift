@@ -1,0 +1,235 @@
+import FFmpegCore
+import SystemSupport
+
+/// A shared video encoder's packets as its subscribers take them (SharedVideoEncoder writes, the movies of
+/// its preset read), and the keyframes they ask for. Each subscriber has a cursor; a packet every subscriber
+/// has taken is let go (its reference comes back to the encoder for the next packet: no allocation per
+/// packet once warm). The encoder never waits for a subscriber of a live capture: one that falls
+/// `maximumLag` packets behind (its disk stalls) is let go, and its movie ends there; of unpaced inputs,
+/// where nothing is lost by waiting, the encoder waits for it instead.
+///
+/// Keyframes are asked for at a slot or the first one after it that the encoder has not sent yet (a movie's
+/// join, its pause and resume, its stop, its duration limit): the answer is the slot that will be one, so
+/// the movie's edges are decided when they are asked, before any picture at them is encoded.
+final class EncodedPacketLog: Sendable {
+    /// Packets a subscriber may be behind (10 s of a 30 fps stream; a 720p stream's packets there are a few MB).
+    static let maximumLag = 300
+    /// Taken packets kept unreferenced for the encoder's next ones.
+    private static let sparePackets = 64
+
+    private struct Subscriber {
+        var cursor: Int
+        var wake: @Sendable () -> Void = {}
+    }
+
+    private struct State {
+        var encoder: Encoder?
+        var failure: String?
+        /// The session time of the encoder's slot 0 (its first picture), once it came.
+        var origin: Timestamp?
+        var packets: [Packet] = []
+        /// The log index of `packets[0]`.
+        var base = 0
+        /// The first slot not sent to the encoder yet: a keyframe asked for from here on is made where asked.
+        var nextSlot: Int64 = 0
+        var requests: [Int64] = []
+        var subscribers: [Int: Subscriber] = [:]
+        var nextID = 0
+        /// Subscribers let go for falling behind: their next take ends their movie.
+        var fellBehind: Set<Int> = []
+        /// Takes no subscriber any more (its last one left, or the encoder ends).
+        var closed = false
+        /// Every packet the encoder will make is in the log.
+        var ended = false
+        var spare: [Packet] = []
+
+        var end: Int { base + packets.count }
+
+        /// Lets go of the packets every subscriber has taken.
+        mutating func prune() {
+            let lowest = subscribers.values.map(\.cursor).min() ?? end
+            guard lowest > base else { return }
+            for packet in packets[..<(lowest - base)] where spare.count < EncodedPacketLog.sparePackets {
+                packet.unref()
+                spare.append(packet)
+            }
+            packets.removeFirst(lowest - base)
+            base = lowest
+        }
+    }
+    private let state = Locked(State())
+    /// Unpaced inputs: the encoder waits for a subscriber `maximumLag` behind rather than let it go.
+    let encoderWaits: Bool
+
+    init(encoderWaits: Bool) { self.encoderWaits = encoderWaits }
+
+    private static let fellBehind = ReelError.runtime(
+        "this movie's file fell \(maximumLag) pictures behind the encoder it shares (a slow or stalled disk): it ends here")
+
+    // MARK: the encoder
+
+    func opened(_ encoder: Encoder) { state.withLockNotifying { $0.encoder = encoder } }
+
+    /// The encoder could not be opened, or failed: every subscriber fails with `message`.
+    func fail(_ message: String) {
+        let wakes = state.withLockNotifying { state in
+            state.failure = state.failure ?? message
+            state.closed = true
+            state.ended = true
+            return state.subscribers.values.map(\.wake)
+        }
+        for wake in wakes { wake() }
+    }
+
+    func setOrigin(_ origin: Timestamp) { state.withLockNotifying { $0.origin = origin } }
+
+    /// The encoder is about to send slot `slot`: whether a subscriber asked for a keyframe there.
+    func beginSend(slot: Int64) -> Bool {
+        state.withLock { state in
+            state.nextSlot = slot + 1
+            guard state.requests.contains(where: { $0 <= slot }) else { return false }
+            state.requests.removeAll { $0 <= slot }
+            return true
+        }
+    }
+
+    /// Packets for the encoder to receive into (unreferenced ones the subscribers are done with).
+    func spares(_ count: Int) -> [Packet] {
+        state.withLock { state in
+            let handed = Array(state.spare.suffix(count))
+            state.spare.removeLast(handed.count)
+            return handed
+        }
+    }
+
+    /// Adds the packets the encoder gave back after a send, and wakes the subscribers.
+    func publish(_ packets: [Packet]) {
+        guard !packets.isEmpty else { return }
+        if encoderWaits {
+            state.wait { state in
+                state.subscribers.values.allSatisfy { state.end - $0.cursor < EncodedPacketLog.maximumLag } ? () : nil
+            }
+        }
+        let wakes = state.withLockNotifying { state -> [@Sendable () -> Void] in
+            guard !state.subscribers.isEmpty else {
+                for packet in packets { packet.unref() }
+                state.spare += packets.prefix(max(0, EncodedPacketLog.sparePackets - state.spare.count))
+                return []
+            }
+            state.packets += packets
+            // Woken all the same: one let go learns it at its next take.
+            let wakes = state.subscribers.values.map(\.wake)
+            for (id, subscriber) in state.subscribers where state.end - subscriber.cursor > EncodedPacketLog.maximumLag {
+                state.fellBehind.insert(id)
+                state.subscribers[id] = nil
+            }
+            state.prune()
+            return wakes
+        }
+        for wake in wakes { wake() }
+    }
+
+    /// The encoder has given every packet: subscribers take what is left and end.
+    func end() {
+        let wakes = state.withLockNotifying { state in
+            state.closed = true
+            state.ended = true
+            return state.subscribers.values.map(\.wake)
+        }
+        for wake in wakes { wake() }
+    }
+
+    /// Once its last subscriber left, the encoder ends: no subscriber joins any more (a movie added later gets
+    /// an encoder of its own). True when it is closed so.
+    func closeIfUnused() -> Bool {
+        state.withLock { state in
+            if state.subscribers.isEmpty && state.nextID > 0 { state.closed = true }
+            return state.closed
+        }
+    }
+
+    // MARK: the subscribers
+
+    /// A new subscriber, who takes the packets made from now on; nil once the encoder has closed.
+    func subscribe() -> Int? {
+        state.withLock { state in
+            guard !state.closed else { return nil }
+            let id = state.nextID
+            state.nextID += 1
+            state.subscribers[id] = Subscriber(cursor: state.end)
+            return id
+        }
+    }
+
+    /// What subscriber `id` is woken with (on the encoder's thread) when there are new packets or the encoder ended.
+    func setWake(_ id: Int, _ wake: @escaping @Sendable () -> Void) {
+        state.withLock { state in state.subscribers[id]?.wake = wake }
+    }
+
+    /// Asks for a keyframe at `slot`, or at the first slot after it the encoder has not sent yet: that slot,
+    /// which will be one.
+    func requestKeyframe(atOrAfter slot: Int64) -> Int64 {
+        state.withLock { state in
+            let made = max(slot, state.nextSlot)
+            if made > 0 { state.requests.append(made) }
+            return made
+        }
+    }
+
+    /// The first slot the encoder has not sent yet.
+    var nextSlot: Int64 { state.withLock { $0.nextSlot } }
+
+    var origin: Timestamp? { state.withLock { $0.origin } }
+
+    /// Waits for the encoder (for the stream's description: a subscriber never calls it).
+    func waitForEncoder() throws -> Encoder {
+        try state.wait { state -> Result<Encoder, ReelError>? in
+            if let encoder = state.encoder { return .success(encoder) }
+            if let failure = state.failure { return .failure(.runtime(failure)) }
+            return state.ended ? .failure(.runtime("the session ended before the movie's encoder opened")) : nil
+        }.get()
+    }
+
+    /// What a take brought besides packets.
+    struct Take {
+        var origin: Timestamp?
+        /// Every packet the encoder made has been taken.
+        var ended: Bool
+    }
+
+    /// The packets subscriber `id` has not taken yet, each a new reference in a packet from `pool` (or a new
+    /// one). With a `deadline`, waits until there is one, the encoder ended or the deadline passed. Throws
+    /// when the encoder failed or the subscriber fell behind.
+    func take(_ id: Int, into taken: inout [Packet], pool: inout [Packet], deadline: Int64? = nil) throws -> Take {
+        let ready = { (state: inout State) -> Bool in
+            state.fellBehind.contains(id) || state.failure != nil || state.ended || (state.subscribers[id].map { $0.cursor < state.end } ?? true)
+        }
+        if let deadline { _ = state.wait(until: { ready(&$0) ? true : nil }, deadline: deadline) }
+        return try state.withLock { state -> Take in
+            if state.fellBehind.contains(id) { throw EncodedPacketLog.fellBehind }
+            if let failure = state.failure { throw ReelError.runtime(failure) }
+            guard var subscriber = state.subscribers[id] else { return Take(origin: state.origin, ended: true) }
+            for packet in state.packets[(subscriber.cursor - state.base)...] {
+                let copy = pool.popLast() ?? Packet()
+                try copy.reference(packet)
+                taken.append(copy)
+            }
+            subscriber.cursor = state.end
+            state.subscribers[id] = subscriber
+            state.prune()
+            return Take(origin: state.origin, ended: state.ended)
+        }
+    }
+
+    /// Subscriber `id`'s movie finished: nothing is kept for it.
+    func leave(_ id: Int) {
+        state.withLockNotifying { state in
+            state.subscribers[id] = nil
+            state.fellBehind.remove(id)
+            state.prune()
+        }
+    }
+
+    /// Packets kept for subscribers that have not taken them yet, for the tests.
+    var heldPackets: Int { state.withLock { $0.packets.count } }
+}

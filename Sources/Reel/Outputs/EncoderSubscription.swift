@@ -1,0 +1,64 @@
+import FFmpegCore
+import SystemSupport
+
+/// One movie's place on a SharedVideoEncoder: its cursor in the encoder's log and the windows of slots it
+/// holds (EncoderWindows). The edges are decided on the thread that asks for them, when it asks — a pause,
+/// a resume, a stop come from any thread (MovieOutput, the session, the control socket) — as keyframes the
+/// encoder will make there, so the movie's pictures and its sound (PauseRequests gets the same instants)
+/// leave out the same whole frames however late the movie's thread takes them.
+final class EncoderSubscription: Sendable {
+    let encoder: SharedVideoEncoder
+    let id: Int
+    private let windows: Locked<EncoderWindows>
+    /// The duration limit on the movie's own timeline (a slot), asked for again at each resume.
+    private let slotLimit: Int64?
+    /// Pictures the encoder had dropped (it fell behind a live source) before the movie joined.
+    private let dropsBefore: Int
+
+    /// Subscriber `id` of `encoder` (SharedVideoEncoders.subscribe) joins at the next picture, a keyframe;
+    /// `wake` runs on the encoder's thread when there are packets to take.
+    init(_ encoder: SharedVideoEncoder, id: Int, slotLimit: Int64?, wake: @escaping @Sendable () -> Void) {
+        encoder.log.setWake(id, wake)
+        self.encoder = encoder
+        self.id = id
+        self.slotLimit = slotLimit
+        dropsBefore = encoder.queue.droppedCount
+        let start = encoder.requestKeyframe(atMicroseconds: encoder.now)
+        windows = Locked(EncoderWindows(start: start))
+        if let slotLimit { _ = encoder.log.requestKeyframe(atOrAfter: start + slotLimit) }
+    }
+
+    var current: EncoderWindows { windows.withLock { $0 } }
+
+    /// Pictures the encoder dropped since the movie joined.
+    var droppedPictures: Int { encoder.queue.droppedCount - dropsBefore }
+
+    /// The movie pauses now: the keyframe its pictures stop before; returns the session time it starts at
+    /// (nil before the encoder's first picture), where the sound stops too.
+    func pause(atMicroseconds time: Int64) -> Int64? {
+        windows.withLock { windows in
+            let slot = encoder.requestKeyframe(atMicroseconds: time)
+            windows.pause(at: slot)
+            return encoder.microseconds(ofSlot: slot)
+        }
+    }
+
+    /// The movie resumes now, at a keyframe; returns the session time it starts at, where the sound goes on.
+    func resume(atMicroseconds time: Int64) -> Int64? {
+        windows.withLock { windows in
+            let slot = encoder.requestKeyframe(atMicroseconds: time)
+            windows.resume(at: slot)
+            // The limit now falls later on the encoder's timeline, by the paused slots.
+            if let slotLimit { _ = encoder.log.requestKeyframe(atOrAfter: windows.encoderSlot(ofMovieSlot: slotLimit)) }
+            return encoder.microseconds(ofSlot: slot)
+        }
+    }
+
+    /// The movie stops now: its pictures end before the keyframe the encoder makes at this instant.
+    func stop() {
+        windows.withLock { windows in windows.stop(at: encoder.requestKeyframe(atMicroseconds: encoder.now)) }
+    }
+
+    /// The movie finished: the encoder keeps nothing for it (and ends once no movie is left).
+    func leave() { encoder.log.leave(id) }
+}

@@ -1,0 +1,77 @@
+import FFmpegCore
+import SystemSupport
+
+/// A movie that takes its pictures from the encoder of its preset (SharedVideoEncoder), as a MovieOutput
+/// does: the encoder's packets in the movie's windows (EncoderWindows) go to its files on its own timeline;
+/// its sound it encodes itself, from the instant of its first picture, its pauses cut at the same keyframes.
+extension MovieRecorder {
+    /// How long a movie's end waits for its encoder's last pictures (the keyframe at its stop comes once the
+    /// encoder has looked that far ahead; the session's end drains it): past this, it ends with what it has.
+    static let sharedEndWait: Int64 = 10_000_000_000
+
+    /// The subscription a setup asks for, woken through the movie's queue.
+    static func subscription(_ setup: Setup, queue: OutputQueue) -> EncoderSubscription? {
+        guard case .subscriber(let encoder, let id)? = setup.sharedVideo else { return nil }
+        let limit = setup.limits.maxDuration.map { VideoTrack(frameRate: setup.preset.videoFrameRate, fragmentInterval: 0).slotLimit(seconds: $0) }
+        return EncoderSubscription(encoder, id: id, slotLimit: limit) { [queue] in queue.nudge() }
+    }
+
+    /// A movie's own pauses. Live movies pause at the instant asked; a file's timeline has no such clock: at
+    /// the next item. A subscriber's pauses fall where its encoder makes their keyframes.
+    static func pauses(_ setup: Setup, subscription: EncoderSubscription?) -> PauseRequests {
+        var alignment: PauseRequests.Alignment? = nil
+        if let subscription {
+            alignment = { @Sendable (pausing: Bool, time: Int64) -> Int64? in
+                pausing ? subscription.pause(atMicroseconds: time) : subscription.resume(atMicroseconds: time)
+            }
+        }
+        return PauseRequests(sessionStart: setup.timelineFromInputStart ? nil : setup.sessionStart, alignment: alignment)
+    }
+
+    /// The movie's time zero is its first slot's instant on the encoder's timeline, once the encoder had a picture.
+    func adoptSharedOrigin() {
+        guard origin == nil, let subscription,
+              let start = subscription.encoder.microseconds(ofSlot: subscription.current.start) else { return }
+        origin = Timestamp(value: start, timeBase: sessionTimeBase)
+    }
+
+    /// Writes the encoder's new packets that fall in the movie's windows, each moved to the movie's timeline
+    /// (by the slots before its start and in its pauses). `final`: the movie ends, so this waits for its last
+    /// pictures — the keyframe at its stop or its limit, or the encoder's end — at most `sharedEndWait`.
+    func takeSharedPictures(final: Bool) throws {
+        guard let subscription, !videoDone else { return }
+        let deadline = MonotonicClock.nanoseconds() + MovieRecorder.sharedEndWait
+        var taken: [Packet] = []
+        repeat {
+            defer {
+                for packet in taken { packet.unref() }
+                sharedPool += taken
+                taken.removeAll(keepingCapacity: true)
+            }
+            let take = try subscription.encoder.log.take(subscription.id, into: &taken, pool: &sharedPool,
+                                                          deadline: final ? deadline : nil)
+            adoptSharedOrigin()
+            let windows = subscription.current
+            for packet in taken where !videoDone { try place(packet, in: windows) }
+            if take.ended { videoDone = true }
+        } while final && !videoDone && MonotonicClock.nanoseconds() < deadline
+    }
+
+    /// One of the encoder's packets, written when the movie holds its slot.
+    private func place(_ packet: Packet, in windows: EncoderWindows) throws {
+        if let end = windows.end, packet.pts >= end {
+            // The keyframe at the stop: every picture before it has come (closed GOPs).
+            if packet.isKeyframe { videoDone = true }
+            return
+        }
+        guard let slot = windows.movieSlot(of: packet.pts) else { return }
+        if let limit = videoSlotLimit, slot >= limit {
+            if packet.isKeyframe { videoDone = true }
+            return
+        }
+        packet.dts -= packet.pts - slot
+        packet.pts = slot
+        video.taken(slot: slot)
+        try writeVideo(packet)
+    }
+}

@@ -1,0 +1,243 @@
+import FFmpegCore
+import Synchronization
+import SystemSupport
+
+/// One video encoder that the movies of one preset added to a session (MovieOutputs) take their pictures
+/// from, as GStreamer's tee after an encoder or ffmpeg's `-f tee`: a second movie of the preset costs muxing
+/// only, whenever it is added, paused, resumed or stopped. It is an output of its own, on a thread of its
+/// own: it takes the rendition's pictures on the session's timeline from its first picture (the same cadence
+/// as a movie's, VideoCadence), never pauses, and puts its packets in an EncodedPacketLog. Each movie is a
+/// subscriber (EncoderSubscription) holding windows of its slots (EncoderWindows) whose edges it asked to be
+/// keyframes: its join, its pauses and resumes, its stop, its duration limit. A request costs every movie of
+/// the preset one keyframe where the encoder's own grid had none. The encoder ends with the session, or once
+/// its last movie finished (a movie added later gets a new one).
+final class SharedVideoEncoder: @unchecked Sendable {
+    /// What must be equal for movies to share it: the pictures (rendition, colour), the codec settings and
+    /// rate (the preset, its name aside) and the fragments' keyframe grid.
+    struct Key: Equatable {
+        var preset: Preset
+        var rendition: Int
+        var colour: ColourDescription
+        var fragmentInterval: Double
+
+        init(_ setup: MovieRecorder.Setup) {
+            preset = setup.preset
+            preset.name = ""
+            rendition = setup.rendition
+            colour = setup.videoColour
+            fragmentInterval = setup.fragmentInterval
+        }
+    }
+
+    let key: Key
+    let log: EncodedPacketLog
+    let queue: OutputQueue
+    let buffer: CaptureBuffer
+    /// A live capture: requests fall at the slot of the instant they are made (the session's clock); of
+    /// unpaced inputs, at the next slot the encoder sends.
+    let paced: Bool
+    /// The session clock's zero (monotonic nanoseconds).
+    let sessionStart: Int64
+    let frameRate: Rational
+    let doneFlag = Atomic<Bool>(false)
+    private let ownNanoseconds = Atomic<Int64>(0)
+    private let thread = Locked<WorkerThread?>(nil)
+
+    // The encoder's thread only.
+    private var encoder: Encoder?
+    private var video: VideoTrack
+    private var origin: Timestamp?
+    private var heldPicture: CapturedItem?
+    private let input = Frame()
+    private var batch: [Packet] = []
+
+    /// Pictures it holds (queued, held, being encoded), as a movie does.
+    static func pictureSlots(paced: Bool) -> Int { paced ? MovieRecorder.livePictureQueue + 2 : 2 }
+
+    init(key: Key, buffer: CaptureBuffer, paced: Bool, sessionStart: Int64) {
+        self.key = key
+        self.buffer = buffer
+        self.paced = paced
+        self.sessionStart = sessionStart
+        frameRate = key.preset.videoFrameRate
+        log = EncodedPacketLog(encoderWaits: !paced)
+        queue = OutputQueue(pictureLimit: paced ? MovieRecorder.livePictureQueue : nil)
+        video = VideoTrack(frameRate: frameRate, fragmentInterval: key.fragmentInterval)
+    }
+
+    // MARK: the session's clock and the encoder's slots
+
+    /// The first slot starting at or after session time `microseconds` (nil before the first picture, and
+    /// of unpaced inputs, whose pictures do not come on the session's clock).
+    func firstSlot(atOrAfter microseconds: Int64) -> Int64? {
+        guard paced, let origin = log.origin else { return nil }
+        let frames = Double(microseconds - origin.rescaled(to: sessionTimeBase).value) / 1e6 * frameRate.doubleValue
+        return Int64((frames - 1e-6).rounded(.up))
+    }
+
+    /// The session time (microseconds) at which slot `slot` starts; nil before the first picture.
+    func microseconds(ofSlot slot: Int64) -> Int64? {
+        guard let origin = log.origin else { return nil }
+        return origin.rescaled(to: sessionTimeBase).value + Int64((Double(slot) / frameRate.doubleValue * 1e6).rounded())
+    }
+
+    /// The slot that starts at session time `microseconds` (as `microseconds(ofSlot:)` gave it).
+    func slot(atMicroseconds microseconds: Int64) -> Int64? {
+        guard let origin = log.origin else { return nil }
+        return Int64((Double(microseconds - origin.rescaled(to: sessionTimeBase).value) / 1e6 * frameRate.doubleValue).rounded())
+    }
+
+    /// The session's clock now, in microseconds.
+    var now: Int64 { (MonotonicClock.nanoseconds() - sessionStart) / 1000 }
+
+    /// A keyframe at the slot of session time `microseconds` (or, without a clock, at the next slot sent), or
+    /// the first the encoder has not sent yet.
+    func requestKeyframe(atMicroseconds microseconds: Int64) -> Int64 {
+        log.requestKeyframe(atOrAfter: firstSlot(atOrAfter: microseconds) ?? 0)
+    }
+
+    // MARK: the thread
+
+    private func run() {
+        let start = CPUClock.threadNanoseconds()
+        defer { ownNanoseconds.store(CPUClock.threadNanoseconds() - start, ordering: .releasing) }
+        var finished = false
+        do {
+            let opened = try Encoder(video: key.preset.videoEncoderSettings(colour: key.colour), globalHeader: MovieWriter.needsGlobalHeader)
+            encoder = opened
+            log.opened(opened)
+        } catch {
+            log.fail("the video encoder could not be opened: \(error)")
+            finish(flushing: false)
+            finished = true
+        }
+        queue.beginLimiting()
+        loop: while true {
+            switch queue.take() {
+            case .item(let type, let item):
+                guard !finished, type == .video, item.hasPicture(key.rendition) else {
+                    buffer.release(type, item.slot)
+                    continue
+                }
+                do {
+                    try encode(item)
+                } catch {
+                    log.fail("the video encoder failed: \(error)")
+                    finish(flushing: false)
+                    finished = true
+                }
+                // Its last movie finished: nothing more is encoded.
+                if !finished && log.closeIfUnused() {
+                    finish(flushing: false)
+                    finished = true
+                }
+            case .encoded:
+                continue
+            case .end:
+                if !finished { finish(flushing: true) }
+                break loop
+            }
+        }
+        for (type, item) in queue.close() { buffer.release(type, item.slot) }
+    }
+
+    /// Shows the held picture in the slots the cadence gives it, and holds this one in its place.
+    private func encode(_ item: CapturedItem) throws {
+        if origin == nil {
+            origin = item.time
+            log.setOrigin(item.time)
+        }
+        let slots = video.arrive(after: item.time - origin!)
+        let previous = heldPicture
+        heldPicture = item
+        if let previous {
+            defer { buffer.release(.video, previous.slot) }
+            try show(previous.picture(key.rendition), in: slots)
+        }
+    }
+
+    private func show(_ picture: Frame, in slots: Range<Int64>) throws {
+        guard let encoder, !slots.isEmpty else { return }
+        try input.reference(picture)
+        defer { input.unref() }
+        for slot in slots {
+            input.pts = slot
+            let asked = log.beginSend(slot: slot)
+            input.forcesKeyframe = video.send(slot: slot, segmentStart: 0, isRepeat: slot > slots.lowerBound) || asked
+            try send(input, to: encoder)
+        }
+    }
+
+    private func send(_ frame: Frame?, to encoder: Encoder) throws {
+        if try encoder.send(frame) == .outputFull {
+            try receivePackets(from: encoder)
+            _ = try encoder.send(frame)
+        }
+        try receivePackets(from: encoder)
+        log.publish(batch)
+        batch.removeAll(keepingCapacity: true)
+    }
+
+    private func receivePackets(from encoder: Encoder) throws {
+        var spare = log.spares(8)
+        defer { for packet in spare { packet.unref() } }
+        while true {
+            let packet = spare.popLast() ?? Packet()
+            guard try encoder.receive(into: packet) == .received else { return }
+            if packet.duration == 0 { packet.duration = 1 }
+            video.packetReceived()
+            batch.append(packet)
+        }
+    }
+
+    /// The end: with `flushing`, the held picture is shown and the encoder drained into the log; the movies
+    /// then take what is left.
+    private func finish(flushing: Bool) {
+        doneFlag.store(true, ordering: .releasing)
+        if let held = heldPicture {
+            heldPicture = nil
+            defer { buffer.release(.video, held.slot) }
+            if flushing {
+                do { try show(held.picture(key.rendition), in: video.finish(atLeast: 0)) } catch { log.fail("the video encoder failed: \(error)") }
+            }
+        }
+        if flushing, let encoder {
+            do { try send(nil, to: encoder) } catch { log.fail("the video encoder failed: \(error)") }
+        }
+        log.end()
+    }
+}
+
+extension SharedVideoEncoder: SessionOutput {
+    /// It serves its movies, which end the session as movies do; it never ends the session itself.
+    var role: SessionOutputRole { .companion }
+
+    func start() { thread.withLock { $0 = WorkerThread(name: "reel.output.encoder") { [self] in run() } } }
+
+    func wants(_ type: MediaType) -> Bool { type == .video && !isDone }
+
+    var isDone: Bool { doneFlag.load(ordering: .acquiring) }
+
+    func take(_ type: MediaType, _ item: CapturedItem, buffer: CaptureBuffer) throws {
+        buffer.hold(item)
+        var dropped: CapturedItem? = nil
+        if !queue.offer(type, item, dropped: &dropped) { buffer.release(type, item.slot) }
+        if let dropped { buffer.release(type, dropped.slot) }
+    }
+
+    /// The session's pauses are its movies' (each leaves out its own stretch); the encoder goes on.
+    func setPaused(_ paused: Bool) {}
+
+    func end(_ ending: SessionEngine.Ending) {
+        queue.end(ending.reason, message: ending.message)
+        // Never started (the session ended first): its movies must not wait for it.
+        if thread.withLock({ $0 == nil }) { log.fail("the session ended before the movie's encoder opened") }
+    }
+
+    func waitForResult() -> RecordingResult? {
+        thread.withLock { $0 }?.join()
+        return nil
+    }
+
+    var ownThreadNanoseconds: Int64 { ownNanoseconds.load(ordering: .acquiring) }
+}

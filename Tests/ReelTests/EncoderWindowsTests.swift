@@ -1,0 +1,59 @@
+@testable import Reel
+import Testing
+
+/// A movie's windows onto a shared encoder's slots (EncoderWindows): which slots it holds, where they fall
+/// on its own timeline, and where its duration limit falls on the encoder's.
+@Suite struct EncoderWindowsTests {
+    @Test func aMovieHoldsTheSlotsFromItsStartToItsEnd() {
+        var windows = EncoderWindows(start: 40)
+        #expect(windows.movieSlot(of: 39) == nil)
+        #expect(windows.movieSlot(of: 40) == 0)
+        #expect(windows.movieSlot(of: 100) == 60)
+        windows.stop(at: 90)
+        #expect(windows.movieSlot(of: 89) == 49)
+        #expect(windows.movieSlot(of: 90) == nil)
+        // The earliest stop stands; one asked before the start ends the movie before its first picture.
+        windows.stop(at: 120)
+        #expect(windows.end == 90)
+        windows.stop(at: 10)
+        #expect(windows.end == 40 && windows.movieSlot(of: 40) == nil)
+    }
+
+    @Test func pausesLeaveOutWholeSlotsAndTheTimelineGoesOn() {
+        var windows = EncoderWindows(start: 10)
+        windows.pause(at: 30)
+        #expect(windows.isPaused)
+        #expect(windows.movieSlot(of: 29) == 19 && windows.movieSlot(of: 30) == nil && windows.movieSlot(of: 500) == nil)
+        windows.pause(at: 35)  // already paused: nothing changes
+        windows.resume(at: 50)
+        #expect(!windows.isPaused)
+        #expect(windows.movieSlot(of: 49) == nil)
+        #expect(windows.movieSlot(of: 50) == 20, "the first picture after the resume follows the last before the pause")
+        windows.resume(at: 60)  // not paused: nothing changes
+        windows.pause(at: 70)
+        windows.resume(at: 75)
+        #expect(windows.movieSlot(of: 69) == 39 && windows.movieSlot(of: 72) == nil && windows.movieSlot(of: 75) == 40)
+        // A limit of 45 slots on the movie's timeline falls 25 slots later on the encoder's (20 + 5 paused).
+        #expect(windows.encoderSlot(ofMovieSlot: 45) == 10 + 45 + 25)
+        #expect(windows.movieSlot(of: windows.encoderSlot(ofMovieSlot: 45)) == 45)
+    }
+
+    @Test func aPauseBeforeTheFirstPictureHoldsItBackUntilTheResume() {
+        var windows = EncoderWindows(start: 0)
+        windows.pause(at: 0)
+        #expect(windows.movieSlot(of: 0) == nil && windows.movieSlot(of: 14) == nil)
+        #expect(windows.encoderSlot(ofMovieSlot: 3) == 3, "an open pause moves nothing yet")
+        windows.resume(at: 15)
+        #expect(windows.movieSlot(of: 15) == 0 && windows.movieSlot(of: 16) == 1)
+        // A resume at the pause's own slot leaves nothing out.
+        var empty = EncoderWindows(start: 5)
+        empty.pause(at: 8)
+        empty.resume(at: 8)
+        #expect(empty.movieSlot(of: 8) == 3)
+        // A pause asked before the movie's start counts from its start.
+        var early = EncoderWindows(start: 20)
+        early.pause(at: 12)
+        early.resume(at: 26)
+        #expect(early.movieSlot(of: 25) == nil && early.movieSlot(of: 26) == 0)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+@testable import Reel
+import ReelTestSupport
+import Testing
+
+/// Issue 25: MovieOutputs of one preset take their pictures from one encoder (SharedVideoEncoder), whenever
+/// each is added, paused, resumed or stopped. The source's pictures carry their own number, and a shared
+/// encoder shows in the files' bytes: a picture held by two movies is the same packet in both (two encoders,
+/// started on different pictures, place their keyframes and references differently).
+@Suite struct MovieOutputSharingTests {
+    func contiguous(_ numbers: [Int]) -> Bool { zip(numbers, numbers.dropFirst()).allSatisfy { ($1 - $0 + 256) % 256 <= 1 } }
+
+    func waitForPictures(_ movie: MovieOutput, atLeast count: Int) async throws {
+        for _ in 0..<600 where (movie.progress?.videoFrames ?? 0) < count { try await Task.sleep(for: .milliseconds(50)) }
+    }
+
+    @Test func moviesOfOnePresetJoinPauseAndStopOnOneEncoder() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var preset = try PresetLibrary.preset(named: "352x288")
+        (preset.video.width, preset.video.height) = (128, 128)
+        let inputs = CaptureInputs(video: try DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: "30"))"),
+                                   audio: try DeviceSpec(parsing: "lavfi:sine"), preset: preset)
+        let session = CaptureSession()
+        let first = MovieOutput(outputPath: "\(folder)/first.mov", preset: preset)
+        try session.addOutput(first)
+        try session.start(inputs)
+        try await waitForPictures(first, atLeast: 10)
+        // Joins the running encoder at its next picture (a keyframe for both).
+        let second = MovieOutput(outputPath: "\(folder)/second.mov", preset: preset)
+        try session.addOutput(second)
+        try await waitForPictures(second, atLeast: 15)
+        // Paused alone while the first goes on.
+        second.pause()
+        let pausedAt = first.progress?.videoFrames ?? 0
+        try await waitForPictures(first, atLeast: pausedAt + 15)
+        second.resume()
+        let resumedAt = second.progress?.videoFrames ?? 0
+        try await waitForPictures(second, atLeast: resumedAt + 15)
+        // The first movie, whose start made the encoder, ends first: the encoder goes on for the second.
+        first.stop()
+        let firstResult = try await first.finished()
+        let afterFirst = second.progress?.videoFrames ?? 0
+        try await waitForPictures(second, atLeast: afterFirst + 20)
+        session.stop()
+        _ = await session.finished()
+        let secondResult = try #require(second.result)
+        #expect(firstResult.recordedSuccessfully && firstResult.stopReason == .stopped, "\(firstResult)")
+        #expect(secondResult.recordedSuccessfully && secondResult.stopReason == .stopped, "\(secondResult)")
+
+        let firstNumbers = try TestInputs.frameNumbers("\(folder)/first.mov")
+        let secondNumbers = try TestInputs.frameNumbers("\(folder)/second.mov")
+        let firstPackets = try FFprobe.videoPackets("\(folder)/first.mov")
+        let secondPackets = try FFprobe.videoPackets("\(folder)/second.mov")
+        #expect(firstPackets.count == firstNumbers.count && secondPackets.count == secondNumbers.count)
+        #expect(contiguous(firstNumbers), "the first movie lost no picture: \(firstNumbers)")
+        // The second: one run up to its pause, one from its resume, at least 10 pictures apart.
+        let jumps = secondNumbers.indices.dropFirst().filter { ($0 == 0 ? 0 : (secondNumbers[$0] - secondNumbers[$0 - 1] + 256) % 256) > 1 }
+        #expect(jumps.count == 1, "one pause: \(secondNumbers)")
+        guard let resume = jumps.first, secondPackets.count == secondNumbers.count, firstPackets.count == firstNumbers.count else { return }
+        #expect((secondNumbers[resume] - secondNumbers[resume - 1] + 256) % 256 >= 10, "\(secondNumbers)")
+        #expect(secondPackets[0].keyframe && secondPackets[resume].keyframe, "each window starts with a keyframe")
+        // Every picture the two hold alike is the same packet: one encoder made it.
+        let firstByNumber = Dictionary(zip(firstNumbers, firstPackets.map(\.hash)), uniquingKeysWith: { first, _ in first })
+        let shared = zip(secondNumbers, secondPackets).filter { firstByNumber[$0.0] != nil }
+        #expect(shared.count >= 25, "\(secondNumbers) \(firstNumbers)")
+        #expect(shared.allSatisfy { firstByNumber[$0.0] == $0.1.hash }, "the second movie's pictures are the first's packets")
+        // The second's start and resume were keyframes the first holds too (it was recording then).
+        #expect(firstPackets[firstNumbers.firstIndex(of: secondNumbers[0]) ?? 0].keyframe)
+        // It went on past the first movie's end, on the same encoder.
+        let pastFirst = secondNumbers.drop { $0 != firstNumbers.last! }.dropFirst()
+        #expect(pastFirst.count >= 15 && contiguous(Array(secondNumbers[resume...])), "\(secondNumbers) after \(firstNumbers.last!)")
+        // Its sound was cut at the same whole frames: the tracks are as long as each other.
+        let video = Double(secondNumbers.count) / 30
+        let audio = Double(secondResult.audioSamples) / 48_000
+        #expect(abs(audio - video) <= 1.0 / 30 + 0.001, "sound \(audio) s, pictures \(video) s")
+        for path in ["first.mov", "second.mov"] {
+            let decoding = try Processes.run("/usr/bin/ffmpeg", ["-v", "error", "-i", "\(folder)/\(path)", "-f", "null", "-"])
+            #expect(decoding.status == 0 && decoding.standardError.isEmpty, "\(path): \(decoding.standardError)")
+        }
+    }
+}
