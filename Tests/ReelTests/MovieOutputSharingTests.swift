@@ -79,4 +79,38 @@ import Testing
             #expect(decoding.status == 0 && decoding.standardError.isEmpty, "\(path): \(decoding.standardError)")
         }
     }
+
+    /// Of unpaced inputs (realtime=0) the encoder runs as fast as its movies take its packets, and waits for
+    /// them; edges fall at the next picture it sends. Two movies added while the session runs, each with a
+    /// duration limit of its own: each holds exactly its limit's pictures and sound, from the same packets.
+    @Test func onUnpacedInputsMoviesEndExactlyAtTheirLimits() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var preset = try PresetLibrary.preset(named: "352x288")
+        (preset.video.width, preset.video.height) = (128, 128)
+        let inputs = CaptureInputs(video: try DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: "30"))?realtime=0"),
+                                   audio: try DeviceSpec(parsing: "lavfi:sine?realtime=0"), preset: preset)
+        let session = CaptureSession()
+        try session.start(inputs)
+        let long = MovieOutput(outputPath: "\(folder)/long.mov", preset: preset, limits: RecordingLimits(maxDuration: 2))
+        let short = MovieOutput(outputPath: "\(folder)/short.mov", preset: preset, limits: RecordingLimits(maxDuration: 1))
+        try session.addOutput(long)
+        try session.addOutput(short)
+        let longResult = try await long.finished()
+        let shortResult = try await short.finished()
+        session.stop()
+        _ = await session.finished()
+        for (result, frames) in [(longResult, 60), (shortResult, 30)] {
+            #expect(result.recordedSuccessfully && result.stopReason == .maxDurationReached, "\(result)")
+            #expect(result.videoFrames == frames && result.audioSamples == frames * 1600, "\(result)")
+        }
+        let longNumbers = try TestInputs.frameNumbers("\(folder)/long.mov")
+        let shortNumbers = try TestInputs.frameNumbers("\(folder)/short.mov")
+        #expect(contiguous(longNumbers) && contiguous(shortNumbers), "\(longNumbers) \(shortNumbers)")
+        let longPackets = try FFprobe.videoPackets("\(folder)/long.mov")
+        let shortPackets = try FFprobe.videoPackets("\(folder)/short.mov")
+        let longByNumber = Dictionary(zip(longNumbers, longPackets.map(\.hash)), uniquingKeysWith: { first, _ in first })
+        let shared = zip(shortNumbers, shortPackets).filter { longByNumber[$0.0] != nil }
+        #expect(shared.count >= 20 && shared.allSatisfy { longByNumber[$0.0] == $0.1.hash }, "one encoder: \(longNumbers) \(shortNumbers)")
+    }
 }

@@ -205,7 +205,8 @@ final class EncodedPacketLog: Sendable {
             state.fellBehind.contains(id) || state.failure != nil || state.ended || (state.subscribers[id].map { $0.cursor < state.end } ?? true)
         }
         if let deadline { _ = state.wait(until: { ready(&$0) ? true : nil }, deadline: deadline) }
-        return try state.withLock { state -> Take in
+        // An encoder that waits for its subscribers (unpaced inputs) is woken once this one has taken.
+        let body = { (state: inout State) throws -> Take in
             if state.fellBehind.contains(id) { throw EncodedPacketLog.fellBehind }
             if let failure = state.failure { throw ReelError.runtime(failure) }
             guard var subscriber = state.subscribers[id] else { return Take(origin: state.origin, ended: true) }
@@ -219,6 +220,7 @@ final class EncodedPacketLog: Sendable {
             state.prune()
             return Take(origin: state.origin, ended: state.ended)
         }
+        return try encoderWaits ? state.withLockNotifying(body) : state.withLock(body)
     }
 
     /// Subscriber `id`'s movie finished: nothing is kept for it.
