@@ -10,6 +10,15 @@ import Testing
 @Suite struct MovieOutputSharingTests {
     func contiguous(_ numbers: [Int]) -> Bool { zip(numbers, numbers.dropFirst()).allSatisfy { ($1 - $0 + 256) % 256 <= 1 } }
 
+    /// Numbered pictures at 30 fps and a tone, live or unpaced, at a small size.
+    func numberedInputs(paced: Bool) throws -> (CaptureInputs, Preset) {
+        var preset = try PresetLibrary.preset(named: "352x288")
+        (preset.video.width, preset.video.height) = (128, 128)
+        let unpaced = paced ? "" : "?realtime=0"
+        return (CaptureInputs(video: try DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: "30"))\(unpaced)"),
+                              audio: try DeviceSpec(parsing: "lavfi:sine\(unpaced)"), preset: preset), preset)
+    }
+
     func waitForPictures(_ movie: MovieOutput, atLeast count: Int) async throws {
         for _ in 0..<600 where (movie.progress?.videoFrames ?? 0) < count { try await Task.sleep(for: .milliseconds(50)) }
     }
@@ -17,10 +26,7 @@ import Testing
     @Test func moviesOfOnePresetJoinPauseAndStopOnOneEncoder() async throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        var preset = try PresetLibrary.preset(named: "352x288")
-        (preset.video.width, preset.video.height) = (128, 128)
-        let inputs = CaptureInputs(video: try DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: "30"))"),
-                                   audio: try DeviceSpec(parsing: "lavfi:sine"), preset: preset)
+        let (inputs, preset) = try numberedInputs(paced: true)
         let session = CaptureSession()
         let first = MovieOutput(outputPath: "\(folder)/first.mov", preset: preset)
         try session.addOutput(first)
@@ -86,10 +92,7 @@ import Testing
     @Test func onUnpacedInputsMoviesEndExactlyAtTheirLimits() async throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        var preset = try PresetLibrary.preset(named: "352x288")
-        (preset.video.width, preset.video.height) = (128, 128)
-        let inputs = CaptureInputs(video: try DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: "30"))?realtime=0"),
-                                   audio: try DeviceSpec(parsing: "lavfi:sine?realtime=0"), preset: preset)
+        let (inputs, preset) = try numberedInputs(paced: false)
         let session = CaptureSession()
         try session.start(inputs)
         let long = MovieOutput(outputPath: "\(folder)/long.mov", preset: preset, limits: RecordingLimits(maxDuration: 2))

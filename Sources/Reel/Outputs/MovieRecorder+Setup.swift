@@ -68,7 +68,7 @@ extension MovieRecorder {
                 adoptSharedOrigin()
             case .owner(let shared)?:
                 do {
-                    let encoder = try Encoder(video: setup.preset.videoEncoderSettings(colour: setup.videoColour), globalHeader: MovieWriter.needsGlobalHeader)
+                    let encoder = try setup.preset.openVideoEncoder(colour: setup.videoColour)
                     videoEncoder = encoder
                     shared.opened(encoder)
                 } catch {
@@ -76,7 +76,7 @@ extension MovieRecorder {
                     throw error
                 }
             case nil:
-                videoEncoder = try Encoder(video: setup.preset.videoEncoderSettings(colour: setup.videoColour), globalHeader: MovieWriter.needsGlobalHeader)
+                videoEncoder = try setup.preset.openVideoEncoder(colour: setup.videoColour)
             }
             videoStream = 0
         }

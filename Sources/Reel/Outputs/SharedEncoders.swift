@@ -334,22 +334,16 @@ extension SharedEncoders {
     /// settings and rate (the preset, its name aside), and everything that places keyframes and ends the
     /// track the same way (limits, segments, fragments, the timeline's origin).
     struct Key: Equatable {
-        var preset: Preset
+        /// The pictures and codec settings (SharedVideoEncoder's key).
+        var encoding: SharedVideoEncoder.Key
         var limits: RecordingLimits
         var segmentation: Segmentation?
-        var rendition: Int
-        var colour: ColourDescription
-        var fragmentInterval: Double
         var timelineFromInputStart: Bool
 
         init(_ setup: MovieRecorder.Setup) {
-            preset = setup.preset
-            preset.name = ""
+            encoding = SharedVideoEncoder.Key(setup)
             limits = setup.limits
             segmentation = setup.segmentation
-            rendition = setup.rendition
-            colour = setup.videoColour
-            fragmentInterval = setup.fragmentInterval
             timelineFromInputStart = setup.timelineFromInputStart
         }
     }

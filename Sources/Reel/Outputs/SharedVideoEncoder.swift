@@ -103,7 +103,7 @@ final class SharedVideoEncoder: @unchecked Sendable {
         defer { ownNanoseconds.store(CPUClock.threadNanoseconds() - start, ordering: .releasing) }
         var finished = false
         do {
-            let opened = try Encoder(video: key.preset.videoEncoderSettings(colour: key.colour), globalHeader: MovieWriter.needsGlobalHeader)
+            let opened = try key.preset.openVideoEncoder(colour: key.colour)
             encoder = opened
             log.opened(opened)
         } catch {

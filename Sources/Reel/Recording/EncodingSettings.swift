@@ -38,6 +38,11 @@ extension Preset {
         return settings
     }
 
+    /// A movie's video encoder at this preset (with the global header a QuickTime file needs).
+    func openVideoEncoder(colour: ColourDescription) throws -> Encoder {
+        try Encoder(video: videoEncoderSettings(colour: colour), globalHeader: MovieWriter.needsGlobalHeader)
+    }
+
     /// x265's name for the log level FFmpeg's log is at (quiet by default: the library never prints).
     static func x265LogLevel(following level: FFmpegLibrary.LogLevel) -> String {
         switch level {
