@@ -116,4 +116,36 @@ import Testing
         let shared = zip(shortNumbers, shortPackets).filter { longByNumber[$0.0] != nil }
         #expect(shared.count >= 20 && shared.allSatisfy { longByNumber[$0.0] == $0.1.hash }, "one encoder: \(longNumbers) \(shortNumbers)")
     }
+
+    /// A movie stopped while paused ends at its pause at once (every picture before it has come: it need not
+    /// wait for a keyframe at the stop), and its encoder ends with it: a movie added later gets a new one.
+    @Test func aMovieStoppedWhilePausedEndsAtItsPause() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (inputs, preset) = try numberedInputs(paced: true)
+        let session = CaptureSession()
+        try session.start(inputs)
+        let paused = MovieOutput(outputPath: "\(folder)/paused.mov", preset: preset)
+        try session.addOutput(paused)
+        try await waitForPictures(paused, atLeast: 15)
+        paused.pause()
+        try await Task.sleep(for: .milliseconds(500))
+        let stoppedAt = Date()
+        paused.stop()
+        let result = try await paused.finished()
+        // Far inside the 10 s a stop may wait for its keyframe (sharedEndWait).
+        #expect(Date().timeIntervalSince(stoppedAt) < 5)
+        #expect(result.recordedSuccessfully && result.stopReason == .stopped, "\(result)")
+        let numbers = try TestInputs.frameNumbers("\(folder)/paused.mov")
+        #expect(numbers.count >= 15 && numbers.count == result.videoFrames && contiguous(numbers), "\(numbers)")
+        let (audio, video) = (Double(result.audioSamples) / 48_000, Double(numbers.count) / 30)
+        #expect(abs(audio - video) <= 1.0 / 30 + 0.001, "sound \(audio) s, pictures \(video) s")
+        let later = MovieOutput(outputPath: "\(folder)/later.mov", preset: preset, limits: RecordingLimits(maxDuration: 0.5))
+        try session.addOutput(later)
+        let laterResult = try await later.finished()
+        session.stop()
+        _ = await session.finished()
+        #expect(laterResult.recordedSuccessfully && laterResult.videoFrames == 15, "\(laterResult)")
+        #expect(try FFprobe.videoPackets("\(folder)/later.mov").first?.keyframe == true)
+    }
 }

@@ -22,6 +22,9 @@ struct EncoderWindows: Equatable {
 
     var isPaused: Bool { gaps.last.map { $0.to == nil } ?? false }
 
+    /// The slot the movie's pause began at, while it is paused.
+    var pausedFrom: Int64? { isPaused ? gaps.last?.from : nil }
+
     /// A pause from slot `slot` on (nothing while already paused). One that begins before the movie's first
     /// picture holds it back until the resume.
     mutating func pause(at slot: Int64) {

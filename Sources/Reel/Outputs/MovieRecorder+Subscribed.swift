@@ -43,6 +43,8 @@ extension MovieRecorder {
         let deadline = MonotonicClock.nanoseconds() + MovieRecorder.sharedEndWait
         var taken: [Packet] = []
         repeat {
+            // Stopped while paused: every picture before the pause came once the pause's keyframe did.
+            if final, let from = subscription.current.pausedFrom, sharedHighestSlot >= from { break }
             defer {
                 for packet in taken { packet.unref() }
                 sharedPool += taken
@@ -52,7 +54,10 @@ extension MovieRecorder {
                                                           deadline: final ? deadline : nil)
             adoptSharedOrigin()
             let windows = subscription.current
-            for packet in taken where !videoDone { try place(packet, in: windows) }
+            for packet in taken where !videoDone {
+                sharedHighestSlot = max(sharedHighestSlot, packet.pts)
+                try place(packet, in: windows)
+            }
             if take.ended { videoDone = true }
         } while final && !videoDone && MonotonicClock.nanoseconds() < deadline
     }

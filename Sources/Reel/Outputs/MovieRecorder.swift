@@ -62,6 +62,8 @@ final class MovieRecorder: @unchecked Sendable {
     /// take the encoder's references in (no allocation per packet once warm).
     let subscription: EncoderSubscription?
     var sharedPool: [Packet] = []
+    /// The latest of its encoder's slots a packet came for.
+    var sharedHighestSlot: Int64 = -1
     /// The sound queued for the AAC encoders: every track's channels side by side (track i in channels
     /// i×C ..< (i+1)×C), so placement, silence, limits and segment walls treat the tracks as one.
     var audioFIFO: SampleFIFO?
