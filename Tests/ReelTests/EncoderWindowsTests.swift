@@ -57,3 +57,38 @@ import Testing
         #expect(early.movieSlot(of: 25) == nil && early.movieSlot(of: 26) == 0)
     }
 }
+
+/// What a shared encoder does with a slot (EncodedPacketLog.beginSend): the keyframes asked for, and nothing
+/// while every movie is paused and has its pictures from before its pause.
+@Suite struct EncodedPacketLogTests {
+    @Test func keyframesFallWhereAskedOrAtTheNextSlotNotSent() {
+        let log = EncodedPacketLog(encoderWaits: false)
+        _ = log.subscribe()
+        #expect(log.requestKeyframe(atOrAfter: 10) == 10)
+        #expect(log.beginSend(slot: 9, highestPacket: -1) == .send(forcingKeyframe: false))
+        #expect(log.beginSend(slot: 10, highestPacket: -1) == .send(forcingKeyframe: true))
+        #expect(log.beginSend(slot: 11, highestPacket: -1) == .send(forcingKeyframe: false))
+        // Asked for a slot already sent: the next one.
+        #expect(log.requestKeyframe(atOrAfter: 5) == 12)
+        #expect(log.beginSend(slot: 12, highestPacket: 8) == .send(forcingKeyframe: true))
+    }
+
+    @Test func nothingIsEncodedWhileEveryMovieIsPausedWithItsPicturesOut() throws {
+        let log = EncodedPacketLog(encoderWaits: false)
+        let first = try #require(log.subscribe())
+        let second = try #require(log.subscribe())
+        log.paused(first, from: 20)
+        #expect(log.beginSend(slot: 20, highestPacket: 20) == .send(forcingKeyframe: false), "the other still records")
+        log.paused(second, from: 22)
+        // The second's pause keyframe (22) has not come out: the pictures before it are still in the encoder.
+        #expect(log.beginSend(slot: 23, highestPacket: 21) == .send(forcingKeyframe: false))
+        #expect(log.beginSend(slot: 24, highestPacket: 22) == .skip)
+        // The first resumes at 27: nothing is wanted before it, and it is sent.
+        log.resumed(first, at: 27)
+        #expect(log.beginSend(slot: 25, highestPacket: 22) == .skip)
+        #expect(log.beginSend(slot: 27, highestPacket: 22) == .send(forcingKeyframe: false))
+        // A movie that left is not waited for.
+        log.leave(first)
+        #expect(log.beginSend(slot: 28, highestPacket: 22) == .skip)
+    }
+}

@@ -73,6 +73,10 @@ import Testing
         #expect(shared.allSatisfy { firstByNumber[$0.0] == $0.1.hash }, "the second movie's pictures are the first's packets")
         // The second's start and resume were keyframes the first holds too (it was recording then).
         #expect(firstPackets[firstNumbers.firstIndex(of: secondNumbers[0]) ?? 0].keyframe)
+        // Never were both paused: one encoder made every picture of both (its banner is in its first picture,
+        // the first movie's; the second joined it later).
+        let banners = (try encoderBanners("\(folder)/first.mov"), try encoderBanners("\(folder)/second.mov"))
+        #expect(banners == (1, 0), "\(banners)")
         // It went on past the first movie's end, on the same encoder.
         let pastFirst = secondNumbers.drop { $0 != firstNumbers.last! }.dropFirst()
         #expect(pastFirst.count >= 15 && contiguous(Array(secondNumbers[resume...])), "\(secondNumbers) after \(firstNumbers.last!)")
@@ -147,5 +151,55 @@ import Testing
         _ = await session.finished()
         #expect(laterResult.recordedSuccessfully && laterResult.videoFrames == 15, "\(laterResult)")
         #expect(try FFprobe.videoPackets("\(folder)/later.mov").first?.keyframe == true)
+    }
+
+    /// How many H.264 encoders made a file's pictures: x264 writes its banner ("x264 - core ...") into the
+    /// first keyframe of each.
+    func encoderBanners(_ path: String) throws -> Int {
+        let stream = path + ".h264"
+        defer { try? FileManager.default.removeItem(atPath: stream) }
+        try TestInputs.ffmpeg(["-i", path, "-map", "0:v:0", "-c", "copy", "-bsf:v", "h264_mp4toannexb", "-f", "h264", stream])
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: stream))
+        let banner = Data("x264 - core".utf8)
+        var count = 0
+        var from = bytes.startIndex
+        while let found = bytes.range(of: banner, in: from..<bytes.endIndex) {
+            count += 1
+            from = found.upperBound
+        }
+        return count
+    }
+
+    /// While every movie of an encoder is paused it encodes nothing (a paused movie cost a whole encode
+    /// otherwise): once their pictures from before the pause are out, the encoder is drained and let go, and
+    /// the resume starts a new one on a keyframe — the file shows two encoders' banners, and plays through.
+    @Test func aPausedMovieCostsNoEncoding() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (inputs, preset) = try numberedInputs(paced: true)
+        let session = CaptureSession()
+        try session.start(inputs)
+        let movie = MovieOutput(outputPath: "\(folder)/movie.mov", preset: preset)
+        try session.addOutput(movie)
+        try await waitForPictures(movie, atLeast: 15)
+        movie.pause()
+        try await Task.sleep(for: .milliseconds(1000))
+        movie.resume()
+        let resumedAt = movie.progress?.videoFrames ?? 0
+        try await waitForPictures(movie, atLeast: resumedAt + 15)
+        movie.stop()
+        let result = try await movie.finished()
+        session.stop()
+        _ = await session.finished()
+        #expect(result.recordedSuccessfully && result.stopReason == .stopped, "\(result)")
+        let numbers = try TestInputs.frameNumbers("\(folder)/movie.mov")
+        let jumps = numbers.indices.dropFirst().filter { (numbers[$0] - numbers[$0 - 1] + 256) % 256 > 1 }
+        #expect(jumps.count == 1 && jumps.first.map { (numbers[$0] - numbers[$0 - 1] + 256) % 256 >= 20 } == true, "\(numbers)")
+        let banners = try encoderBanners("\(folder)/movie.mov")
+        #expect(banners == 2, "the resume started a new encoder: \(banners) banners")
+        let (audio, video) = (Double(result.audioSamples) / 48_000, Double(numbers.count) / 30)
+        #expect(abs(audio - video) <= 1.0 / 30 + 0.001, "sound \(audio) s, pictures \(video) s")
+        let decoding = try Processes.run("/usr/bin/ffmpeg", ["-v", "error", "-i", "\(folder)/movie.mov", "-f", "null", "-"])
+        #expect(decoding.status == 0 && decoding.standardError.isEmpty, "\(decoding.standardError)")
     }
 }

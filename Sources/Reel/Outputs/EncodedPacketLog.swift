@@ -20,6 +20,14 @@ final class EncodedPacketLog: Sendable {
     private struct Subscriber {
         var cursor: Int
         var wake: @Sendable () -> Void = {}
+        /// Its last pause: the slot it began at, and once it resumed, the slot it resumed at.
+        var pause: (from: Int64, until: Int64?)?
+
+        /// Whether it wants no picture at `slot` and has all from before its pause (its keyframe is out).
+        func pausedAt(_ slot: Int64, highestPacket: Int64) -> Bool {
+            guard let pause, pause.from <= slot, pause.from <= highestPacket else { return false }
+            return pause.until.map { slot < $0 } ?? true
+        }
     }
 
     private struct State {
@@ -83,13 +91,25 @@ final class EncodedPacketLog: Sendable {
 
     func setOrigin(_ origin: Timestamp) { state.withLockNotifying { $0.origin = origin } }
 
-    /// The encoder is about to send slot `slot`: whether a subscriber asked for a keyframe there.
-    func beginSend(slot: Int64) -> Bool {
+    /// What the encoder does with a slot.
+    enum Send: Equatable {
+        case send(forcingKeyframe: Bool)
+        /// Every subscriber is paused there and has had its pictures from before its pause: nothing is encoded
+        /// (SharedVideoEncoder drains its encoder, and a new one starts at the next slot sent, a keyframe).
+        case skip
+    }
+
+    /// The encoder is about to send slot `slot`, having had packets up to slot `highestPacket`: whether a
+    /// subscriber asked for a keyframe there, or whether none wants it.
+    func beginSend(slot: Int64, highestPacket: Int64) -> Send {
         state.withLock { state in
             state.nextSlot = slot + 1
-            guard state.requests.contains(where: { $0 <= slot }) else { return false }
+            // The first packet at or past a pause's slot is its keyframe: every picture before it is out.
+            if !state.subscribers.isEmpty,
+               state.subscribers.values.allSatisfy({ $0.pausedAt(slot, highestPacket: highestPacket) }) { return .skip }
+            guard state.requests.contains(where: { $0 <= slot }) else { return .send(forcingKeyframe: false) }
             state.requests.removeAll { $0 <= slot }
-            return true
+            return .send(forcingKeyframe: true)
         }
     }
 
@@ -174,6 +194,16 @@ final class EncodedPacketLog: Sendable {
             if made > 0 { state.requests.append(made) }
             return made
         }
+    }
+
+    /// Subscriber `id` is paused from slot `slot` on.
+    func paused(_ id: Int, from slot: Int64) {
+        state.withLock { state in state.subscribers[id]?.pause = (slot, nil) }
+    }
+
+    /// Subscriber `id` resumes at slot `slot` (the encoder may skip the slots before it).
+    func resumed(_ id: Int, at slot: Int64) {
+        state.withLock { state in state.subscribers[id]?.pause?.until = slot }
     }
 
     /// The first slot the encoder has not sent yet.

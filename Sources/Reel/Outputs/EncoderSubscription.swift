@@ -39,6 +39,7 @@ final class EncoderSubscription: Sendable {
         windows.withLock { windows in
             let slot = encoder.requestKeyframe(atMicroseconds: time)
             windows.pause(at: slot)
+            if let from = windows.pausedFrom { encoder.log.paused(id, from: from) }
             return encoder.microseconds(ofSlot: slot)
         }
     }
@@ -48,6 +49,7 @@ final class EncoderSubscription: Sendable {
         windows.withLock { windows in
             let slot = encoder.requestKeyframe(atMicroseconds: time)
             windows.resume(at: slot)
+            encoder.log.resumed(id, at: slot)
             // The limit now falls later on the encoder's timeline, by the paused slots.
             if let slotLimit { _ = encoder.log.requestKeyframe(atOrAfter: windows.encoderSlot(ofMovieSlot: slotLimit)) }
             return encoder.microseconds(ofSlot: slot)

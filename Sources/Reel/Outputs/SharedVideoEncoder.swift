@@ -10,7 +10,9 @@ import SystemSupport
 /// subscriber (EncoderSubscription) holding windows of its slots (EncoderWindows) whose edges it asked to be
 /// keyframes: its join, its pauses and resumes, its stop, its duration limit. A request costs every movie of
 /// the preset one keyframe where the encoder's own grid had none. The encoder ends with the session, or once
-/// its last movie finished (a movie added later gets a new one).
+/// its last movie finished (a movie added later gets a new one). While every movie is paused (once each has
+/// its pictures from before its pause) it encodes nothing: the encoder is drained, and a new one starts at
+/// the first resume.
 final class SharedVideoEncoder: @unchecked Sendable {
     /// What must be equal for movies to share it: the pictures (rendition, colour), the codec settings and
     /// rate (the preset, its name aside) and the fragments' keyframe grid.
@@ -50,6 +52,10 @@ final class SharedVideoEncoder: @unchecked Sendable {
     private var heldPicture: CapturedItem?
     private let input = Frame()
     private var batch: [Packet] = []
+    /// The latest slot a packet came back for.
+    private var highestPacket: Int64 = -1
+    /// Every movie is paused: the encoder was drained and let go; the next slot sent opens a new one.
+    private var skipping = false
 
     /// Pictures it holds (queued, held, being encoded), as a movie does.
     static func pictureSlots(paced: Bool) -> Int { paced ? MovieRecorder.livePictureQueue + 2 : 2 }
@@ -157,15 +163,40 @@ final class SharedVideoEncoder: @unchecked Sendable {
     }
 
     private func show(_ picture: Frame, in slots: Range<Int64>) throws {
-        guard let encoder, !slots.isEmpty else { return }
+        guard encoder != nil, !slots.isEmpty else { return }
         try input.reference(picture)
         defer { input.unref() }
         for slot in slots {
+            guard case .send(let asked) = log.beginSend(slot: slot, highestPacket: highestPacket) else {
+                try pauseEncoding()
+                continue
+            }
+            let encoder = try resumeEncoding()
             input.pts = slot
-            let asked = log.beginSend(slot: slot)
             input.forcesKeyframe = video.send(slot: slot, segmentStart: 0, isRepeat: slot > slots.lowerBound) || asked
             try send(input, to: encoder)
         }
+    }
+
+    /// Every movie is paused and has its pictures from before: the encoder is drained (what it still holds
+    /// lies in their pauses) and let go, so a paused movie costs no encoding.
+    private func pauseEncoding() throws {
+        guard !skipping, let encoder else { return }
+        skipping = true
+        try send(nil, to: encoder)
+    }
+
+    /// The encoder for the next slot: after a pause of every movie, a new one (its first picture a keyframe,
+    /// as every resume's is), whose parameter sets must be the first one's that the files were described with.
+    private func resumeEncoding() throws -> Encoder {
+        guard skipping, let first = encoder else { return encoder! }
+        let next = try key.preset.openVideoEncoder(colour: key.colour)
+        guard next.extradata == first.extradata else {
+            throw ReelError.runtime("a new video encoder at the same settings made other parameter sets: the movies cannot go on")
+        }
+        skipping = false
+        encoder = next
+        return next
     }
 
     private func send(_ frame: Frame?, to encoder: Encoder) throws {
@@ -185,6 +216,7 @@ final class SharedVideoEncoder: @unchecked Sendable {
             let packet = spare.popLast() ?? Packet()
             guard try encoder.receive(into: packet) == .received else { return }
             if packet.duration == 0 { packet.duration = 1 }
+            highestPacket = max(highestPacket, packet.pts)
             video.packetReceived()
             batch.append(packet)
         }
@@ -201,7 +233,7 @@ final class SharedVideoEncoder: @unchecked Sendable {
                 do { try show(held.picture(key.rendition), in: video.finish(atLeast: 0)) } catch { log.fail("the video encoder failed: \(error)") }
             }
         }
-        if flushing, let encoder {
+        if flushing, !skipping, let encoder {
             do { try send(nil, to: encoder) } catch { log.fail("the video encoder failed: \(error)") }
         }
         log.end()
