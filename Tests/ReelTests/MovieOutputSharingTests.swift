@@ -11,8 +11,8 @@ import Testing
     func contiguous(_ numbers: [Int]) -> Bool { zip(numbers, numbers.dropFirst()).allSatisfy { ($1 - $0 + 256) % 256 <= 1 } }
 
     /// Numbered pictures at 30 fps and a tone, live or unpaced, at a small size.
-    func numberedInputs(paced: Bool) throws -> (CaptureInputs, Preset) {
-        var preset = try PresetLibrary.preset(named: "352x288")
+    func numberedInputs(paced: Bool, preset name: String = "352x288") throws -> (CaptureInputs, Preset) {
+        var preset = try PresetLibrary.preset(named: name)
         (preset.video.width, preset.video.height) = (128, 128)
         let unpaced = paced ? "" : "?realtime=0"
         return (CaptureInputs(video: try DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: "30"))\(unpaced)"),
@@ -153,14 +153,15 @@ import Testing
         #expect(try FFprobe.videoPackets("\(folder)/later.mov").first?.keyframe == true)
     }
 
-    /// How many H.264 encoders made a file's pictures: x264 writes its banner ("x264 - core ...") into the
-    /// first keyframe of each.
-    func encoderBanners(_ path: String) throws -> Int {
-        let stream = path + ".h264"
+    /// How many encoders made a file's pictures: x264 and x265 write their banners ("x264 - core ...",
+    /// "x265 (build ...") into the first keyframe of each.
+    func encoderBanners(_ path: String, codec: VideoCodec = .h264) throws -> Int {
+        let format = codec == .h264 ? "h264" : "hevc"
+        let stream = path + "." + format
         defer { try? FileManager.default.removeItem(atPath: stream) }
-        try TestInputs.ffmpeg(["-i", path, "-map", "0:v:0", "-c", "copy", "-bsf:v", "h264_mp4toannexb", "-f", "h264", stream])
+        try TestInputs.ffmpeg(["-i", path, "-map", "0:v:0", "-c", "copy", "-bsf:v", "\(format)_mp4toannexb", "-f", format, stream])
         let bytes = try Data(contentsOf: URL(fileURLWithPath: stream))
-        let banner = Data("x264 - core".utf8)
+        let banner = Data((codec == .h264 ? "x264 - core" : "x265 (build").utf8)
         var count = 0
         var from = bytes.startIndex
         while let found = bytes.range(of: banner, in: from..<bytes.endIndex) {
@@ -173,10 +174,11 @@ import Testing
     /// While every movie of an encoder is paused it encodes nothing (a paused movie cost a whole encode
     /// otherwise): once their pictures from before the pause are out, the encoder is drained and let go, and
     /// the resume starts a new one on a keyframe — the file shows two encoders' banners, and plays through.
-    @Test func aPausedMovieCostsNoEncoding() async throws {
+    /// The new encoder's parameter sets must be the first's (the file was described with them): so for x265.
+    @Test(arguments: ["352x288", "1080p-hevc"]) func aPausedMovieCostsNoEncoding(presetName: String) async throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let (inputs, preset) = try numberedInputs(paced: true)
+        let (inputs, preset) = try numberedInputs(paced: true, preset: presetName)
         let session = CaptureSession()
         try session.start(inputs)
         let movie = MovieOutput(outputPath: "\(folder)/movie.mov", preset: preset)
@@ -195,7 +197,7 @@ import Testing
         let numbers = try TestInputs.frameNumbers("\(folder)/movie.mov")
         let jumps = numbers.indices.dropFirst().filter { (numbers[$0] - numbers[$0 - 1] + 256) % 256 > 1 }
         #expect(jumps.count == 1 && jumps.first.map { (numbers[$0] - numbers[$0 - 1] + 256) % 256 >= 20 } == true, "\(numbers)")
-        let banners = try encoderBanners("\(folder)/movie.mov")
+        let banners = try encoderBanners("\(folder)/movie.mov", codec: preset.video.codec)
         #expect(banners == 2, "the resume started a new encoder: \(banners) banners")
         let (audio, video) = (Double(result.audioSamples) / 48_000, Double(numbers.count) / 30)
         #expect(abs(audio - video) <= 1.0 / 30 + 0.001, "sound \(audio) s, pictures \(video) s")
