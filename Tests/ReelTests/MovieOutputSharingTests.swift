@@ -204,4 +204,28 @@ import Testing
         let decoding = try Processes.run("/usr/bin/ffmpeg", ["-v", "error", "-i", "\(folder)/movie.mov", "-f", "null", "-"])
         #expect(decoding.status == 0 && decoding.standardError.isEmpty, "\(decoding.standardError)")
     }
+
+    /// A session from its inputs alone lets go of a movie once it finished, and of its encoder once that
+    /// encoder's last movie left (with the pictures its pool slots held): `reel serve` makes a pair per take.
+    @Test func aSessionLetsGoOfAnEncoderItsMoviesLeft() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (inputs, preset) = try numberedInputs(paced: true)
+        let session = CaptureSession()
+        try session.start(inputs)
+        let engine = try #require(session.shared.withLock { shared -> SessionEngine? in
+            if case .recording(let running) = shared.phase { return running.engine }
+            return nil
+        })
+        let before = engine.outputCount
+        let movie = MovieOutput(outputPath: "\(folder)/take.mov", preset: preset, limits: RecordingLimits(maxDuration: 0.5))
+        try session.addOutput(movie)
+        #expect(engine.outputCount == before + 2, "the movie and its encoder")
+        let result = try await movie.finished()
+        #expect(result.recordedSuccessfully && result.videoFrames == 15, "\(result)")
+        for _ in 0..<250 where engine.outputCount > before { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(engine.outputCount == before, "the session let go of the movie and of its encoder")
+        session.stop()
+        _ = await session.finished()
+    }
 }

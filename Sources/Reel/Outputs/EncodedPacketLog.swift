@@ -163,7 +163,10 @@ final class EncodedPacketLog: Sendable {
     /// an encoder of its own). True when it is closed so.
     func closeIfUnused() -> Bool {
         state.withLock { state in
-            if state.subscribers.isEmpty && state.nextID > 0 { state.closed = true }
+            if state.subscribers.isEmpty && state.nextID > 0 {
+                state.closed = true
+                state.encoder = nil  // no movie is left to describe its stream with it
+            }
             return state.closed
         }
     }

@@ -236,6 +236,7 @@ final class SharedVideoEncoder: @unchecked Sendable {
         if flushing, !skipping, let encoder {
             do { try send(nil, to: encoder) } catch { log.fail("the video encoder failed: \(error)") }
         }
+        encoder = nil
         log.end()
     }
 }
@@ -249,6 +250,9 @@ extension SharedVideoEncoder: SessionOutput {
     func wants(_ type: MediaType) -> Bool { type == .video && !isDone }
 
     var isDone: Bool { doneFlag.load(ordering: .acquiring) }
+
+    /// Its last movie left (or it failed): the session lets go of it.
+    var hasFinishedByItself: Bool { isDone }
 
     func take(_ type: MediaType, _ item: CapturedItem, buffer: CaptureBuffer) throws {
         buffer.hold(item)

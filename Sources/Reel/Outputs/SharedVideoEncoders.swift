@@ -22,6 +22,8 @@ final class SharedVideoEncoders: Sendable {
     func subscribe(_ setup: inout MovieRecorder.Setup, buffer: CaptureBuffer, paced: Bool) -> SharedVideoEncoder? {
         let key = SharedVideoEncoder.Key(setup)
         return encoders.withLock { encoders in
+            // Those whose last movie left are not kept (the session lets go of them too).
+            encoders.removeAll(where: \.isDone)
             for encoder in encoders where encoder.key == key {
                 if let id = encoder.log.subscribe() {
                     setup.sharedVideo = .subscriber(encoder, id: id)

@@ -145,6 +145,9 @@ final class SessionEngine: @unchecked Sendable {
         for output in state.withLock({ $0.outputs }) { output.setPaused(paused) }
     }
 
+    /// The outputs it hands items to now (for the tests: a finished one is let go).
+    var outputCount: Int { state.withLock { $0.outputs.count } }
+
     /// Pictures the readers dropped because the pools were full (every output lacks them).
     var readerDrops: Int { state.withLock { $0.readerDrops } }
 
@@ -272,15 +275,17 @@ final class SessionEngine: @unchecked Sendable {
             }
             var current = state.withLock { $0.outputs }
             // An atomic load or two per output on the way; the lock and the filter only once a movie is done.
-            var movies = 0, moviesDone = 0, waiting = false
+            var movies = 0, moviesDone = 0, waiting = false, retirable = false
             for output in current {
                 if output.role == .finite {
                     movies += 1
                     if output.isDone { moviesDone += 1 }
                 }
+                // (A shared encoder whose last movie left is done too, after its movies.)
+                if output.isDone && !retirable { retirable = output.hasFinishedByItself }
                 if output.isWaiting { waiting = true }
             }
-            if setup.runsWithoutMovie && moviesDone > 0 {
+            if setup.runsWithoutMovie && retirable {
                 retireFinishedMovies()
                 current = state.withLock { $0.outputs }
             }
@@ -314,11 +319,12 @@ final class SessionEngine: @unchecked Sendable {
         }
     }
 
-    /// A session without a movie of its own lets go of the movies that have finished, and of the pictures
-    /// their pool slots held (they have their results; the session's own result names none of them).
+    /// A session without a movie of its own lets go of the movies that have finished (they have their
+    /// results; the session's own result names none of them), and of the encoders their last movie left, and
+    /// of the pictures their pool slots held.
     private func retireFinishedMovies() {
         let finished = state.withLock { state -> [(any SessionOutput, Int)] in
-            let done = state.outputs.filter { $0.role == .finite && $0.finishedResult != nil }
+            let done = state.outputs.filter(\.hasFinishedByItself)
             guard !done.isEmpty else { return [] }
             let gone = Set(done.map { ObjectIdentifier($0) })
             state.outputs.removeAll { gone.contains(ObjectIdentifier($0)) }

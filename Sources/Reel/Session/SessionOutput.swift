@@ -40,6 +40,10 @@ protocol SessionOutput: AnyObject, Sendable {
     /// The result, once the output finished by itself (a movie that reached its limits), else nil.
     var finishedResult: RecordingResult? { get }
 
+    /// The output finished by itself and will take nothing more: a session without a movie of its own lets
+    /// go of it (and of its pool slots) while it runs.
+    var hasFinishedByItself: Bool { get }
+
     /// CPU time of the output's own threads once it finished (the rest of the codecs' threads is counted
     /// as theirs in the results' stages).
     var ownThreadNanoseconds: Int64 { get }
@@ -62,6 +66,8 @@ extension SessionOutput {
     func setPaused(_ paused: Bool) {}
     func waitForResult() -> RecordingResult? { nil }
     var finishedResult: RecordingResult? { nil }
+    /// A movie that has its result.
+    var hasFinishedByItself: Bool { role == .finite && finishedResult != nil }
     var ownThreadNanoseconds: Int64 { 0 }
     func annotate(_ results: inout [RecordingResult]) {}
 }
