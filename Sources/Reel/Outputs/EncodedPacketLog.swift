@@ -50,8 +50,12 @@ final class EncodedPacketLog: Sendable {
         /// Every packet the encoder will make is in the log.
         var ended = false
         var spare: [Packet] = []
+        /// Every subscriber's wake, kept as subscribers come and go (not made anew for each picture).
+        var wakes: [@Sendable () -> Void] = []
 
         var end: Int { base + packets.count }
+
+        mutating func keepWakes() { wakes = subscribers.values.map(\.wake) }
 
         /// Lets go of the packets every subscriber has taken.
         mutating func prune() {
@@ -84,7 +88,7 @@ final class EncodedPacketLog: Sendable {
             state.failure = state.failure ?? message
             state.closed = true
             state.ended = true
-            return state.subscribers.values.map(\.wake)
+            return state.wakes
         }
         for wake in wakes { wake() }
     }
@@ -113,17 +117,9 @@ final class EncodedPacketLog: Sendable {
         }
     }
 
-    /// Packets for the encoder to receive into (unreferenced ones the subscribers are done with).
-    func spares(_ count: Int) -> [Packet] {
-        state.withLock { state in
-            let handed = Array(state.spare.suffix(count))
-            state.spare.removeLast(handed.count)
-            return handed
-        }
-    }
-
-    /// Adds the packets the encoder gave back after a send, and wakes the subscribers.
-    func publish(_ packets: [Packet]) {
+    /// Adds the packets the encoder gave back after a send, and wakes the subscribers; `spare` gets the
+    /// packets every subscriber is done with, unreferenced, to receive the next ones into.
+    func publish(_ packets: [Packet], spare: inout [Packet]) {
         guard !packets.isEmpty else { return }
         if encoderWaits {
             state.wait { state in
@@ -131,17 +127,22 @@ final class EncodedPacketLog: Sendable {
             }
         }
         let wakes = state.withLockNotifying { state -> [@Sendable () -> Void] in
+            defer {
+                spare.append(contentsOf: state.spare)
+                state.spare.removeAll(keepingCapacity: true)
+            }
             guard !state.subscribers.isEmpty else {
                 for packet in packets { packet.unref() }
                 state.spare += packets.prefix(max(0, EncodedPacketLog.sparePackets - state.spare.count))
                 return []
             }
             state.packets += packets
-            // Woken all the same: one let go learns it at its next take.
-            let wakes = state.subscribers.values.map(\.wake)
+            // Woken all the same (the list kept, not made per picture): one let go learns it at its next take.
+            let wakes = state.wakes
             for (id, subscriber) in state.subscribers where state.end - subscriber.cursor > EncodedPacketLog.maximumLag {
                 state.fellBehind.insert(id)
                 state.subscribers[id] = nil
+                state.keepWakes()
             }
             state.prune()
             return wakes
@@ -154,7 +155,7 @@ final class EncodedPacketLog: Sendable {
         let wakes = state.withLockNotifying { state in
             state.closed = true
             state.ended = true
-            return state.subscribers.values.map(\.wake)
+            return state.wakes
         }
         for wake in wakes { wake() }
     }
@@ -180,13 +181,17 @@ final class EncodedPacketLog: Sendable {
             let id = state.nextID
             state.nextID += 1
             state.subscribers[id] = Subscriber(cursor: state.end)
+            state.keepWakes()
             return id
         }
     }
 
     /// What subscriber `id` is woken with (on the encoder's thread) when there are new packets or the encoder ended.
     func setWake(_ id: Int, _ wake: @escaping @Sendable () -> Void) {
-        state.withLock { state in state.subscribers[id]?.wake = wake }
+        state.withLock { state in
+            state.subscribers[id]?.wake = wake
+            state.keepWakes()
+        }
     }
 
     /// Asks for a keyframe at `slot`, or at the first slot after it the encoder has not sent yet: that slot,
@@ -261,6 +266,7 @@ final class EncodedPacketLog: Sendable {
         state.withLockNotifying { state in
             state.subscribers[id] = nil
             state.fellBehind.remove(id)
+            state.keepWakes()
             state.prune()
         }
     }

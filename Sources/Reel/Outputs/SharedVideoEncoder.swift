@@ -52,6 +52,8 @@ final class SharedVideoEncoder: @unchecked Sendable {
     private var heldPicture: CapturedItem?
     private let input = Frame()
     private var batch: [Packet] = []
+    /// Packets the movies are done with, unreferenced, to receive the next ones into.
+    private var spare: [Packet] = []
     /// The latest slot a packet came back for.
     private var highestPacket: Int64 = -1
     /// Every movie is paused: the encoder was drained and let go; the next slot sent opens a new one.
@@ -205,16 +207,17 @@ final class SharedVideoEncoder: @unchecked Sendable {
             _ = try encoder.send(frame)
         }
         try receivePackets(from: encoder)
-        log.publish(batch)
+        log.publish(batch, spare: &spare)
         batch.removeAll(keepingCapacity: true)
     }
 
     private func receivePackets(from encoder: Encoder) throws {
-        var spare = log.spares(8)
-        defer { for packet in spare { packet.unref() } }
         while true {
             let packet = spare.popLast() ?? Packet()
-            guard try encoder.receive(into: packet) == .received else { return }
+            guard try encoder.receive(into: packet) == .received else {
+                spare.append(packet)  // kept for the next send: no allocation per picture
+                return
+            }
             if packet.duration == 0 { packet.duration = 1 }
             highestPacket = max(highestPacket, packet.pts)
             video.packetReceived()
