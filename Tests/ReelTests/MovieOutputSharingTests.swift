@@ -137,8 +137,9 @@ import Testing
         let stoppedAt = Date()
         paused.stop()
         let result = try await paused.finished()
-        // Far inside the 10 s a stop may wait for its keyframe (sharedEndWait).
-        #expect(Date().timeIntervalSince(stoppedAt) < 5)
+        // Inside the 10 s a stop may wait for its keyframe (sharedEndWait), which is what it would take if it
+        // waited for one (its encoder makes none while paused); the rest is finalizing, on a busy machine too.
+        #expect(Date().timeIntervalSince(stoppedAt) < Double(MovieRecorder.sharedEndWait) / 1e9 - 1)
         #expect(result.recordedSuccessfully && result.stopReason == .stopped, "\(result)")
         let numbers = try TestInputs.frameNumbers("\(folder)/paused.mov")
         #expect(numbers.count >= 15 && numbers.count == result.videoFrames && contiguous(numbers), "\(numbers)")
@@ -223,7 +224,8 @@ import Testing
         #expect(engine.outputCount == before + 2, "the movie and its encoder")
         let result = try await movie.finished()
         #expect(result.recordedSuccessfully && result.videoFrames == 15, "\(result)")
-        for _ in 0..<250 where engine.outputCount > before { try await Task.sleep(for: .milliseconds(20)) }
+        // (The encoder closes at its next picture and the session looks at the next item: bounded generously.)
+        for _ in 0..<1000 where engine.outputCount > before { try await Task.sleep(for: .milliseconds(20)) }
         #expect(engine.outputCount == before, "the session let go of the movie and of its encoder")
         session.stop()
         _ = await session.finished()
