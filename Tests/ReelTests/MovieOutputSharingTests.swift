@@ -72,7 +72,8 @@ import Testing
         #expect(shared.count >= 25, "\(secondNumbers) \(firstNumbers)")
         #expect(shared.allSatisfy { firstByNumber[$0.0] == $0.1.hash }, "the second movie's pictures are the first's packets")
         // The second's start and resume were keyframes the first holds too (it was recording then).
-        #expect(firstPackets[firstNumbers.firstIndex(of: secondNumbers[0]) ?? 0].keyframe)
+        let joined = try #require(firstNumbers.firstIndex(of: secondNumbers[0]), "the second starts on a picture the first holds")
+        #expect(joined > 0 && firstPackets[joined].keyframe)
         // Never were both paused: one encoder made every picture of both (its banner is in its first picture,
         // the first movie's; the second joined it later).
         let banners = (try encoderBanners("\(folder)/first.mov"), try encoderBanners("\(folder)/second.mov"))
