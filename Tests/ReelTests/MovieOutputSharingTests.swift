@@ -38,8 +38,10 @@ import Testing
         try await waitForPictures(second, atLeast: 15)
         // Paused alone while the first goes on.
         second.pause()
+        // Progress comes twice a second (15 pictures), so what it says now may be from before the pause:
+        // 30 more pictures of the first movie are at least 15 past the pause on a busy machine too.
         let pausedAt = first.progress?.videoFrames ?? 0
-        try await waitForPictures(first, atLeast: pausedAt + 15)
+        try await waitForPictures(first, atLeast: pausedAt + 30)
         second.resume()
         let resumedAt = second.progress?.videoFrames ?? 0
         try await waitForPictures(second, atLeast: resumedAt + 15)
