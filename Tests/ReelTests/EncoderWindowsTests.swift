@@ -19,7 +19,7 @@ import Testing
         #expect(windows.end == 40 && windows.movieSlot(of: 40) == nil)
     }
 
-    @Test func pausesLeaveOutWholeSlotsAndTheTimelineGoesOn() {
+    @Test func pausesLeaveOutWholeSlotsAndTheTimelineGoesOn() throws {
         var windows = EncoderWindows(start: 10)
         windows.pause(at: 30)
         #expect(windows.isPaused)
@@ -34,8 +34,8 @@ import Testing
         windows.resume(at: 75)
         #expect(windows.movieSlot(of: 69) == 39 && windows.movieSlot(of: 72) == nil && windows.movieSlot(of: 75) == 40)
         // A limit of 45 slots on the movie's timeline falls 25 slots later on the encoder's (20 + 5 paused).
-        #expect(windows.encoderSlot(ofMovieSlot: 45) == 10 + 45 + 25)
-        #expect(windows.movieSlot(of: windows.encoderSlot(ofMovieSlot: 45)) == 45)
+        #expect(windows.encoderSlot(ofMovieSlot: 45) == Int64(10 + 45 + 25))
+        #expect(windows.movieSlot(of: try #require(windows.encoderSlot(ofMovieSlot: 45))) == 45)
     }
 
     @Test func aPauseBeforeTheFirstPictureHoldsItBackUntilTheResume() {
@@ -55,6 +55,35 @@ import Testing
         early.pause(at: 12)
         early.resume(at: 26)
         #expect(early.movieSlot(of: 25) == nil && early.movieSlot(of: 26) == 0)
+    }
+
+    /// A movie with sound joins at its first sound: until then it holds nothing, and what was asked of it
+    /// before falls at its start at the earliest.
+    @Test func whatIsAskedBeforeTheJoinFallsAtItAtTheEarliest() {
+        var waiting = EncoderWindows()
+        #expect(waiting.start == nil && waiting.movieSlot(of: 0) == nil && waiting.encoderSlot(ofMovieSlot: 10) == nil)
+        waiting.join(at: 30)
+        #expect(waiting.movieSlot(of: 29) == nil && waiting.movieSlot(of: 30) == 0 && waiting.encoderSlot(ofMovieSlot: 10) == 40)
+        waiting.join(at: 50)  // once only
+        #expect(waiting.start == 30)
+        // Paused before the join, resumed after it: the pause begins at the start.
+        var paused = EncoderWindows()
+        paused.pause(at: 12)
+        paused.join(at: 20)
+        #expect(paused.isPaused && paused.pausedFrom == 20)
+        paused.resume(at: 26)
+        #expect(paused.movieSlot(of: 25) == nil && paused.movieSlot(of: 26) == 0)
+        // Paused and resumed before the join: nothing is left out.
+        var brief = EncoderWindows()
+        brief.pause(at: 5)
+        brief.resume(at: 8)
+        brief.join(at: 10)
+        #expect(brief.movieSlot(of: 10) == 0 && brief.encoderSlot(ofMovieSlot: 3) == 13)
+        // Stopped before the join: the movie holds nothing.
+        var stopped = EncoderWindows()
+        stopped.stop(at: 4)
+        stopped.join(at: 9)
+        #expect(stopped.end == 9 && stopped.movieSlot(of: 9) == nil)
     }
 }
 

@@ -1,4 +1,5 @@
 import FFmpegCore
+import Synchronization
 import SystemSupport
 
 /// One movie's place on a SharedVideoEncoder: its cursor in the encoder's log and the windows of slots it
@@ -15,18 +16,45 @@ final class EncoderSubscription: Sendable {
     /// Pictures the encoder had dropped (it fell behind a live source) before the movie joined.
     private let dropsBefore: Int
 
-    /// Subscriber `id` of `encoder` (SharedVideoEncoders.subscribe) joins at the next picture, a keyframe;
-    /// `wake` runs on the encoder's thread when there are packets to take.
-    init(_ encoder: SharedVideoEncoder, id: Int, slotLimit: Int64?, wake: @escaping @Sendable () -> Void) {
+    /// The movie has joined (its start slot is known): the session's thread checks this at every sound.
+    private let joined = Atomic<Bool>(false)
+
+    /// Subscriber `id` of `encoder` (SharedVideoEncoders.subscribe); `wake` runs on the encoder's thread when
+    /// there are packets to take. A movie without sound joins now, at the next picture; one with sound at its
+    /// first (`join(atItemTime:)`): its pictures start where its sound does.
+    init(_ encoder: SharedVideoEncoder, id: Int, slotLimit: Int64?, joinsAtFirstSound: Bool,
+         wake: @escaping @Sendable () -> Void) {
         encoder.log.setWake(id, wake)
         self.encoder = encoder
         self.id = id
         self.slotLimit = slotLimit
         dropsBefore = encoder.queue.droppedCount
-        let start = encoder.requestKeyframe(atMicroseconds: encoder.now)
-        windows = Locked(EncoderWindows(start: start))
-        if let slotLimit { _ = encoder.log.requestKeyframe(atOrAfter: start + slotLimit) }
+        windows = Locked(EncoderWindows())
+        if !joinsAtFirstSound { join(at: encoder.requestKeyframe(atMicroseconds: encoder.now)) }
     }
+
+    /// The movie's first sound, captured at session time `microseconds`, came (on the session's thread, as it
+    /// is handed over; once): the movie joins at the first slot from that instant, a keyframe. Its sound
+    /// holds every sample from there on, the session hands it all that follow.
+    func join(atItemTime microseconds: Int64) {
+        guard !joined.load(ordering: .acquiring) else { return }
+        join(at: encoder.requestKeyframe(atOrAfterItemAt: microseconds))
+    }
+
+    private func join(at slot: Int64) {
+        windows.withLock { windows in
+            windows.join(at: slot)
+            // Pauses asked before the join fall at it at the earliest.
+            if let from = windows.pausedFrom { encoder.log.paused(id, from: from) }
+            if let slotLimit, let end = windows.encoderSlot(ofMovieSlot: slotLimit) {
+                _ = encoder.log.requestKeyframe(atOrAfter: end)
+            }
+        }
+        joined.store(true, ordering: .releasing)
+    }
+
+    /// Whether the movie joined its encoder (a stop before it leaves the movie nothing to wait for).
+    var hasJoined: Bool { joined.load(ordering: .acquiring) }
 
     var current: EncoderWindows { windows.withLock { $0 } }
 
@@ -51,7 +79,9 @@ final class EncoderSubscription: Sendable {
             windows.resume(at: slot)
             encoder.log.resumed(id, at: slot)
             // The limit now falls later on the encoder's timeline, by the paused slots.
-            if let slotLimit { _ = encoder.log.requestKeyframe(atOrAfter: windows.encoderSlot(ofMovieSlot: slotLimit)) }
+            if let slotLimit, let end = windows.encoderSlot(ofMovieSlot: slotLimit) {
+                _ = encoder.log.requestKeyframe(atOrAfter: end)
+            }
             return encoder.microseconds(ofSlot: slot)
         }
     }

@@ -1,19 +1,32 @@
 /// Which of a shared encoder's pictures one movie holds, and where they fall on the movie's own timeline.
 /// The encoder (SharedVideoEncoder) runs on the session's timeline from its first picture and never pauses;
 /// a movie that takes its packets holds the slots from its `start` on, less its paused stretches (`gaps`,
-/// from the slot its pause began at up to the one it resumed at), up to its `end` (a stop). Every edge is a
+/// from the slot its pause began at up to the one it resumed at), up to its `end` (a stop). A movie with sound
+/// joins at its first sound (its start is unknown until then; pauses and a stop asked before fall at it at
+/// the earliest). Every edge is a
 /// slot the encoder was asked to make a keyframe (EncoderSubscription), so with closed GOPs each window's
 /// pictures decode on their own and the movie's timeline moves on by whole frames at a resume, as its sound does.
 /// Pure bookkeeping, unit-tested in EncoderWindowsTests.
 struct EncoderWindows: Equatable {
-    /// The encoder's slot of the movie's first picture.
-    let start: Int64
+    /// The encoder's slot of the movie's first picture; nil until the movie joined.
+    private(set) var start: Int64?
     /// Paused stretches in the encoder's slots, in order: `to` is nil while the movie is paused.
     private(set) var gaps: [(from: Int64, to: Int64?)] = []
     /// The encoder's slot the movie ends before (a stop), once asked.
     private(set) var end: Int64?
 
-    init(start: Int64) { self.start = start }
+    init(start: Int64? = nil) { self.start = start }
+
+    /// The movie joins at slot `slot` (once): what was asked before falls there at the earliest.
+    mutating func join(at slot: Int64) {
+        guard start == nil else { return }
+        start = slot
+        for index in gaps.indices {
+            gaps[index].from = max(gaps[index].from, slot)
+            gaps[index].to = gaps[index].to.map { max($0, gaps[index].from) }
+        }
+        end = end.map { max($0, slot) }
+    }
 
     static func == (left: EncoderWindows, right: EncoderWindows) -> Bool {
         left.start == right.start && left.end == right.end
@@ -29,7 +42,7 @@ struct EncoderWindows: Equatable {
     /// picture holds it back until the resume.
     mutating func pause(at slot: Int64) {
         guard !isPaused else { return }
-        gaps.append((max(slot, start), nil))
+        gaps.append((max(slot, start ?? slot), nil))
     }
 
     /// The resume at slot `slot` (the first picture held again; nothing unless paused).
@@ -39,12 +52,12 @@ struct EncoderWindows: Equatable {
     }
 
     /// The movie ends before slot `slot` (the earliest end asked for stands).
-    mutating func stop(at slot: Int64) { end = min(end ?? slot, max(slot, start)) }
+    mutating func stop(at slot: Int64) { end = min(end ?? slot, max(slot, start ?? slot)) }
 
     /// The movie's slot of the encoder's slot `slot`, or nil when the movie does not hold it (before its start,
     /// in a pause, from its end on).
     func movieSlot(of slot: Int64) -> Int64? {
-        guard slot >= start, end.map({ slot < $0 }) ?? true else { return nil }
+        guard let start, slot >= start, end.map({ slot < $0 }) ?? true else { return nil }
         var skipped: Int64 = 0
         for gap in gaps {
             guard slot >= gap.from else { break }
@@ -55,8 +68,9 @@ struct EncoderWindows: Equatable {
     }
 
     /// The encoder's slot of the movie's slot `slot` on its timeline as it goes on now (after every gap so
-    /// far: where a limit of the movie's own timeline falls on the encoder's).
-    func encoderSlot(ofMovieSlot slot: Int64) -> Int64 {
-        start + slot + gaps.reduce(0) { $0 + (($1.to ?? $1.from) - $1.from) }
+    /// far: where a limit of the movie's own timeline falls on the encoder's); nil until the movie joined.
+    func encoderSlot(ofMovieSlot slot: Int64) -> Int64? {
+        guard let start else { return nil }
+        return start + slot + gaps.reduce(0) { $0 + (($1.to ?? $1.from) - $1.from) }
     }
 }

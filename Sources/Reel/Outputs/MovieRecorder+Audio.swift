@@ -28,9 +28,10 @@ extension MovieRecorder {
     func queueAudio(_ block: [Frame], start itemStart: Int64, tolerance: Int64) throws {
         guard let fifo = audioFIFO, !audioDone else { return }
         if audio.queueStart == nil {
-            // On an input's own timeline, audio that starts after the movie does is preceded by silence.
+            // On an input's own timeline, audio that starts after the movie does is preceded by silence; so is
+            // a subscriber's, whose first picture is the first slot from its first sound (a rounding apart).
             let originSample = self.originSample ?? itemStart
-            audio.queueStart = setup.timelineFromInputStart ? min(itemStart, originSample) : itemStart
+            audio.queueStart = setup.timelineFromInputStart || subscription != nil ? min(itemStart, originSample) : itemStart
         }
         var overlap = 0
         switch AudioPlacement.place(start: itemStart, expected: audio.queueStart! &+ Int64(fifo.count),

@@ -8,6 +8,8 @@ extension MovieRecorder: SessionOutput {
     var role: SessionOutputRole { setup.writesFile ? .finite : .companion }
 
     func take(_ type: MediaType, _ item: CapturedItem, buffer: CaptureBuffer) throws {
+        // A subscriber's pictures start at its first sound, the first it is handed (EncoderSubscription).
+        if type == .audio, let subscription { subscription.join(atItemTime: item.time.rescaled(to: sessionTimeBase).value) }
         buffer.hold(item)
         var dropped: CapturedItem? = nil
         if !queue.offer(type, item, dropped: &dropped) { buffer.release(type, item.slot) }

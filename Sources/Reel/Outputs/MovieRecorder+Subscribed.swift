@@ -13,7 +13,7 @@ extension MovieRecorder {
     static func subscription(_ setup: Setup, queue: OutputQueue) -> EncoderSubscription? {
         guard case .subscriber(let encoder, let id)? = setup.sharedVideo else { return nil }
         let limit = setup.limits.maxDuration.map { VideoTrack(frameRate: setup.preset.videoFrameRate, fragmentInterval: 0).slotLimit(seconds: $0) }
-        return EncoderSubscription(encoder, id: id, slotLimit: limit) { [queue] in queue.nudge() }
+        return EncoderSubscription(encoder, id: id, slotLimit: limit, joinsAtFirstSound: setup.hasAudio) { [queue] in queue.nudge() }
     }
 
     /// A movie's own pauses. Live movies pause at the instant asked; a file's timeline has no such clock: at
@@ -28,10 +28,11 @@ extension MovieRecorder {
         return PauseRequests(sessionStart: setup.timelineFromInputStart ? nil : setup.sessionStart, alignment: alignment)
     }
 
-    /// The movie's time zero is its first slot's instant on the encoder's timeline, once the encoder had a picture.
+    /// The movie's time zero is its first slot's instant on the encoder's timeline, once it joined and the
+    /// encoder had a picture.
     func adoptSharedOrigin() {
-        guard origin == nil, let subscription,
-              let start = subscription.encoder.microseconds(ofSlot: subscription.current.start) else { return }
+        guard origin == nil, let subscription, let first = subscription.current.start,
+              let start = subscription.encoder.microseconds(ofSlot: first) else { return }
         origin = Timestamp(value: start, timeBase: sessionTimeBase)
     }
 
@@ -40,6 +41,8 @@ extension MovieRecorder {
     /// pictures — the keyframe at its stop or its limit, or the encoder's end — at most `sharedEndWait`.
     func takeSharedPictures(final: Bool) throws {
         guard let subscription, !videoDone else { return }
+        // Stopped before its first sound came: it never joined, so no picture of the encoder's is its.
+        if final && !subscription.hasJoined { return videoDone = true }
         let deadline = MonotonicClock.nanoseconds() + MovieRecorder.sharedEndWait
         var taken: [Packet] = []
         repeat {

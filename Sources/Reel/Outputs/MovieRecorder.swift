@@ -201,6 +201,7 @@ final class MovieRecorder: @unchecked Sendable {
             do {
                 switch entry {
                 case .item(let type, let item):
+                    if subscription != nil { adoptSharedOrigin() }
                     if try pausing(at: item) {
                         buffer.release(type, item.slot)
                         continue

@@ -44,6 +44,8 @@ final class SharedVideoEncoder: @unchecked Sendable {
     let doneFlag = Atomic<Bool>(false)
     private let ownNanoseconds = Atomic<Int64>(0)
     private let thread = Locked<WorkerThread?>(nil)
+    /// The session's thread only: its first picture's time is in the log.
+    private var hasOrigin = false
 
     // The encoder's thread only.
     private var encoder: Encoder?
@@ -75,10 +77,9 @@ final class SharedVideoEncoder: @unchecked Sendable {
 
     // MARK: the session's clock and the encoder's slots
 
-    /// The first slot starting at or after session time `microseconds` (nil before the first picture, and
-    /// of unpaced inputs, whose pictures do not come on the session's clock).
-    func firstSlot(atOrAfter microseconds: Int64) -> Int64? {
-        guard paced, let origin = log.origin else { return nil }
+    /// The first slot starting at or after session time `microseconds` (nil before the first picture).
+    func slot(atOrAfter microseconds: Int64) -> Int64? {
+        guard let origin = log.origin else { return nil }
         let frames = Double(microseconds - origin.rescaled(to: sessionTimeBase).value) / 1e6 * frameRate.doubleValue
         return Int64((frames - 1e-6).rounded(.up))
     }
@@ -98,10 +99,16 @@ final class SharedVideoEncoder: @unchecked Sendable {
     /// The session's clock now, in microseconds.
     var now: Int64 { (MonotonicClock.nanoseconds() - sessionStart) / 1000 }
 
-    /// A keyframe at the slot of session time `microseconds` (or, without a clock, at the next slot sent), or
-    /// the first the encoder has not sent yet.
+    /// A keyframe at the slot of the instant `microseconds` on the session's clock, or the first slot the
+    /// encoder has not sent yet; the latter always of unpaced inputs, whose pictures do not come on that clock.
     func requestKeyframe(atMicroseconds microseconds: Int64) -> Int64 {
-        log.requestKeyframe(atOrAfter: firstSlot(atOrAfter: microseconds) ?? 0)
+        log.requestKeyframe(atOrAfter: paced ? slot(atOrAfter: microseconds) ?? 0 : 0)
+    }
+
+    /// A keyframe at the first slot that starts at or after an item captured at `microseconds` (paced or not;
+    /// before the first picture, that picture's), or the first slot the encoder has not sent yet.
+    func requestKeyframe(atOrAfterItemAt microseconds: Int64) -> Int64 {
+        log.requestKeyframe(atOrAfter: slot(atOrAfter: microseconds) ?? 0)
     }
 
     // MARK: the thread
@@ -151,10 +158,8 @@ final class SharedVideoEncoder: @unchecked Sendable {
 
     /// Shows the held picture in the slots the cadence gives it, and holds this one in its place.
     private func encode(_ item: CapturedItem) throws {
-        if origin == nil {
-            origin = item.time
-            log.setOrigin(item.time)
-        }
+        // Its first picture's time, which the session's thread gave the log (the picture may have been dropped).
+        if origin == nil { origin = log.origin ?? item.time }
         let slots = video.arrive(after: item.time - origin!)
         let previous = heldPicture
         heldPicture = item
@@ -258,6 +263,11 @@ extension SharedVideoEncoder: SessionOutput {
     var hasFinishedByItself: Bool { isDone }
 
     func take(_ type: MediaType, _ item: CapturedItem, buffer: CaptureBuffer) throws {
+        if !hasOrigin && type == .video && item.hasPicture(key.rendition) {
+            // The timeline starts here, known at once: a movie joining at its next item finds its slot.
+            hasOrigin = true
+            log.setOrigin(item.time)
+        }
         buffer.hold(item)
         var dropped: CapturedItem? = nil
         if !queue.offer(type, item, dropped: &dropped) { buffer.release(type, item.slot) }
