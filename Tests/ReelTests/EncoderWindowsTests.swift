@@ -1,3 +1,4 @@
+import FFmpegCore
 @testable import Reel
 import Testing
 
@@ -100,6 +101,29 @@ import Testing
         // Asked for a slot already sent: the next one.
         #expect(log.requestKeyframe(atOrAfter: 5) == 12)
         #expect(log.beginSend(slot: 12, highestPacket: 8) == .send(forcingKeyframe: true))
+    }
+
+    /// A picture the encoder repeated (the source fell short) is marked on its packet's slot for every movie
+    /// that takes it, across the log's pruning.
+    @Test func repeatsAreMarkedOnTheSlotsTaken() throws {
+        let log = EncodedPacketLog(encoderWaits: false)
+        let id = try #require(log.subscribe())
+        func packets(_ slots: Range<Int64>) -> [Packet] {
+            slots.map { slot in
+                let packet = Packet()
+                packet.pts = slot
+                packet.dts = slot
+                return packet
+            }
+        }
+        var spare: [Packet] = [], taken: [Packet] = [], pool: [Packet] = []
+        log.publish(packets(0..<3), repeated: [false, true, false], spare: &spare)
+        let first = try log.take(id, into: &taken, pool: &pool)
+        #expect(taken.map(\.pts) == [0, 1, 2] && first.repeatedSlots == [1])
+        taken.removeAll()
+        log.publish(packets(3..<5), repeated: [true, false], spare: &spare)
+        let second = try log.take(id, into: &taken, pool: &pool)
+        #expect(taken.map(\.pts) == [3, 4] && second.repeatedSlots == [3] && log.heldPackets == 0)
     }
 
     @Test func nothingIsEncodedWhileEveryMovieIsPausedWithItsPicturesOut() throws {

@@ -11,11 +11,11 @@ import Testing
     func contiguous(_ numbers: [Int]) -> Bool { zip(numbers, numbers.dropFirst()).allSatisfy { ($1 - $0 + 256) % 256 <= 1 } }
 
     /// Numbered pictures at 30 fps and a tone, live or unpaced, at a small size.
-    func numberedInputs(paced: Bool, preset name: String = "352x288") throws -> (CaptureInputs, Preset) {
+    func numberedInputs(paced: Bool, preset name: String = "352x288", rate: String = "30") throws -> (CaptureInputs, Preset) {
         var preset = try PresetLibrary.preset(named: name)
         (preset.video.width, preset.video.height) = (128, 128)
         let unpaced = paced ? "" : "?realtime=0"
-        return (CaptureInputs(video: try DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: "30"))\(unpaced)"),
+        return (CaptureInputs(video: try DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: rate))\(unpaced)"),
                               audio: try DeviceSpec(parsing: "lavfi:sine\(unpaced)"), preset: preset), preset)
     }
 
@@ -123,6 +123,28 @@ import Testing
         let longByNumber = Dictionary(zip(longNumbers, longPackets.map(\.hash)), uniquingKeysWith: { first, _ in first })
         let shared = zip(shortNumbers, shortPackets).filter { longByNumber[$0.0] != nil }
         #expect(shared.count >= 20 && shared.allSatisfy { longByNumber[$0.0] == $0.1.hash }, "one encoder: \(longNumbers) \(shortNumbers)")
+    }
+
+    /// A source slower than the preset: the encoder shows each picture in two slots, and each movie says how
+    /// many of its pictures repeat the one before (duplicatedFrames), as a movie with its own encoder does.
+    @Test func moviesCountTheirEncodersRepeatedPictures() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (inputs, preset) = try numberedInputs(paced: false, rate: "15")
+        let session = CaptureSession()
+        try session.start(inputs)
+        let movies = ["one", "two"].map { MovieOutput(outputPath: "\(folder)/\($0).mov", preset: preset, limits: RecordingLimits(maxDuration: 1)) }
+        for movie in movies { try session.addOutput(movie) }
+        var results: [RecordingResult] = []
+        for movie in movies { results.append(try await movie.finished()) }
+        session.stop()
+        _ = await session.finished()
+        for (name, result) in zip(["one", "two"], results) {
+            let numbers = try TestInputs.frameNumbers("\(folder)/\(name).mov")
+            let repeats = numbers.indices.dropFirst().filter { numbers[$0] == numbers[$0 - 1] }.count
+            #expect(result.videoFrames == 30 && numbers.count == 30 && repeats >= 14, "\(name): \(numbers)")
+            #expect(result.duplicatedFrames == repeats, "\(name): \(result.duplicatedFrames ?? -1) said, \(repeats) in the file")
+        }
     }
 
     /// A movie stopped while paused ends at its pause at once (every picture before it has come: it need not

@@ -36,6 +36,8 @@ final class EncodedPacketLog: Sendable {
         /// The session time of the encoder's slot 0 (its first picture), once it came.
         var origin: Timestamp?
         var packets: [Packet] = []
+        /// Beside each packet: whether it shows the same picture as the slot before (the source fell short).
+        var repeated: [Bool] = []
         /// The log index of `packets[0]`.
         var base = 0
         /// The first slot not sent to the encoder yet: a keyframe asked for from here on is made where asked.
@@ -66,6 +68,7 @@ final class EncodedPacketLog: Sendable {
                 spare.append(packet)
             }
             packets.removeFirst(lowest - base)
+            repeated.removeFirst(lowest - base)
             base = lowest
         }
     }
@@ -117,9 +120,10 @@ final class EncodedPacketLog: Sendable {
         }
     }
 
-    /// Adds the packets the encoder gave back after a send, and wakes the subscribers; `spare` gets the
-    /// packets every subscriber is done with, unreferenced, to receive the next ones into.
-    func publish(_ packets: [Packet], spare: inout [Packet]) {
+    /// Adds the packets the encoder gave back after a send (`repeated`: beside each, whether its picture
+    /// repeats the slot before's), and wakes the subscribers; `spare` gets the packets every subscriber is
+    /// done with, unreferenced, to receive the next ones into.
+    func publish(_ packets: [Packet], repeated: [Bool], spare: inout [Packet]) {
         guard !packets.isEmpty else { return }
         if encoderWaits {
             state.wait { state in
@@ -137,6 +141,7 @@ final class EncodedPacketLog: Sendable {
                 return []
             }
             state.packets += packets
+            state.repeated += repeated
             // Woken all the same (the list kept, not made per picture): one let go learns it at its next take.
             let wakes = state.wakes
             for (id, subscriber) in state.subscribers where state.end - subscriber.cursor > EncodedPacketLog.maximumLag {
@@ -233,6 +238,8 @@ final class EncodedPacketLog: Sendable {
         var origin: Timestamp?
         /// Every packet the encoder made has been taken.
         var ended: Bool
+        /// The slots of the packets taken whose pictures repeat the slot before's.
+        var repeatedSlots: [Int64] = []
     }
 
     /// The packets subscriber `id` has not taken yet, each a new reference in a packet from `pool` (or a new
@@ -248,15 +255,17 @@ final class EncodedPacketLog: Sendable {
             if state.fellBehind.contains(id) { throw EncodedPacketLog.fellBehind }
             if let failure = state.failure { throw ReelError.runtime(failure) }
             guard var subscriber = state.subscribers[id] else { return Take(origin: state.origin, ended: true) }
-            for packet in state.packets[(subscriber.cursor - state.base)...] {
+            var repeatedSlots: [Int64] = []
+            for index in (subscriber.cursor - state.base)..<state.packets.count {
                 let copy = pool.popLast() ?? Packet()
-                try copy.reference(packet)
+                try copy.reference(state.packets[index])
                 taken.append(copy)
+                if state.repeated[index] { repeatedSlots.append(copy.pts) }
             }
             subscriber.cursor = state.end
             state.subscribers[id] = subscriber
             state.prune()
-            return Take(origin: state.origin, ended: state.ended)
+            return Take(origin: state.origin, ended: state.ended, repeatedSlots: repeatedSlots)
         }
         return try encoderWaits ? state.withLockNotifying(body) : state.withLock(body)
     }

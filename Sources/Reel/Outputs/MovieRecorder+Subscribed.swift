@@ -59,14 +59,15 @@ extension MovieRecorder {
             let windows = subscription.current
             for packet in taken where !videoDone {
                 sharedHighestSlot = max(sharedHighestSlot, packet.pts)
-                try place(packet, in: windows)
+                try place(packet, in: windows, repeatedSlots: take.repeatedSlots)
             }
             if take.ended { videoDone = true }
         } while final && !videoDone && MonotonicClock.nanoseconds() < deadline
     }
 
-    /// One of the encoder's packets, written when the movie holds its slot.
-    private func place(_ packet: Packet, in windows: EncoderWindows) throws {
+    /// One of the encoder's packets, written when the movie holds its slot. A repeat of the slot before's
+    /// picture counts as the movie's duplicated frame when the movie held that slot too (not at a resume).
+    private func place(_ packet: Packet, in windows: EncoderWindows, repeatedSlots: [Int64]) throws {
         if let end = windows.end, packet.pts >= end {
             // The keyframe at the stop: every picture before it has come (closed GOPs).
             if packet.isKeyframe { videoDone = true }
@@ -77,9 +78,10 @@ extension MovieRecorder {
             if packet.isKeyframe { videoDone = true }
             return
         }
+        let isRepeat = !repeatedSlots.isEmpty && repeatedSlots.contains(packet.pts) && windows.movieSlot(of: packet.pts - 1) != nil
         packet.dts -= packet.pts - slot
         packet.pts = slot
-        video.taken(slot: slot)
+        video.taken(slot: slot, isRepeat: isRepeat)
         try writeVideo(packet)
     }
 }

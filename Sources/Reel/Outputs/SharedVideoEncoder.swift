@@ -54,6 +54,10 @@ final class SharedVideoEncoder: @unchecked Sendable {
     private var heldPicture: CapturedItem?
     private let input = Frame()
     private var batch: [Packet] = []
+    /// Beside each packet of `batch`: whether its picture repeats the slot before's.
+    private var batchRepeats: [Bool] = []
+    /// Slots sent as repeats of the slot before's picture whose packets have not come back yet.
+    private var repeatsInFlight = Set<Int64>()
     /// Packets the movies are done with, unreferenced, to receive the next ones into.
     private var spare: [Packet] = []
     /// The latest slot a packet came back for.
@@ -180,7 +184,9 @@ final class SharedVideoEncoder: @unchecked Sendable {
             }
             let encoder = try resumeEncoding()
             input.pts = slot
-            input.forcesKeyframe = video.send(slot: slot, segmentStart: 0, isRepeat: slot > slots.lowerBound) || asked
+            let isRepeat = slot > slots.lowerBound
+            if isRepeat { repeatsInFlight.insert(slot) }
+            input.forcesKeyframe = video.send(slot: slot, segmentStart: 0, isRepeat: isRepeat) || asked
             try send(input, to: encoder)
         }
     }
@@ -212,8 +218,9 @@ final class SharedVideoEncoder: @unchecked Sendable {
             _ = try encoder.send(frame)
         }
         try receivePackets(from: encoder)
-        log.publish(batch, spare: &spare)
+        log.publish(batch, repeated: batchRepeats, spare: &spare)
         batch.removeAll(keepingCapacity: true)
+        batchRepeats.removeAll(keepingCapacity: true)
     }
 
     private func receivePackets(from encoder: Encoder) throws {
@@ -227,6 +234,7 @@ final class SharedVideoEncoder: @unchecked Sendable {
             highestPacket = max(highestPacket, packet.pts)
             video.packetReceived()
             batch.append(packet)
+            batchRepeats.append(repeatsInFlight.remove(packet.pts) != nil)
         }
     }
 

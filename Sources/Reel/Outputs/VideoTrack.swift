@@ -78,9 +78,11 @@ struct VideoTrack {
     /// A packet came back from the encoder.
     mutating func packetReceived() { packetsOut += 1 }
 
-    /// A movie that takes a shared encoder's pictures sends none itself: the picture for `slot` came.
-    mutating func taken(slot: Int64) {
+    /// A movie that takes a shared encoder's pictures sends none itself: the picture for `slot` came
+    /// (`isRepeat`: the same picture as the slot before's).
+    mutating func taken(slot: Int64, isRepeat: Bool) {
         framesSent += 1
+        if isRepeat { repeats += 1 }
         nextSlotToSend = max(nextSlotToSend, slot + 1)
     }
 
