@@ -47,7 +47,9 @@ package enum UnixSocket {
     }
 
     /// Binds and listens at `path` with mode 0600, non-blocking. A socket file nobody listens on (left by a
-    /// crash) is replaced; a live one, or any other file, is an error.
+    /// crash) is replaced; a live one, or any other file, is an error. The socket is made under a hidden name
+    /// beside `path` and renamed into place once it listens, so a client that finds the path can connect (a
+    /// bound socket refuses connections until it listens).
     static func listen(at path: String) throws -> FileDescriptor {
         var address = try address(path)
         var info = stat()
@@ -58,18 +60,32 @@ package enum UnixSocket {
             if (try? connect(to: path)) != nil {
                 throw ReelError.invalidInput("another recording listens on \(path): stop it or choose another control socket path")
             }
-            unlink(path)
         }
+        let making = hiddenName(for: path)
+        if let making { address = try UnixSocket.address(making) }
+        let bindPath = making ?? path
+        unlink(bindPath)
         let descriptor = try makeSocket(flags: Int32(SOCK_NONBLOCK.rawValue))
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor.raw, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         // Only the owner may connect; nobody can before listen, so setting the mode after bind leaves no window.
-        guard bound == 0, chmod(path, 0o600) == 0, Glibc.listen(descriptor.raw, 16) == 0 else {
+        guard bound == 0, chmod(bindPath, 0o600) == 0, Glibc.listen(descriptor.raw, 16) == 0,
+              making.map({ rename($0, path) == 0 }) ?? true else {
             let reason = String(cString: strerror(errno))
-            unlink(path)
+            unlink(bindPath)
             throw ReelError.invalidInput("cannot listen on \(path) (\(reason)): check that its folder exists and is writable")
         }
         return descriptor
+    }
+
+    /// The hidden name a socket for `path` is made under (".NAME.PID" beside it), or nil when a socket
+    /// address cannot hold it (it is then made at `path` itself).
+    static func hiddenName(for path: String) -> String? {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let hidden = "\(folder).\(name).\(getpid())"
+        return hidden.utf8.count <= maximumPathBytes ? hidden : nil
     }
 }

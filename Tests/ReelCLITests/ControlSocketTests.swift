@@ -198,6 +198,44 @@ import Testing
         #expect(Scratch.files(in: folder) == ["a.mov", "plain"])
     }
 
+    /// The socket's path appears only once it accepts connections (a client that waits for the file, as
+    /// scripts and the benchmarks do, connects at once): its listen made slow (Tests/SlowListen: 500 ms between
+    /// bind and listen, as on a busy machine), the first connect the moment the path exists succeeds, and the
+    /// recording answers it. Before, the file was the bound socket's, refusing connections until it listened.
+    @Test func theSocketAppearsOnlyOnceItListens() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let slow = try PreloadLibrary.build("SlowListen/slowlisten.c", named: "slowlisten", in: folder)
+        let running = try Processes.start(Processes.reelExecutable,
+                                          ["record", "a.mov", "--video", "lavfi:testsrc2", "--audio", "none", "--preset", "low",
+                                           "--control", "ctl.sock", "--json", "--quiet"],
+                                          currentDirectory: folder, environment: ["LD_PRELOAD": slow, "REEL_SLOW_LISTEN_MS": "500"])
+        var appeared = false
+        for _ in 0..<2000 where !appeared {
+            appeared = FileManager.default.fileExists(atPath: "\(folder)/ctl.sock")
+            if !appeared { usleep(5_000) }
+        }
+        #expect(appeared, "the control socket did not appear")
+        let client = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(client) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let path = Array("\(folder)/ctl.sock".utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: path)
+            raw[path.count] = 0
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(connected == 0, "connect as the path appeared: \(String(cString: strerror(errno)))")
+        let status = try Self.ctl(["ctl.sock", "status"], in: folder)
+        #expect(status.status == 0, "\(status.standardError)")
+        #expect(try Self.ctl(["ctl.sock", "stop"], in: folder).status == 0)
+        #expect(Processes.finish(running, timeout: 20).status == 0)
+        #expect(Scratch.files(in: folder).filter { !$0.hasSuffix(".so") } == ["a.mov"], "no hidden socket left")
+    }
+
     /// 100 switches (video and audio, some while paused) in a recording with segments and a tier: no file
     /// descriptor is left open and memory stays flat; every movie's timeline stays whole.
     @Test func aHundredSwitchesLeakNothing() throws {
