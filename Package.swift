@@ -48,7 +48,7 @@ let package = Package(
         .executableTarget(name: "reel-test-driver", dependencies: ["Reel"], path: "Tests/Driver"),
         // Decoding, probing and process helpers shared by the test targets (not part of any product).
         .target(name: "ReelTestSupport", dependencies: ["FFmpegCore", "SystemSupport"], path: "Tests/ReelTestSupport"),
-        .testTarget(name: "FFmpegCoreTests", dependencies: ["FFmpegCore", "ReelTestSupport"]),
+        .testTarget(name: "FFmpegCoreTests", dependencies: ["FFmpegCore", "SystemSupport", "ReelTestSupport"]),
         .testTarget(name: "QuickTimeTests", dependencies: ["QuickTime"], exclude: ["Fixtures"]),
         .testTarget(name: "ReelTests", dependencies: ["Reel", "FFmpegCore", "SystemSupport", "ReelTestSupport"]),
         .testTarget(name: "ReelControlTests", dependencies: ["ReelControl", "Reel"]),

@@ -1,6 +1,6 @@
 import Dispatch
 import FFmpegCore
-import Synchronization
+import SystemSupport
 import Testing
 
 /// A running session hands each captured frame to several outputs at once (a movie, its tiers, the preview, a
@@ -24,7 +24,7 @@ import Testing
             }
         }
         let before = lumaChecksum(source, width: 320, height: 240)
-        let sums = Mutex<[Int]>([])
+        let sums = Locked<[Int]>([])
         DispatchQueue.concurrentPerform(iterations: Self.readers) { _ in
             let scaler = Scaler(outputWidth: 160, outputHeight: 120, outputFormat: .yuvj420p)
             let output = Frame()
@@ -50,7 +50,7 @@ import Testing
             let samples = UnsafeMutableRawPointer(mutating: data[0]!).assumingMemoryBound(to: Int16.self)
             for index in 0..<2048 { samples[index] = Int16(truncatingIfNeeded: index * 37) }
         }
-        let counts = Mutex<[Int]>([])
+        let counts = Locked<[Int]>([])
         DispatchQueue.concurrentPerform(iterations: Self.readers) { _ in
             let resampler = Resampler(outputRate: 44_100, outputChannels: 1)
             let fifo = SampleFIFO(format: .floatPlanar, channels: 1)

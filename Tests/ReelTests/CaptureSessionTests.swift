@@ -1,14 +1,14 @@
 import Foundation
 import Reel
 import ReelTestSupport
-import Synchronization
+import SystemSupport
 import Testing
 
 @Suite(.serialized) struct CaptureSessionTests {
     /// Events seen by a session's callback, collected across threads.
     final class EventLog: Sendable {
-        private let events = Mutex<[String]>([])
-        private let progress = Mutex<[RecordingProgress]>([])
+        private let events = Locked<[String]>([])
+        private let progress = Locked<[RecordingProgress]>([])
         func add(_ event: RecordingEvent) {
             switch event {
             case .started: events.withLock { $0.append("started") }

@@ -1,7 +1,7 @@
 import Foundation
 @testable import Reel
 import ReelTestSupport
-import Synchronization
+import SystemSupport
 import Testing
 
 /// Issue 15, the library side of segments: a session configured with a Segmentation reports each segment as
@@ -15,7 +15,7 @@ import Testing
             audio: try DeviceSpec(parsing: "lavfi:sine?realtime=0"), preset: try PresetLibrary.preset(named: "low"),
             limits: RecordingLimits(maxDuration: 2.5))
         configuration.segmentation = Segmentation(duration: 1)
-        let log = Mutex<[String]>([])
+        let log = Locked<[String]>([])
         let result = try await CaptureSession().record(configuration) { event in
             switch event {
             case .segmentStarted(let output, let index): log.withLock { $0.append("started \(index) \(URL(fileURLWithPath: output).lastPathComponent)") }

@@ -2,7 +2,7 @@ import Foundation
 import FFmpegCore
 @testable import Reel
 import ReelTestSupport
-import Synchronization
+import SystemSupport
 import Testing
 
 /// The session knows its outputs only as `SessionOutput`s: an output of a kind it has never seen (one that
@@ -12,7 +12,7 @@ import Testing
     final class CountingOutput: SessionOutput, @unchecked Sendable {
         let role: SessionOutputRole
         private let stopAfterPictures: Int?
-        private let state = Mutex<(pictures: Int, audioBlocks: Int, lastTime: Double, inOrder: Bool, started: Bool,
+        private let state = Locked<(pictures: Int, audioBlocks: Int, lastTime: Double, inOrder: Bool, started: Bool,
                                    ended: SessionEngine.Ending?)>((0, 0, -1, true, false, nil))
 
         init(role: SessionOutputRole, stopAfterPictures: Int? = nil) {
