@@ -36,7 +36,8 @@ final class InputReader: @unchecked Sendable {
     private var lastTimes: [Int: Timestamp] = [:]
     private var untimedLead = UntimedLeadingFrames()
     private var continuity: [Int: TimestampContinuity] = [:]
-    private var thread: WorkerThread?
+    /// Started once, by the session's thread or a switch's (whichever comes first), joined from either.
+    private let thread = Locked<WorkerThread?>(nil)
     /// Frames reach the sinks (false while a switch's new reader waits to take over, and once retired).
     private let publishing: Atomic<Bool>
     private let retired = Atomic<Bool>(false)
@@ -73,8 +74,12 @@ final class InputReader: @unchecked Sendable {
 
     var ending: Ending? { progress.withLock { $0.ending } }
 
+    /// Starts the reader's thread; a reader already started is left as it is.
     func start() {
-        thread = WorkerThread(name: "reel.reader.\(spec.kind.rawValue)") { [self] in run() }
+        thread.withLock { thread in
+            guard thread == nil else { return }
+            thread = WorkerThread(name: "reel.reader.\(spec.kind.rawValue)") { [self] in run() }
+        }
     }
 
     /// Unblocks a pending read; the thread then finishes its sinks and exits.
@@ -110,12 +115,12 @@ final class InputReader: @unchecked Sendable {
         return outcome ?? false
     }
 
-    func join() { thread?.join() }
+    func join() { thread.withLock { $0 }?.join() }
 
     /// Waits at most `seconds`; false when the thread is still blocked (in a device read that ignores
     /// FFmpeg's interrupt callback). Such a thread is left to finish on its own: it owns its input and
     /// decoders, and the closed CaptureBuffer no longer takes its frames.
-    func join(timeout seconds: Double) -> Bool { thread?.join(timeout: seconds) ?? true }
+    func join(timeout seconds: Double) -> Bool { thread.withLock { $0 }?.join(timeout: seconds) ?? true }
 
     /// Seconds since this reader last delivered a frame (or since it started), for stall detection.
     var secondsSinceLastDelivery: Double {

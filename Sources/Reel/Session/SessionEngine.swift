@@ -214,7 +214,9 @@ final class SessionEngine: @unchecked Sendable {
     func run() -> (results: [RecordingResult], ending: Ending) {
         let threadStart = CPUClock.threadNanoseconds()
         let processStart = CPUClock.processNanoseconds()
-        for reader in readers { reader.start() }
+        // Under the state's lock: a switch that replaces a reader meanwhile (from the control socket, as the
+        // session starts) does so before or after, never between; a reader it already started is left so.
+        state.withLock { state in for reader in state.readers { reader.start() } }
         let ending = handOutUntilEnd()
         let finalReaders = closeInputs()
         for reader in finalReaders { reader.stop() }
