@@ -26,10 +26,17 @@ package final class WorkerThread: Sendable {
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
         var thread = pthread_t()
         let result = pthread_create(&thread, &attributes, { argument in
-            let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
-            reel_name_current_thread(start.name)
-            start.body()
-            start.finished.signal()
+            let finished: DispatchSemaphore
+            do {
+                let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
+                finished = start.finished
+                reel_name_current_thread(start.name)
+                start.body()
+            }
+            // The body, and what it captured, are released before a joiner wakes: an object whose last
+            // reference the body held (a movie and its encoder) is gone when join returns, not torn down
+            // on this thread while the process that joined it exits.
+            finished.signal()
             return nil
         }, start)
         pthread_attr_destroy(&attributes)

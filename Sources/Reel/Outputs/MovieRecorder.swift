@@ -261,6 +261,9 @@ final class MovieRecorder: @unchecked Sendable {
         case .subscriber?: subscription?.leave()
         case nil: break
         }
+        // The encoder (x264's threads and its pictures) is let go now, not when the session is: a finished
+        // movie holds nothing, and a process that exits once the result is out does not exit with it open.
+        videoEncoder = nil
         publish(result)
     }
 }

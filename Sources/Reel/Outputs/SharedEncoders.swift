@@ -103,12 +103,18 @@ final class SharedEncoders: Sendable {
         /// Follower `follower` takes nothing more: nothing is kept for it.
         mutating func drop(_ follower: Int) {
             active[follower] = false
+            letGoOfTheEncoderWhenUnused()
             pruneBatches()
             for (index, var entry) in audio {
                 entry.finished[follower] = true
                 recycle(entry.prune(active: active))
                 audio[index] = entry.finished.allSatisfy { $0 } ? nil : entry
             }
+        }
+
+        /// Once the owner ended and every follower left, no movie needs the encoder to describe its stream.
+        mutating func letGoOfTheEncoderWhenUnused() {
+            if ownerEnded && !active.contains(true) { encoder = nil }
         }
 
         mutating func recycle(_ packets: ArraySlice<Packet>) {
@@ -185,6 +191,7 @@ final class SharedEncoders: Sendable {
         state.withLockNotifying { state in
             state.ownerEnded = true
             state.ownerReason = reason
+            state.letGoOfTheEncoderWhenUnused()
         }
     }
 
