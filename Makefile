@@ -111,8 +111,9 @@ check-tsan: deps
 
 # A short recording (with HLS, an SRT push to a listener and an RTMP push to nothing, which reconnects), a
 # composed one (two video inputs, overlays, a filter, two sound inputs as separate tracks, and a tier that resamples each), a transcode (to another size), a grab, a smart trim (two parts encoded at once) and a join (the transcode encoded
-# again to match) under valgrind (Tests/LeakCheck/memcheck.sh): no definitely-lost bytes, and no video encoder
-# still open at exit. valgrind cannot read Swift's DWARF, so it runs on a copy of the release binary without debug info.
+# again to match) under valgrind (Tests/LeakCheck/memcheck.sh): no definitely-lost bytes, and no video
+# encoder still open at exit. valgrind cannot read Swift's DWARF, so it runs on a copy of the release binary
+# without debug info.
 LEAK_CHECK := sh Tests/LeakCheck/memcheck.sh
 check-leaks: release
 	@command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
