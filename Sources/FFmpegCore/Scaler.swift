@@ -9,6 +9,9 @@ import Glibc
 public final class Scaler {
     private var context: OpaquePointer?
     private var source: SourceShape?
+    /// Set when the source's YUV matrix is not the output's and the size changes: swscale scales keeping the
+    /// source's matrix, and the scaled picture is re-coded after (see `prepare`).
+    private var recoding: YUVMatrixConversion?
     public let outputWidth: Int
     public let outputHeight: Int
     public let outputFormat: PixelFormat
@@ -78,6 +81,8 @@ public final class Scaler {
             sws_scale(context, sourceData, sourceLines, 0, Int32(source.height), &planes, &strides)
         }
         try FFmpegError.check(height, "sws_scale")
+        // Letterbox bars are black, which no matrix changes (no chroma): the whole picture can be re-coded.
+        if let recoding { destination.convertMatrix(recoding) }
         destination.pts = source.pts
         destination.colour = outputColour
         destination.sampleAspectRatio = Rational(1, 1)
@@ -93,15 +98,19 @@ public final class Scaler {
         source = shape
         pictureRect = Scaler.fittedRect(sourceWidth: frame.width, sourceHeight: frame.height, sampleAspect: shape.sampleAspect,
                                         outputWidth: outputWidth, outputHeight: outputHeight)
-        // YUV to YUV with another matrix goes through RGB inside swscale (a cascade of two contexts), which
-        // without accurate rounding lands up to 3 levels off (Y 143 for an exact 145.5); with it, within half a level.
-        // At the same size and chroma layout (stills) the chroma samples stay where they are and the new chroma
-        // depends on the old chroma alone, so point sampling converts each sample exactly instead of blurring
-        // colour edges (a JPEG of a BT.709 test pattern: 44 dB against 38.6 dB with bicubic).
+        // YUV to YUV with another matrix: at the same size and chroma layout (stills) point sampling keeps the
+        // chroma samples where they are, and the new chroma depends on the old chroma alone, so each sample is
+        // converted exactly instead of blurring colour edges (a JPEG of a BT.709 test pattern: 44 dB against 38.6 dB
+        // with bicubic); swscale goes through RGB for it (a cascade of two contexts), with accurate rounding to
+        // land within half a level. Scaled to 4:2:0, the picture is scaled keeping the source's matrix and
+        // re-coded after at the output's size (YUVMatrixConversion, within a level of swscale's): swscale's
+        // cascade costs about a sixth of a 1080p + 352x288 recording's scaling more than the scaling alone.
         let changesMatrix = colour.matrix.isYUV && outputColour.matrix.isYUV && !colour.matrix.convertsLike(outputColour.matrix)
         let sameSize = pictureRect.width == frame.width && pictureRect.height == frame.height
             && frame.pixelFormat.chromaSubsampling == outputFormat.chromaSubsampling
-        let flags = !changesMatrix ? SWS_BICUBIC : sameSize ? SWS_POINT : SWS_BICUBIC | SWS_ACCURATE_RND
+        recoding = changesMatrix && !sameSize && outputFormat == .yuv420p
+            ? YUVMatrixConversion(from: colour.matrix, to: outputColour.matrix, range: outputColour.range) : nil
+        let flags = !changesMatrix || recoding != nil ? SWS_BICUBIC : sameSize ? SWS_POINT : SWS_BICUBIC | SWS_ACCURATE_RND
         context = sws_getContext(Int32(frame.width), Int32(frame.height), frame.pixelFormat.rawValue,
                                  Int32(pictureRect.width), Int32(pictureRect.height), outputFormat.rawValue,
                                  flags, nil, nil, nil)
@@ -110,7 +119,7 @@ public final class Scaler {
         // swscale's own default is BT.601 limited range for every YUV picture; say what both sides really are.
         // An RGB side has no matrix: it takes the other side's (swscale reads only the YUV side's table).
         let sourceMatrix = colour.matrix.isYUV ? colour.matrix : outputColour.matrix
-        let outputMatrix = outputColour.matrix.isYUV ? outputColour.matrix : sourceMatrix
+        let outputMatrix = recoding != nil ? sourceMatrix : outputColour.matrix.isYUV ? outputColour.matrix : sourceMatrix
         let result = sws_setColorspaceDetails(context, sws_getCoefficients(sourceMatrix.swscaleCoefficients),
                                               colour.range == .full ? 1 : 0,
                                               sws_getCoefficients(outputMatrix.swscaleCoefficients),

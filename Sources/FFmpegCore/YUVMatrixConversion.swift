@@ -1,11 +1,11 @@
 import CFFmpeg
 
-/// Re-codes Y'CbCr pictures from one YUV matrix to another (a BT.601 camera drawn into a BT.709 picture) in
-/// place, without going through RGB: the two matrices compose into one linear map on (Y', Cb, Cr) in which
-/// luma passes unchanged and gains a term of the chroma, and the chroma depends on the chroma alone. In 4:2:0
-/// each chroma sample's luma term is added to the four luma samples it covers (what point sampling does).
-/// swscale converts the same way through RGB, at full precision, for about 5 % of a 1080p composition's CPU
-/// for one camera window; this costs a small fraction of that and lands within one level of it.
+/// Re-codes Y'CbCr pictures from one YUV matrix to another (a BT.601 camera drawn into a BT.709 picture, an HD
+/// capture scaled into an SD tier: the Scaler re-codes what it scaled) in place, without going through RGB:
+/// the two matrices compose into one linear map on (Y', Cb, Cr) in which luma passes unchanged and gains a term
+/// of the chroma, and the chroma depends on the chroma alone. In 4:2:0 each chroma sample's luma term is added
+/// to the four luma samples it covers (what point sampling does).
+/// swscale converts through RGB for several times the cost; this lands within one level of the exact conversion.
 public struct YUVMatrixConversion: Sendable, Equatable {
     /// Code-value coefficients in 1/65536: luma += lumaFromCb·ΔCb + lumaFromCr·ΔCr; chroma' = 128 + row·(ΔCb, ΔCr).
     public let lumaFromCb: Int32, lumaFromCr: Int32

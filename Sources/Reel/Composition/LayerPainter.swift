@@ -8,8 +8,6 @@ final class LayerPainter {
     private let source = Frame()
     private let scaled = Frame()
     private var scaler: Scaler?
-    /// The colour the scaler was asked for (the canvas's, or the input's own matrix when it is re-coded after).
-    private var scalerColour: ColourDescription?
     private(set) var geometry: LayerGeometry?
     private var paintedGeneration = -1
     private var paintedPlacement: VideoLayout.Placement?
@@ -43,21 +41,10 @@ final class LayerPainter {
             let picture = Frame()
             try picture.reference(source)
             try picture.crop(x: geometry.crop.x, y: geometry.crop.y, width: geometry.crop.width, height: geometry.crop.height)
-            // An input coded with another YUV matrix (a BT.601 camera in a BT.709 picture) is scaled keeping its
-            // own and re-coded after, on the rectangle's pixels alone (YUVMatrixConversion): swscale would go
-            // through RGB for it at several times the cost.
-            var scaledColour = canvasColour
-            var recoding: YUVMatrixConversion? = nil
-            let colour = picture.resolvedColour
-            if colour.matrix.isYUV, picture.width != geometry.picture.width || picture.height != geometry.picture.height,
-               let conversion = YUVMatrixConversion(from: colour.matrix, to: canvasColour.matrix, range: canvasColour.range) {
-                scaledColour.matrix = colour.matrix
-                recoding = conversion
-            }
-            if scaler?.outputWidth != geometry.picture.width || scaler?.outputHeight != geometry.picture.height
-                || scalerColour != scaledColour {
-                scaler = Scaler(outputWidth: geometry.picture.width, outputHeight: geometry.picture.height, outputColour: scaledColour)
-                scalerColour = scaledColour
+            // An input coded with another YUV matrix (a BT.601 camera in a BT.709 picture) is re-coded by the
+            // Scaler at the rectangle's size (YUVMatrixConversion), not through RGB.
+            if scaler?.outputWidth != geometry.picture.width || scaler?.outputHeight != geometry.picture.height {
+                scaler = Scaler(outputWidth: geometry.picture.width, outputHeight: geometry.picture.height, outputColour: canvasColour)
             }
             if scaler!.isPassThrough(for: picture) {
                 // Already the rectangle's size, format and colour (a screen filling the picture): drawn as it is.
@@ -67,10 +54,6 @@ final class LayerPainter {
                     try scaled.allocateVideo(width: geometry.picture.width, height: geometry.picture.height, pixelFormat: .yuv420p)
                 }
                 try scaler!.scale(picture, into: scaled)
-                if let recoding {
-                    scaled.convertMatrix(recoding)
-                    scaled.colour = canvasColour
-                }
             }
             paintedPlacement = placement
         }
