@@ -32,6 +32,8 @@ def workloads(folder):
         ["record", "a.mov", *fast, "--preset", "352x288", "--max-duration", "1", "--json", "--quiet", "--fragment-interval", "0.5", "--still", "a.jpg"],
         ["record", "b.mov", *fast, "--preset", "720p", "--max-duration", "0.5", "--json", "--quiet", "--fragment-interval", "0"],
         ["record", "c.mov", "--video", "lavfi:testsrc2", "--audio", "lavfi:sine", "--preset", "low", "--max-duration", "1"],
+        ["record", "d.mov", *fast, "--preset", "720p", "--tier", "352x288:d-small.mov", "--max-duration", "0.5", "--json", "--quiet"],
+        ["record", "e-{index}.mov", *fast, "--preset", "352x288", "--max-duration", "1", "--segment-duration", "0.5", "--json", "--quiet"],
         ["transcode", "small.mp4", "t.mov", "--preset", "352x288", "--json", "--quiet", "--fragment-interval", "0"],
         ["batch", "jobs.json", "--quiet"],
         ["grab", "small.mp4", "g.jpg", "--at", "1"],
