@@ -65,9 +65,10 @@ test: build fake-camera
 	/usr/bin/python3 Tests/Browser/page_test.py --reel $(REEL) --screenshots .build/page-screenshots
 
 # Profiles typical commands with callgrind and rewrites linker/hot-functions.order (see linker/function_order.py).
+# The map is reel's own: a change of link flags relinks every product, each writing the map (--product reel).
 function-order: deps
 	@command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
-	rm -f .build/release/reel && $(SWIFT) build $(RELEASE_FLAGS) -Xlinker -Map=$(CURDIR)/.build/reel.map
+	rm -f .build/release/reel && $(SWIFT) build $(RELEASE_FLAGS) --product reel -Xlinker -Map=$(CURDIR)/.build/reel.map
 	python3 linker/function_order.py .build/reel.map
 	rm -f .build/release/reel && $(SWIFT) build $(RELEASE_FLAGS)
 
