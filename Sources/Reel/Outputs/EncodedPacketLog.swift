@@ -209,6 +209,17 @@ final class EncodedPacketLog: Sendable {
         }
     }
 
+    /// Takes back keyframes asked for at `slots` (as `requestKeyframe` made them) that the encoder has not sent
+    /// yet: one request each, so another subscriber's at the same slot stands.
+    func withdrawKeyframes(_ slots: [Int64]) {
+        guard !slots.isEmpty else { return }
+        state.withLock { state in
+            for slot in slots where slot >= state.nextSlot {
+                if let index = state.requests.firstIndex(of: slot) { state.requests.remove(at: index) }
+            }
+        }
+    }
+
     /// Subscriber `id` is paused from slot `slot` on.
     func paused(_ id: Int, from slot: Int64) {
         state.withLock { state in state.subscribers[id]?.pause = (slot, nil) }

@@ -2,8 +2,9 @@ import FFmpegCore
 import SystemSupport
 
 /// A movie that takes its pictures from the encoder of its preset (SharedVideoEncoder), as a MovieOutput
-/// does: the encoder's packets in the movie's windows (EncoderWindows) go to its files on its own timeline;
-/// its sound it encodes itself, from the instant of its first picture, its pauses cut at the same keyframes.
+/// does: the encoder's packets in the movie's windows (EncoderWindows) go to its files on its own timeline,
+/// a new file at each segment boundary's keyframe; its sound it encodes itself, from the instant of its first
+/// picture, its pauses and files cut at the same keyframes.
 extension MovieRecorder {
     /// How long a movie's end waits for its encoder's last pictures (the keyframe at its stop comes once the
     /// encoder has looked that far ahead; the session's end drains it): past this, it ends with what it has.
@@ -13,7 +14,13 @@ extension MovieRecorder {
     static func subscription(_ setup: Setup, queue: OutputQueue) -> EncoderSubscription? {
         guard case .subscriber(let encoder, let id)? = setup.sharedVideo else { return nil }
         let limit = setup.limits.maxDuration.map { VideoTrack(frameRate: setup.preset.videoFrameRate, fragmentInterval: 0).slotLimit(seconds: $0) }
-        return EncoderSubscription(encoder, id: id, slotLimit: limit, joinsAtFirstSound: setup.hasAudio) { [queue] in queue.nudge() }
+        // Segments by duration: their boundaries, keyframes the movie asks the encoder for.
+        let boundarySlot = setup.segmentation?.duration.map { seconds -> @Sendable (Int) -> Int64 in
+            let boundaries = SegmentBoundaries(frameRate: setup.preset.videoFrameRate, sampleRate: setup.preset.audio.sampleRate)
+            return { index in boundaries.durationBoundary(index: index, seconds: seconds).slot }
+        }
+        return EncoderSubscription(encoder, id: id, slotLimit: limit, boundarySlot: boundarySlot,
+                                   joinsAtFirstSound: setup.hasAudio) { [queue] in queue.nudge() }
     }
 
     /// A movie's own pauses. Live movies pause at the instant asked; a file's timeline has no such clock: at
@@ -78,6 +85,13 @@ extension MovieRecorder {
             if packet.isKeyframe { videoDone = true }
             return
         }
+        if let boundary = nextBoundary, slot >= boundary.slot, packet.isKeyframe {
+            // The next file begins at the boundary's keyframe (asked for ahead: EncoderSubscription); one that
+            // came later than planned (it should not) moves the boundary to it rather than start a file without one.
+            if slot > boundary.slot { nextBoundary = boundaries.boundary(atSlot: slot) }
+            try commitBoundary()
+        }
+        subscription?.requestBoundaries(pastMovieSlot: slot)
         let isRepeat = !repeatedSlots.isEmpty && repeatedSlots.contains(packet.pts) && windows.movieSlot(of: packet.pts - 1) != nil
         packet.dts -= packet.pts - slot
         packet.pts = slot

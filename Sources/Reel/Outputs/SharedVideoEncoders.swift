@@ -7,11 +7,12 @@ final class SharedVideoEncoders: Sendable {
     private let encoders = Locked<[SharedVideoEncoder]>([])
 
     /// Whether a movie takes its pictures from a shared encoder: a MovieOutput with video on the session's
-    /// timeline whose files are cut by time alone. (Cuts by size are decided from a file's own bytes after
-    /// the pictures are encoded, too late to ask the encoder for their keyframes: such movies encode their own.)
+    /// timeline whose files are cut by time alone (one file, or segments by duration, whose boundaries it asks
+    /// the encoder for ahead). Cuts by size are decided from a file's own bytes after the pictures are encoded,
+    /// too late to ask the encoder for their keyframes: such movies encode their own.
     static func subscribes(_ setup: MovieRecorder.Setup) -> Bool {
         setup.hasVideo && setup.writesFile && setup.sharedVideo == nil && setup.live.isEmpty && !setup.timelineFromInputStart
-            && setup.segmentation == nil && setup.limits.maxFileSize == nil
+            && setup.segmentation?.size == nil && setup.limits.maxFileSize == nil
     }
 
     /// The encoders made so far (to add to the session when it starts).
