@@ -31,6 +31,18 @@ import Testing
         return (r, (y - kr * r - kb * b) / (1 - kr - kb), b)
     }
 
+    /// A flat picture of `rgb` coded with `from` in `fromRange` (its code values rounded), and what those codes
+    /// mean coded exactly with `to` in `toRange`.
+    static func flat(_ rgb: (Double, Double, Double), size: Int, _ from: ColourMatrix, _ fromRange: ColourRange,
+                     _ to: ColourMatrix, _ toRange: ColourRange) throws -> (picture: Frame, codes: [UInt8], expected: [Double]) {
+        let codes = encode(rgb, from, fromRange).map { UInt8(clamping: Int($0.rounded())) }
+        let expected = encode(decode(codes.map(Double.init), from, fromRange), to, toRange)
+        let picture = Frame()
+        try picture.allocateVideo(width: size, height: size, pixelFormat: .yuv420p)
+        picture.fill(x: 0, y: 0, width: size, height: size, luma: codes[0], cb: codes[1], cr: codes[2])
+        return (picture, codes, expected)
+    }
+
     static func centre(_ frame: Frame) -> [Int] {
         frame.withPlanes { data, lines in
             [Int(data[0]![8 * Int(lines[0]) + 8]), Int(data[1]![4 * Int(lines[1]) + 4]), Int(data[2]![4 * Int(lines[2]) + 4])]
@@ -43,12 +55,7 @@ import Testing
         let (from, to, range) = `case`
         let conversion = try #require(YUVMatrixConversion(from: from, to: to, range: range))
         for rgb in Self.colours {
-            let codes = Self.encode(rgb, from, range).map { UInt8(clamping: Int($0.rounded())) }
-            // What those (rounded) codes mean, encoded exactly with the target matrix.
-            let expected = Self.encode(Self.decode(codes.map(Double.init), from, range), to, range)
-            let frame = Frame()
-            try frame.allocateVideo(width: 16, height: 16, pixelFormat: .yuv420p)
-            frame.fill(x: 0, y: 0, width: 16, height: 16, luma: codes[0], cb: codes[1], cr: codes[2])
+            let (frame, codes, expected) = try Self.flat(rgb, size: 16, from, range, to, range)
             frame.convertMatrix(conversion)
             let got = Self.centre(frame)
             #expect(zip(expected, got).allSatisfy { abs($0 - Double($1)) <= 1 }, "\(rgb) as \(codes): exact \(expected), own \(got)")
@@ -68,11 +75,7 @@ import Testing
         outputColour.range = toRange
         let scaler = Scaler(outputWidth: 32, outputHeight: 32, outputColour: outputColour)
         for rgb in Self.colours {
-            let codes = Self.encode(rgb, from, fromRange).map { UInt8(clamping: Int($0.rounded())) }
-            let expected = Self.encode(Self.decode(codes.map(Double.init), from, fromRange), to, toRange)
-            let source = Frame()
-            try source.allocateVideo(width: 64, height: 64, pixelFormat: .yuv420p)
-            source.fill(x: 0, y: 0, width: 64, height: 64, luma: codes[0], cb: codes[1], cr: codes[2])
+            let (source, codes, expected) = try Self.flat(rgb, size: 64, from, fromRange, to, toRange)
             var colour = ColourDescription.unspecified
             colour.matrix = from
             colour.range = fromRange
