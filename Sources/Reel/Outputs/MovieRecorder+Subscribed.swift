@@ -5,6 +5,14 @@ import SystemSupport
 /// does: the encoder's packets in the movie's windows (EncoderWindows) go to its files on its own timeline,
 /// a new file at each segment boundary's keyframe; its sound it encodes itself, from the instant of its first
 /// picture, its pauses and files cut at the same keyframes.
+extension SegmentBoundaries {
+    /// A movie's boundaries: at its preset's frame rate and sample rate (the movie cuts its files there, and a
+    /// subscriber asks its encoder for their keyframes from the same).
+    init(_ setup: MovieRecorder.Setup) {
+        self.init(frameRate: setup.preset.videoFrameRate, sampleRate: setup.preset.audio.sampleRate)
+    }
+}
+
 extension MovieRecorder {
     /// How long a movie's end waits for its encoder's last pictures (the keyframe at its stop comes once the
     /// encoder has looked that far ahead; the session's end drains it): past this, it ends with what it has.
@@ -16,7 +24,7 @@ extension MovieRecorder {
         let limit = setup.limits.maxDuration.map { VideoTrack(frameRate: setup.preset.videoFrameRate, fragmentInterval: 0).slotLimit(seconds: $0) }
         // Segments by duration: their boundaries, keyframes the movie asks the encoder for.
         let boundarySlot = setup.segmentation?.duration.map { seconds -> @Sendable (Int) -> Int64 in
-            let boundaries = SegmentBoundaries(frameRate: setup.preset.videoFrameRate, sampleRate: setup.preset.audio.sampleRate)
+            let boundaries = SegmentBoundaries(setup)
             return { index in boundaries.durationBoundary(index: index, seconds: seconds).slot }
         }
         return EncoderSubscription(encoder, id: id, slotLimit: limit, boundarySlot: boundarySlot,

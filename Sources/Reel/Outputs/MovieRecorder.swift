@@ -136,7 +136,7 @@ final class MovieRecorder: @unchecked Sendable {
         self.setup = setup
         self.buffer = buffer
         self.segmentEvents = segmentEvents
-        self.boundaries = SegmentBoundaries(frameRate: setup.preset.videoFrameRate, sampleRate: setup.preset.audio.sampleRate)
+        self.boundaries = SegmentBoundaries(setup)
         self.naming = setup.segmentation.map { _ in SegmentNaming(template: setup.outputPath) }
         self.sizeCut = setup.segmentation?.size.map { SegmentSizeCut(size: $0) }
         self.retention = SegmentRetention(keep: setup.segmentation?.keep)
