@@ -79,7 +79,10 @@ import Testing
         // Frame numbers count modulo 256: consecutive pictures differ by one (or repeat, at a constant rate).
         func contiguous(_ numbers: [Int]) -> Bool { zip(numbers, numbers.dropFirst()).allSatisfy { ($1 - $0 + 256) % 256 <= 1 } }
         #expect(contiguous(main), "the main movie lost no picture: \(main)")
-        #expect(try TestInputs.frameNumbers("\(folder)/early.mov") == Array(main.prefix(15)), "early starts on the main movie's first picture")
+        let earlyNumbers = try TestInputs.frameNumbers("\(folder)/early.mov")
+        #expect(earlyNumbers == Array(main.prefix(15)), "early starts on the main movie's first picture: \(earlyNumbers) against \(main.prefix(20))")
+        // Its sound lasts as its pictures do (silence first, should the sound have started after the first picture).
+        #expect(try SegmentInspection.playedAudioSamples("\(folder)/early.mov") == 24000)
         for (name, numbers) in [("same", sameNumbers), ("other", otherNumbers)] {
             #expect(numbers.count >= 15 && contiguous(numbers), "\(name) lost no picture: \(numbers)")
             // Its pictures are the main movie's run from the first picture after it was added.

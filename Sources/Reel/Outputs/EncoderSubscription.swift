@@ -33,11 +33,22 @@ final class EncoderSubscription: Sendable {
     /// The movie has joined (its start slot is known): the session's thread checks this at every sound.
     private let joined = Atomic<Bool>(false)
 
+    /// Where a movie's pictures start on its encoder's timeline.
+    enum Join: Sendable {
+        /// The encoder's first picture (slot 0), the session's own movies' first: a movie added before the
+        /// start. Sound that starts later is preceded by silence, as in the session's own movies.
+        case atFirstPicture
+        /// The next picture: a movie without sound added while the session runs.
+        case now
+        /// Its first sound (`join(atItemTime:)`): a movie with sound added while the session runs, whose
+        /// sound holds every sample the session hands it from there on.
+        case atFirstSound
+    }
+
     /// Subscriber `id` of `encoder` (SharedVideoEncoders.subscribe); `wake` runs on the encoder's thread when
-    /// there are packets to take. A movie without sound joins now, at the next picture; one with sound at its
-    /// first (`join(atItemTime:)`): its pictures start where its sound does.
+    /// there are packets to take.
     init(_ encoder: SharedVideoEncoder, id: Int, slotLimit: Int64?, boundarySlot: (@Sendable (Int) -> Int64)? = nil,
-         joinsAtFirstSound: Bool, wake: @escaping @Sendable () -> Void) {
+         join: Join, wake: @escaping @Sendable () -> Void) {
         encoder.log.setWake(id, wake)
         self.encoder = encoder
         self.id = id
@@ -45,7 +56,11 @@ final class EncoderSubscription: Sendable {
         self.boundarySlot = boundarySlot
         dropsBefore = encoder.queue.droppedCount
         state = Locked(State())
-        if !joinsAtFirstSound { join(at: encoder.requestKeyframe(atMicroseconds: encoder.now)) }
+        switch join {
+        case .atFirstPicture: self.join(at: encoder.log.requestKeyframe(atOrAfter: 0))
+        case .now: self.join(at: encoder.requestKeyframe(atMicroseconds: encoder.now))
+        case .atFirstSound: break
+        }
     }
 
     /// The movie's first sound, captured at session time `microseconds`, came (on the session's thread, as it

@@ -24,6 +24,9 @@ extension MovieRecorder {
         /// Unpaced inputs (files, lavfi with realtime=0): the movie's timeline is the inputs' own from their
         /// start (audio may lead the first picture). Live ones: the movie starts with the first picture.
         var timelineFromInputStart: Bool
+        /// Added to a session that was already running (CaptureSession.addOutput): it starts with the next
+        /// picture (or sound) it is handed, not with the session's first picture.
+        var joinsRunningSession = false
         var videoDevice: String?
         var audioDevice: String?
         /// Seconds the input file lasts (a transcode), for progress.

@@ -27,8 +27,8 @@ extension MovieRecorder {
             let boundaries = SegmentBoundaries(setup)
             return { index in boundaries.durationBoundary(index: index, seconds: seconds).slot }
         }
-        return EncoderSubscription(encoder, id: id, slotLimit: limit, boundarySlot: boundarySlot,
-                                   joinsAtFirstSound: setup.hasAudio) { [queue] in queue.nudge() }
+        let join: EncoderSubscription.Join = !setup.joinsRunningSession ? .atFirstPicture : setup.hasAudio ? .atFirstSound : .now
+        return EncoderSubscription(encoder, id: id, slotLimit: limit, boundarySlot: boundarySlot, join: join) { [queue] in queue.nudge() }
     }
 
     /// A movie's own pauses. Live movies pause at the instant asked; a file's timeline has no such clock: at

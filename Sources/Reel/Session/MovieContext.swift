@@ -70,7 +70,7 @@ struct MovieContext: @unchecked Sendable {
         }
         var writing = configuration
         writing.outputPath = path
-        return MovieRecorder.Setup(
+        var setup = MovieRecorder.Setup(
             temporaryPath: writing.writingPath, fragmentInterval: configuration.fragmentInterval,
             fragmentMemoryLimit: configuration.fragmentMemoryLimit, outputPath: path, folder: folder, preset: preset,
             limits: limits, rotation: rotation, hasVideo: hasVideo, rendition: rendition, videoColour: colour,
@@ -79,5 +79,7 @@ struct MovieContext: @unchecked Sendable {
             audioDevice: hasAudio ? configuration.audio?.description : nil, inputDuration: inputDuration,
             segmentation: segmentation, overwrite: configuration.overwrite, sessionStart: sessionStart,
             discardsStoppedMovie: configuration.discardsStoppedMovie, audioTrackNames: audioTrackNames)
+        setup.joinsRunningSession = joinsRunningSession
+        return setup
     }
 }
