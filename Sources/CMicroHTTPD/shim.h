@@ -5,7 +5,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/socket.h>
-#include <malloc.h>
 #include <poll.h>
 #ifndef POLLRDHUP
 #define POLLRDHUP 0x2000  /* Linux: the peer shut down its side (a _GNU_SOURCE name) */
@@ -92,9 +91,5 @@ static inline struct MHD_Response *reel_mhd_response_copying(size_t size, const 
 static inline ssize_t reel_mhd_end_of_stream(void) { return MHD_CONTENT_READER_END_OF_STREAM; }
 static inline ssize_t reel_mhd_end_with_error(void) { return MHD_CONTENT_READER_END_WITH_ERROR; }
 static inline uint64_t reel_mhd_size_unknown(void) { return MHD_SIZE_UNKNOWN; }
-
-/// Gives memory glibc holds free in its per-thread arenas back to the system (the server's housekeeping
-/// between takes; glibc's malloc_trim, which Swift's Glibc module does not import).
-static inline void reel_release_free_memory(void) { malloc_trim(0); }
 
 #endif

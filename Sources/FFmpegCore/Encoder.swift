@@ -1,4 +1,5 @@
 import CFFmpeg
+import SystemSupport
 
 /// An encoder: the one owner of its AVCodecContext. Opened from settings, fed frames, drained of packets.
 public final class Encoder {
@@ -55,7 +56,13 @@ public final class Encoder {
         try open(codec, privateOptions: [])
     }
 
-    deinit { avcodec_free_context(&context) }
+    deinit {
+        avcodec_free_context(&context)
+        // A video encoder's pictures and lookahead (x264, x265: tens of MB at 720p) were allocated on its
+        // threads' arenas, which glibc keeps resident: given back, so a process that records movie after
+        // movie (reel serve's takes) stays flat whichever thread let go of the encoder last.
+        if mediaType == .video { ProcessMemory.releaseFree() }
+    }
 
     /// Whether this FFmpeg has the encoder (libx265 is optional in FFmpeg builds; Debian's has it).
     public static func isAvailable(_ name: String) -> Bool {

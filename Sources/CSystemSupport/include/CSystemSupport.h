@@ -8,4 +8,8 @@ void reel_name_current_thread(const char *name);
 /// own and permitted (root, CAP_SYS_NICE, RLIMIT_NICE). Returns 1 if raised, else 0.
 int reel_raise_current_thread_priority(int nice_level);
 
+/// Gives the memory glibc holds free (in the main heap and every thread's arena) back to the system:
+/// malloc_trim(0), which Swift's Glibc module does not import.
+void reel_release_free_memory(void);
+
 #endif
