@@ -13,12 +13,16 @@ import Testing
     /// The server's threads: libmicrohttpd's (named MHD-…) and the server's own (reel.serve…, reel.http…); the
     /// test runner's and any capture session's are not counted. (The suite runs alone: `make test` runs it with
     /// --no-parallel, so no other server's threads come and go meanwhile.)
-    static func serverThreads() -> Int {
+    static func serverThreads() -> Int { serverThreadNames().count }
+
+    /// Their names, sorted (for a failure's message).
+    static func serverThreadNames() -> [String] {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        return tasks.filter { task in
-            let name = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
-            return name.hasPrefix("MHD") || name.hasPrefix("reel.serve") || name.hasPrefix("reel.http")
-        }.count
+        return tasks.compactMap { task in
+            let name = ((try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? "")
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            return name.hasPrefix("MHD") || name.hasPrefix("reel.serve") || name.hasPrefix("reel.http") ? name : nil
+        }.sorted()
     }
 
     static func writePlaylist(_ text: String, in folder: String) throws {
@@ -40,7 +44,12 @@ import Testing
         let port = started.port
         let client = HTTPTestClient(port: port)
         #expect(try client.request("GET", "/api/status").status == 200)  // the work pool has served once
-        let before = HeldRequestsTests.serverThreads()
+        // Idle: libmicrohttpd's thread, the deadline watcher, the live origin's and the API worker that answered.
+        // Each names itself once it runs (on a busy machine, a moment after it was started): wait for the names.
+        let idle = ["MHD-single", "reel.http.deadl", "reel.serve.api", "reel.serve.live"]
+        #expect(LiveServers.waitUntil(seconds: 5) { Set(HeldRequestsTests.serverThreadNames()).isSuperset(of: idle) },
+                "the idle server's threads: \(HeldRequestsTests.serverThreadNames())")
+        let beforeNames = HeldRequestsTests.serverThreadNames(), before = beforeNames.count
 
         func open(_ path: String) throws -> HTTPTestClient.Connection {
             let connection = try HTTPTestClient.Connection(port: port)
@@ -55,11 +64,11 @@ import Testing
         var previews = try (0..<8).map { _ in try open("/preview.mjpg") }
         #expect(LiveServers.waitUntil(seconds: 5) { (try? client.request("GET", "/api/status"))?.object["previewViewers"] as? Int == 8 })
         for connection in reloads + hinted { #expect(connection.read(timeout: 0.05) == nil, "held, not answered") }
-        let during = HeldRequestsTests.serverThreads()
+        let duringNames = HeldRequestsTests.serverThreadNames(), during = duringNames.count
         // The work pool may have grown to its bound answering the event streams' first state, and the event
         // streams share one keep-alive thread, started with the first; nothing else (none per request).
-        #expect(during <= before + APIRoutes.workThreads + 1, "threads: \(before) idle, \(during) with 62 requests waiting")
-        print("server threads: \(before) idle, \(during) with 62 requests waiting")
+        #expect(during <= before + APIRoutes.workThreads + 1, "threads: \(beforeNames) idle, \(duringNames) with 62 requests waiting")
+        print("server threads: \(beforeNames) idle, \(duringNames) with 62 requests waiting")
 
         // One change of the playlist answers every held reload at once; the hinted part, once written, is sent.
         let grown = BlockingReloadTests.playlist.replacingOccurrences(of: "#EXT-X-PRELOAD-HINT:TYPE=PART,URI=\"part5.1.m4s\"",
