@@ -4,7 +4,7 @@ import Glibc
 /// The few libavfilter functions Reel calls, looked up in the library loaded on first use. libavfilter is
 /// not linked: it brings ~50 libraries of its own (speech voices, SVG, Vulkan...) that every start-up would
 /// pay for, while only lavfi sources need it.
-struct FilterLibrary: @unchecked Sendable {
+struct FilterLibrary: Sendable {
     typealias Graph = UnsafeMutablePointer<AVFilterGraph>
     typealias Context = UnsafeMutablePointer<AVFilterContext>
     typealias InOut = UnsafeMutablePointer<AVFilterInOut>

@@ -7,7 +7,7 @@ import SystemSupport
 /// `movie-…mov`); a name from a request must be a plain file name of that shape (no `/`, no `..`, no hidden
 /// file) and is opened relative to the folder's descriptor without following symbolic links, so nothing
 /// outside the folder can be read or deleted through it. The folder's descriptor has one owner: this object.
-final class RecordingsFolder: @unchecked Sendable {
+final class RecordingsFolder: Sendable {
     struct Entry: Codable, Sendable, Equatable {
         let name: String
         let kind: String

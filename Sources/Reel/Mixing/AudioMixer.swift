@@ -8,7 +8,7 @@ import SystemSupport
 /// With separate tracks the lanes are aligned the same way but not summed: each block's slot holds one frame
 /// per input (`CapturedItem.tracks`), each limited on its own (a gain can push one over full scale).
 /// The capture buffer's audio stream ends when every lane has.
-final class AudioMixer: @unchecked Sendable {
+final class AudioMixer: Sendable {
     /// One input's place in the mix, as its sink knows it.
     struct Lane {
         let mixer: AudioMixer

@@ -5,7 +5,7 @@ import Glibc
 /// What every movie of one session shares (its inputs, their tracks, the capture's audio format, the
 /// rotation), so a movie is described the same way whether it starts with the session (the main movie, a
 /// tier) or is added while the session runs.
-struct MovieContext: @unchecked Sendable {
+struct MovieContext: Sendable {
     let configuration: RecordingConfiguration
     /// The video input's name (for messages) and stream, which each movie's ColourPlan is made for.
     let videoSource: (name: String, stream: SourceStream)?

@@ -3,7 +3,7 @@ import FFmpegCore
 /// Makes a session's input readers: routes an opened source's streams to sinks that scale pictures into the
 /// session's renditions and resample sound to its capture format, stamped on the session's clock. Used for
 /// the inputs a session starts with and for those that replace them while it runs (InputSwitcher).
-struct ReaderFactory: @unchecked Sendable {
+struct ReaderFactory: Sendable {
     /// The preset the session captures for (its audio format; a camera's mode is negotiated for it).
     let preset: Preset
     let renditions: PictureRenditions
