@@ -5,13 +5,16 @@ import SystemSupport
 /// 64 × 36 grid of its luma read in place (MotionMeasure against the picture before), the sound through the
 /// level updates that ride on its blocks. Each rule's TriggerMonitor decides the events; they go to the
 /// schedule the movies are cut by, and to `changed` as they start and end.
-final class TriggerFeed: SessionWatcher, @unchecked Sendable {
+final class TriggerFeed: SessionWatcher, Sendable {
     static let gridColumns = 64
     static let gridRows = 36
 
-    /// Touched only on the session's thread (`take`, `end`).
-    private var monitors: [(rule: TriggerRule, monitor: TriggerMonitor)]
-    private var previousGrid: [Float]?
+    /// What it has seen: used on the session's thread (`take`, `end`), so its lock is never contended.
+    private struct State {
+        var monitors: [(rule: TriggerRule, monitor: TriggerMonitor)]
+        var previousGrid: [Float]?
+    }
+    private let state: Locked<State>
     private let watchesSound: Bool
     private let watchesPictures: Bool
     private let schedule: TriggerSchedule
@@ -21,7 +24,7 @@ final class TriggerFeed: SessionWatcher, @unchecked Sendable {
 
     init(recording: TriggeredRecording, schedule: TriggerSchedule, origin: @escaping @Sendable () -> Double,
          changed: @escaping @Sendable (TriggerMonitor.Change) -> Void) {
-        monitors = recording.rules.map { ($0, TriggerMonitor(kind: $0.kind)) }
+        state = Locked(State(monitors: recording.rules.map { ($0, TriggerMonitor(kind: $0.kind)) }))
         watchesSound = recording.watchesSound
         watchesPictures = recording.watchesPictures
         self.schedule = schedule
@@ -38,16 +41,21 @@ final class TriggerFeed: SessionWatcher, @unchecked Sendable {
             measure(.sound, at: levels.time - origin()) { loudest >= $0.threshold }
         } else {
             guard let grid = item.picture(0).lumaGrid(columns: TriggerFeed.gridColumns, rows: TriggerFeed.gridRows) else { return }
-            let share = previousGrid.map { MotionMeasure.changedShare(grid, previous: $0) } ?? 0
-            previousGrid = grid
+            let share = state.withLock { state in
+                defer { state.previousGrid = grid }
+                return state.previousGrid.map { MotionMeasure.changedShare(grid, previous: $0) } ?? 0
+            }
             measure(.motion, at: Double(item.time.rescaled(to: sessionTimeBase).value) / 1_000_000 - origin()) { share >= $0.threshold }
         }
     }
 
     private func measure(_ kind: TriggerKind, at time: Double, holds: (TriggerRule) -> Bool) {
-        for index in monitors.indices where monitors[index].rule.kind == kind {
-            publish(monitors[index].monitor.measure(at: time, holds: holds(monitors[index].rule)))
+        let changes = state.withLock { state in
+            state.monitors.indices.filter { state.monitors[$0].rule.kind == kind }.flatMap { index in
+                state.monitors[index].monitor.measure(at: time, holds: holds(state.monitors[index].rule))
+            }
         }
+        publish(changes)
     }
 
     private func publish(_ changes: [TriggerMonitor.Change]) {
@@ -61,7 +69,7 @@ final class TriggerFeed: SessionWatcher, @unchecked Sendable {
     }
 
     func end(_ ending: SessionEngine.Ending) {
-        for index in monitors.indices { publish(monitors[index].monitor.finish()) }
+        publish(state.withLock { state in state.monitors.indices.flatMap { state.monitors[$0].monitor.finish() } })
     }
 
     func annotate(_ results: inout [RecordingResult]) {}
