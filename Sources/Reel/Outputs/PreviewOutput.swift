@@ -53,18 +53,22 @@ public final class PreviewOutput: Sendable {
 
 /// A preview's side in a running session: picks pictures at its rate and encodes them on a thread of its own,
 /// one at a time (a picture that comes while one is being encoded is skipped).
-final class PreviewFeed: SessionOutput, @unchecked Sendable {
+final class PreviewFeed: SessionOutput, Sendable {
     let output: PreviewOutput
     private let rendition: Int
     private let rotation: DisplayTurn
     private let buffer: CaptureBuffer
     /// The session clock's zero (monotonic nanoseconds).
     private let sessionStart: Int64
-    private let condition = Condition()
-    private var mailbox: CapturedItem? = nil
-    private var closed = false
-    private var nextTime: Int64 = .min
-    private var thread: WorkerThread?
+    private struct State {
+        /// The picture being encoded (or about to be); the next is taken once it is done.
+        var mailbox: CapturedItem? = nil
+        var closed = false
+        /// The earliest capture time (session microseconds) of the next picture taken.
+        var nextTime: Int64 = .min
+    }
+    private let state = Locked(State())
+    private let thread = Locked<WorkerThread?>(nil)
 
     init(output: PreviewOutput, rendition: Int, rotation: DisplayTurn, buffer: CaptureBuffer, sessionStart: Int64) {
         self.output = output
@@ -72,7 +76,7 @@ final class PreviewFeed: SessionOutput, @unchecked Sendable {
         self.rendition = rendition
         self.rotation = rotation
         self.buffer = buffer
-        thread = WorkerThread(name: "reel.output.preview") { [self] in run() }
+        thread.withLock { $0 = WorkerThread(name: "reel.output.preview") { [self] in run() } }
     }
 
     /// Offered every picture by the session thread: takes one when it is due and the thread is free.
@@ -82,13 +86,15 @@ final class PreviewFeed: SessionOutput, @unchecked Sendable {
 
     func offer(_ item: CapturedItem) {
         let micros = item.time.rescaled(to: sessionTimeBase).value
-        condition.lock()
-        defer { condition.unlock() }
-        guard !closed, mailbox == nil, micros >= nextTime else { return }
-        nextTime = micros + Int64(1_000_000 / output.framesPerSecond)
-        buffer.hold(item)
-        mailbox = item
-        condition.signal()
+        let taken = state.withLock { state in
+            guard !state.closed, state.mailbox == nil, micros >= state.nextTime else { return false }
+            state.nextTime = micros + Int64(1_000_000 / output.framesPerSecond)
+            buffer.hold(item)
+            state.mailbox = item
+            return true
+        }
+        // The thread is woken for a picture it takes, not for each one offered.
+        if taken { state.withLockNotifying { _ in } }
     }
 
     var role: SessionOutputRole { .companion }
@@ -100,23 +106,20 @@ final class PreviewFeed: SessionOutput, @unchecked Sendable {
 
     /// The session ended: the thread finishes and the stream ends.
     func close() {
-        condition.withLock {
-            closed = true
-            condition.signal()
-        }
-        thread?.join()
+        state.withLockNotifying { $0.closed = true }
+        thread.withLock { $0 }?.join()
     }
 
     private func run() {
         while true {
-            condition.lock()
-            while mailbox == nil && !closed { condition.wait() }
-            let item = mailbox
-            condition.unlock()
-            guard let item else { break }
+            let next = state.wait { state -> CapturedItem?? in
+                if let item = state.mailbox { return .some(item) }
+                return state.closed ? .some(nil) : nil
+            }
+            guard let item = next else { break }
             defer {
                 buffer.release(.video, item.slot)
-                condition.withLock { mailbox = nil }
+                state.withLock { $0.mailbox = nil }
             }
             do {
                 let encoded = try StillImageWriter.encode(item.picture(rendition), rotation: rotation, codec: .jpeg,
