@@ -10,12 +10,9 @@ import Testing
 /// of the playlist answers them all; clients that hang up free their slots without anything being sent; a stop
 /// answers what is held. The origin reads a playlist file the way it reads a writer's (renamed into place).
 @Suite(.serialized) struct HeldRequestsTests {
-    /// The server's threads: libmicrohttpd's (named MHD-…) and the server's own (reel.serve…, reel.http…); the
-    /// test runner's and any capture session's are not counted. (The suite runs alone: `make test` runs it with
-    /// --no-parallel, so no other server's threads come and go meanwhile.)
-    static func serverThreads() -> Int { serverThreadNames().count }
-
-    /// Their names, sorted (for a failure's message).
+    /// The names of the server's threads, sorted (a failure's message lists them): libmicrohttpd's (MHD-…) and
+    /// the server's own (reel.serve…, reel.http…); the test runner's and any capture session's are not counted.
+    /// (The suite runs alone: `make test` runs it with --no-parallel, so no other server's threads come and go.)
     static func serverThreadNames() -> [String] {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
         return tasks.compactMap { task in
