@@ -3,9 +3,9 @@ import Testing
 
 /// The sound track's bookkeeping without an encoder: frame lengths at limits, walls and wait points.
 @Suite struct AudioTrackTests {
-    private func next(_ position: Int64, queued: Int = 5000, limit: Int64? = nil, wall: Int64? = nil, closes: Bool = false,
+    private func next(_ position: Int64, queued: Int = 5000, limit: Int64? = nil, wall: Int64? = nil,
                       waitPoint: Int64? = nil, final: Bool = false) -> AudioTrack.NextFrame {
-        AudioTrack.nextFrame(position: position, frameSize: 1024, queued: queued, limit: limit, wall: wall, closes: closes,
+        AudioTrack.nextFrame(position: position, frameSize: 1024, queued: queued, limit: limit, wall: wall,
                              waitPoint: waitPoint, final: final)
     }
 
@@ -22,12 +22,14 @@ import Testing
         #expect(next(48_000, limit: 48_000) == .limitReached)
     }
 
-    /// A segment's wall: the audio waits there until the video commits the boundary, then the frame that
-    /// closes the file is short and the next file begins at the wall.
-    @Test func aWallWaitsUntilItCloses() {
+    /// A planned segment boundary: the audio waits there until the video commits it (then the wall is gone
+    /// and the frame crosses the boundary whole: the files share one encoder, SegmentRouter.routeAudio).
+    @Test func aWallWaitsForTheCommit() {
         #expect(next(1000, wall: 1500) == .wait)
-        #expect(next(1000, wall: 1500, closes: true) == .encode(500))
+        #expect(next(1000) == .encode(1024))
         #expect(next(0, wall: 1500) == .encode(1024))
+        #expect(next(476, wall: 1500) == .encode(1024))
+        #expect(next(477, wall: 1500) == .wait)
     }
 
     /// Audio goes no further than the pictures sent, unless it leads them by more than the alignment limit.

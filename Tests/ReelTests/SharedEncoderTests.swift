@@ -155,11 +155,13 @@ import Testing
         #expect(try shared.nextBatch(follower: 1, isFlush: true).count == 5)
 
         _ = shared.publishAudio(segment: 1, packets(2))
-        #expect(try shared.takeAudio(segment: 1, follower: 0, waitForEnd: false).count == 2)
+        let early = try shared.takeAudio(segment: 1, follower: 0, waitForEnd: false)
+        #expect(early.packets.count == 2 && !early.ended)
         _ = shared.publishAudio(segment: 1, packets(1))
         shared.endedAudio(segment: 1)
-        #expect(try shared.takeAudio(segment: 1, follower: 0, waitForEnd: true).count == 1)
-        #expect(try shared.takeAudio(segment: 1, follower: 1, waitForEnd: true).count == 3)
+        let last = try shared.takeAudio(segment: 1, follower: 0, waitForEnd: false)
+        #expect(last.packets.count == 1 && last.ended, "the segment's last packets come with its end")
+        #expect(try shared.takeAudio(segment: 1, follower: 1, waitForEnd: true).packets.count == 3)
 
         // A follower that left (its movie finished early: its own file failed) holds nothing back.
         let twice = SharedEncoders(followers: 2, pauses: PauseRequests(sessionStart: nil))

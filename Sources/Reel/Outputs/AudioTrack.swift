@@ -43,18 +43,16 @@ struct AudioTrack {
     }
 
     /// The next frame of `frameSize` samples: up to `limit` (the first sample not kept: the duration limit,
-    /// the stop's cap, the total size's end), `wall` (a segment boundary, exclusive: the frame that `closes`
-    /// the file's audio there is short, else it waits for the video to commit it) and `waitPoint`. Only the
-    /// `final` frame takes fewer samples than it should for want of them.
-    static func nextFrame(position: Int64, frameSize: Int, queued: Int, limit: Int64?, wall: Int64?, closes: Bool,
+    /// the stop's cap, the total size's end, where the frame is short), not across `wall` (a segment boundary
+    /// planned but not committed yet: the frame waits for the video to commit it, then crosses it whole, as
+    /// one encoder's frames run on across a movie's files) and up to `waitPoint`. Only the `final` frame
+    /// takes fewer samples than it should for want of them.
+    static func nextFrame(position: Int64, frameSize: Int, queued: Int, limit: Int64?, wall: Int64?,
                           waitPoint: Int64?, final: Bool) -> NextFrame {
         if let limit, position >= limit { return .limitReached }
         var end = position + Int64(frameSize)
         if let limit { end = min(end, limit) }
-        if let wall, end > wall {
-            guard closes else { return .wait }  // the video has not reached the boundary yet
-            end = wall
-        }
+        if let wall, end > wall { return .wait }  // the video has not reached the boundary yet
         if let waitPoint, end > waitPoint { return .wait }
         var count = Int(end - position)
         guard count > 0 else { return .wait }

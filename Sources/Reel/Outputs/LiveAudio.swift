@@ -1,12 +1,11 @@
 import FFmpegCore
 import SystemSupport
 
-/// A segmented movie's sound, encoded once more for its live streams. Each of the movie's files has an AAC
-/// encoder of its own (a file ends on its boundary's sample, its last frame short and padded), so their
-/// packets do not run on into each other: decoded one after the other they would repeat half a frame at
-/// every join. The stream gets the same samples, from the movie's queue, in one continuous encode (its
-/// frames 1024 samples each, the last one short). A movie of one file hands the streams its own packets.
-/// Owned by the movie's thread; AAC runs on an EncoderThread.
+/// The live streams' own AAC encoder, where the movie has no continuous encode to hand them: a movie without
+/// a file (LiveStreamOutput), and a segmented follower of shared encoders (which gets the owner's packets file
+/// by file, each file's cut at its end). It takes the same samples from the movie's queue in one continuous
+/// encode (its frames 1024 samples each, the last one short). Any other movie hands the streams the packets
+/// of its own encoder, which run on across its files. Owned by the movie's thread; AAC runs on an EncoderThread.
 final class LiveAudio {
     private let thread: EncoderThread
     private let fifo: SampleFIFO

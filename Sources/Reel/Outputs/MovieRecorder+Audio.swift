@@ -2,8 +2,8 @@ import FFmpegCore
 import FoundationEssentials
 import Glibc
 
-/// A movie's sound: resampling, the queue aligned to the video's timeline, silence for holes, and the AAC
-/// encoders of its files.
+/// A movie's sound: resampling, the queue aligned to the video's timeline, silence for holes, and its AAC
+/// encoders (one per track for all its files: MovieRecorder+AudioPackets routes their packets).
 extension MovieRecorder {
     // MARK: audio
 
@@ -72,9 +72,10 @@ extension MovieRecorder {
     }
 
     /// Encodes whole AAC frames from the FIFO (and with `final`, the last partial one), from the session
-    /// origin on and up to the duration limit, into the files in order: a file the video has left (its end
-    /// is committed) takes audio up to its end, the last frame short, and its encoder is drained; the last
-    /// file takes audio up to the planned boundary and waits there for the video (audio alone commits it).
+    /// origin on and up to the duration limit, with the movie's one encoder per track: its frames run on across
+    /// the files' boundaries, and its packets go to the files whose spans they cover (collectAudio). The audio
+    /// waits at a boundary that is planned but not committed (the video commits it; audio alone commits it
+    /// once it has the boundary's samples).
     func encodeQueuedAudio(final: Bool) throws {
         guard let fifo = audioFIFO, let originSample, let queuedStart = audio.queueStart else { return }
         if queuedStart < originSample {
@@ -83,110 +84,72 @@ extension MovieRecorder {
             audio.queueStart = queuedStart + Int64(trim)
         }
         guard setup.writesFile else { return try encodeAudioWithoutFile(final: final, originSample: originSample) }
-        while !audioDone, let segment = segments.audioFile {
-            let position = audio.queueStart! - originSample
-            if segment.end == nil, let planned = nextBoundary, !setup.hasVideo, position + Int64(fifo.count) >= planned.sample {
-                try commitBoundary()
-                continue
-            }
-            let wall = segment.end?.sample ?? nextBoundary?.sample
-            try encodeAudio(into: segment, until: wall, closes: segment.end != nil, final: final, originSample: originSample)
-            guard let end = segment.end, audio.queueStart! - originSample >= end.sample else { break }
-            try endAudio(of: segment)
-            try closeEndedSegments()
+        if !audioDone, !setup.hasVideo, segments.current?.end == nil, let planned = nextBoundary,
+           audio.queueStart! - originSample + Int64(fifo.count) >= planned.sample {
+            try commitBoundary()  // which opens the next file (and encodes on from there)
         }
+        try encodeAudioFrames(final: final, originSample: originSample)
+        try closeEndedSegments()
     }
 
-    /// Encodes AAC frames from the FIFO into one file, up to `wall` (a segment boundary, exclusive) and the
-    /// duration limit. Only the frame that `closes` the file's audio at the wall, or the `final` one, is short.
-    func encodeAudio(into segment: MovieSegment, until wall: Int64?, closes: Bool, final: Bool,
-                             originSample: Int64) throws {
-        guard let fifo = audioFIFO, segment.audioEncoder != nil || segment.audioFollower != nil,
-              var fifoStart = audio.queueStart else { return }
+    /// Encodes AAC frames from the FIFO up to the duration limit, the pictures sent so far and the planned
+    /// boundary. Only the frame at the limit, or the `final` one, is short.
+    private func encodeAudioFrames(final: Bool, originSample: Int64) throws {
+        guard let fifo = audioFIFO, !audioEncoders.isEmpty || followsSharedAudio, var fifoStart = audio.queueStart else { return }
         defer { audio.queueStart = fifoStart }
-        let frameSize = segment.audioFrameSize
+        let frameSize = audioFrameSize
         let durationLimit = setup.limits.maxDuration.map { Int64(($0 * Double(setup.preset.audio.sampleRate)).rounded()) }
         let limit = [durationLimit, audio.endCap, totalSizeEnd?.sample].compactMap { $0 }.min()
         let waitPoint = final ? nil : audioWaitPoint(originSample: originSample)
-        if segment.audioEncoder != nil, let preroll, segment.index > 1, segment.audioSamplesEncoded == 0,
-           preroll.count == frameSize, fifo.count > 0 {
-            try segment.encodeAudio { frames in
-                _ = try preroll.read(into: frames, sampleCount: frameSize)
-                for frame in frames { frame.pts = -Int64(frameSize) }
-            }
-        }
+        let wall = segments.current?.end == nil ? nextBoundary?.sample : nil
         frames: while !audioDone {
             let position = fifoStart - originSample
             let count: Int
             switch AudioTrack.nextFrame(position: position, frameSize: frameSize, queued: fifo.count, limit: limit,
-                                        wall: wall, closes: closes, waitPoint: waitPoint, final: final) {
+                                        wall: wall, waitPoint: waitPoint, final: final) {
             case .limitReached:
                 audioDone = true
                 break frames
             case .wait: break frames
             case .encode(let samples): count = samples
             }
-            if segment.audioEncoder != nil {
-                try segment.encodeAudio { frames in
-                    _ = try fifo.read(into: frames, sampleCount: count)
-                    for frame in frames { frame.pts = position - segment.start.sample }
-                    sendLive(samples: frames[0], at: position)
-                    if let preroll {
-                        try preroll.append(frames)
-                        if preroll.count > frameSize { preroll.drain(preroll.count - frameSize) }
-                    }
+            if audioEncoders.isEmpty {
+                // The owner of the shared encoders encoded these samples; the streams' own encoder takes them.
+                if liveAudio != nil {
+                    let frame = try liveSamplesFrame(frameSize: frameSize)
+                    _ = try fifo.read(into: frame, sampleCount: count)
+                    sendLive(samples: frame, at: position)
+                } else {
+                    fifo.drain(count)
                 }
             } else {
-                fifo.drain(count)  // the owner of the shared encoders encoded these samples
+                try encodeAudioFrame { frames in
+                    _ = try fifo.read(into: frames, sampleCount: count)
+                    for frame in frames { frame.pts = position }
+                    sendLive(samples: frames[0], at: position)
+                }
             }
             fifoStart += Int64(count)
             audio.samplesEncoded += Int64(count)
-            segment.audioSamplesEncoded += Int64(count)
             if let limit, position + Int64(count) >= limit { audioDone = true }
             if count < frameSize { break }  // a short frame is the last one the encoder takes
         }
-        try collectAudio(of: segment, final: false)
+        try collectAudio(final: false)
         // Without video the audio is what fills a file: its size plans the cut at the next sample.
-        if !setup.hasVideo, let cut = sizeCut, nextBoundary == nil, segment === segments.current,
+        if !setup.hasVideo, let cut = sizeCut, nextBoundary == nil, let segment = segments.current,
            cut.mustCut(projected: segment.writer.projectedFileSize,
                        audioFrameBytes: Double(setup.preset.audio.bitRate) / 8 * Double(frameSize) / Double(setup.preset.audio.sampleRate)) {
             nextBoundary = SegmentBoundaries.Boundary(slot: 0, sample: fifoStart - originSample)
         }
     }
 
-    /// Writes the segment's AAC packets encoded so far (`final`: all of them, its encoder drained) to its file;
-    /// the owner of shared encoders publishes them for its followers, a follower takes the owner's.
-    func collectAudio(of segment: MovieSegment, final: Bool) throws {
-        if let (shared, index) = segment.audioFollower {
-            for published in try shared.takeAudio(segment: segment.index, follower: index, waitForEnd: final) {
-                try sharedAudioPacket.reference(published)
-                sendLive(audio: sharedAudioPacket, of: segment)
-                try write(sharedAudioPacket, stream: audioStream, to: segment)
-            }
-            return
+    /// Lets `fill` write the next frame of every track at once (one frame per encoder, in track order), then
+    /// queues each to its encoder.
+    private func encodeAudioFrame(_ fill: ([Frame]) throws -> Void) throws {
+        func take(_ next: Int, _ frames: [Frame]) throws {
+            guard next < audioEncoders.count else { return try fill(frames) }
+            try audioEncoders[next].encode { frame in try take(next + 1, frames + [frame]) }
         }
-        guard let encoder = segment.audioEncoder else { return }
-        // Separate tracks: each encoder's packets go to its own stream; live streams take the first track's.
-        for (track, other) in segment.audioEncoders.enumerated().dropFirst() {
-            try other.collectPackets { packet in try write(packet, stream: audioStream + track, to: segment) }
-        }
-        guard case .owner(let shared)? = setup.sharedVideo else {
-            return try encoder.collectPackets { packet in
-                sendLive(audio: packet, of: segment)
-                try write(packet, stream: audioStream, to: segment)
-            }
-        }
-        var published: [Packet] = []
-        defer {
-            spareSharedPackets += shared.publishAudio(segment: segment.index, published)
-            if final { shared.endedAudio(segment: segment.index) }
-        }
-        try encoder.collectPackets { packet in
-            let copy = spareSharedPackets.popLast() ?? Packet()
-            try copy.reference(packet)
-            published.append(copy)
-            sendLive(audio: packet, of: segment)
-            try write(packet, stream: audioStream, to: segment)
-        }
+        try take(0, [])
     }
 }

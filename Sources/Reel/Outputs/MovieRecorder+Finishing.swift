@@ -19,6 +19,7 @@ extension MovieRecorder {
                 if let ffmpegError = error as? FFmpegError, ffmpegError.isNoSpace { stopReason = .diskFull }
                 else if stopReason != .diskFull { stopReason = .failed }
             }
+            finishAudioEncoders(flush: false)
             finishLiveAudio()
             releaseHeldPicture()
             let ending = stopReason ?? .stopped
@@ -44,6 +45,7 @@ extension MovieRecorder {
                 errorMessage = last.errorMessage
             }
         }
+        finishAudioEncoders(flush: false)  // (opened, but the first file could not be)
         let stages = stageTimes()
         let files = finishedSegments
         let recorded = files.contains(where: \.usable) && stopReason != .failed
@@ -99,7 +101,7 @@ extension MovieRecorder {
             }
             if let cap = audio.endCap, let end = queuedAudioEnd, end < cap { try appendSilence(cap - end) }
             if origin != nil { try encodeQueuedAudio(final: true) }
-            for segment in segments.open { try endAudio(of: segment) }
+            try endAllAudio()
         }
     }
 

@@ -7,7 +7,11 @@ import SystemSupport
 extension MovieRecorder {
     func openLiveStreams() throws {
         guard !setup.live.isEmpty else { return }
-        if (setup.segmentation != nil || !setup.writesFile) && setup.hasAudio { liveAudio = try LiveAudio(setup.preset) }
+        // The movie's own AAC packets run on across its files (MovieRecorder+AudioPackets); a follower of shared
+        // encoders gets a segmented movie's packets per file, and a movie without a file has no encoder of its own.
+        if setup.hasAudio && (!setup.writesFile || (setup.segmentation != nil && followsSharedAudio)) {
+            liveAudio = try LiveAudio(setup.preset)
+        }
         for live in setup.live { open(live) }
     }
 
@@ -82,8 +86,8 @@ extension MovieRecorder {
         return results.filter(\.1).map(\.0) + late
     }
 
-    /// Samples the movie encodes (from its sample `position` on), for a segmented movie's streams. A failure
-    /// of this second encode ends the streams' sound and is reported in their results; the movie goes on.
+    /// Samples the movie encodes (from its sample `position` on), for the streams' own encoder (LiveAudio). A
+    /// failure of this second encode ends the streams' sound and is reported in their results; the movie goes on.
     func sendLive(samples frame: Frame, at position: Int64) {
         guard let liveAudio, liveAudioFailure == nil else { return }
         do {
@@ -109,11 +113,11 @@ extension MovieRecorder {
         for live in liveOutputs { live.video(packet) }
     }
 
-    /// An audio packet of the movie's one file (a segmented movie's streams have LiveAudio).
-    func sendLive(audio packet: Packet, of segment: MovieSegment) {
-        guard !liveOutputs.isEmpty, liveAudio == nil, segment.index == 1 || packet.pts >= 0 else { return }
+    /// An AAC packet of the movie's encoder, on the movie's timeline (streams with LiveAudio take its packets instead).
+    func sendLive(audio packet: Packet) {
+        guard !liveOutputs.isEmpty, liveAudio == nil else { return }
         dateLiveStreams()
-        for live in liveOutputs { live.audio(packet, offset: segment.start.sample) }
+        for live in liveOutputs { live.audio(packet, offset: 0) }
     }
 
     /// Tells the streams the wall-clock time of the movie's zero once it has one (the session clock's

@@ -21,7 +21,7 @@ extension MovieRecorder {
             : (naming == nil ? setup.temporaryPath : PartialName.path(for: path))
         let limits = segmentLimits(otherOpen: segments.open)
         let segment = try MovieSegment(index: index, outputPath: path, writingPath: writingPath, start: boundary, setup: setup,
-                                       videoEncoder: videoEncoder, limits: limits)
+                                       videoEncoder: videoEncoder, audioEncoders: audioEncoders.map(\.encoder), limits: limits)
         segments.add(segment)
         video.startSegment()
         if let duration = setup.segmentation?.duration {
@@ -69,15 +69,6 @@ extension MovieRecorder {
     /// picture (a keyframe; twice the last, against a change of scene) with the audio over it.
     var newFileStartBytes: Int64 { 2 * Int64(lastKeyframeBytes) + 64 * 1024 }
 
-    /// Drains a file's AAC encoder into it and ends its audio track.
-    func endAudio(of segment: MovieSegment) throws {
-        guard !segment.audioEnded, segment.audioEncoder != nil || segment.audioFollower != nil else { return }
-        segment.finishAudioEncoder(flush: true)
-        try collectAudio(of: segment, final: true)
-        segment.audioEnded = true
-        for track in 0..<setup.audioTrackCount { _ = try segment.writer.endStream(audioStream + track) }
-    }
-
     /// Finalizes the files, other than the last, that will get no more packets.
     func closeEndedSegments() throws {
         for segment in segments.takeFinished() { finishSegment(segment, stopReason: nil) }
@@ -88,7 +79,6 @@ extension MovieRecorder {
         var outcome = segment.finalize(stopReason: stopReason, errorMessage: stopReason == nil ? nil : errorMessage,
                                        videoStream: videoStream, audioStream: audioStream,
                                        sampleRate: setup.preset.audio.sampleRate)
-        audioEncodeNanoseconds += segment.audioEncoderNanoseconds
         outcome.result.start = setup.hasVideo ? Double(segment.start.slot) * videoTimeBase.doubleValue
                                               : Double(segment.start.sample) / Double(setup.preset.audio.sampleRate)
         if let size = setup.segmentation?.size, outcome.result.bytes > size, naming != nil {

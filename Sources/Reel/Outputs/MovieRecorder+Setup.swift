@@ -87,14 +87,16 @@ extension MovieRecorder {
             audioStream = setup.hasVideo ? 1 : 0
             let queuedChannels = setup.preset.audio.channels * setup.audioTrackCount
             audioFIFO = SampleFIFO(format: .floatPlanar, channels: queuedChannels)
-            if setup.segmentation != nil { preroll = SampleFIFO(format: .floatPlanar, channels: queuedChannels) }
             if setup.captureAudio != (setup.preset.audio.sampleRate, setup.preset.audio.channels) {
                 conversion = AudioConversion(tracks: setup.audioTrackCount, sampleRate: setup.preset.audio.sampleRate,
                                              channels: setup.preset.audio.channels)
             }
         }
         if setup.writesFile {
+            try openAudioEncoders()
             try openSegment(at: SegmentBoundaries.Boundary(slot: 0, sample: 0))
+            // A follower's frames are as long as the owner's encoder's.
+            if followsSharedAudio { audioFrameSize = segments.current?.audioStreamEncoder?.frameSize ?? 0 }
         } else {
             video.startSegment()
         }

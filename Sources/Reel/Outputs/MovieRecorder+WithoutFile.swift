@@ -11,20 +11,14 @@ extension MovieRecorder {
         guard let fifo = audioFIFO, let liveAudio, var fifoStart = audio.queueStart else { return }
         defer { audio.queueStart = fifoStart }
         let frameSize = liveAudio.encoder.frameSize
-        if liveOnlyAudioFrame == nil {
-            let frame = Frame()
-            try frame.allocateAudio(sampleCount: frameSize, format: .floatPlanar, channels: setup.preset.audio.channels,
-                                    sampleRate: setup.preset.audio.sampleRate)
-            liveOnlyAudioFrame = frame
-        }
-        guard let frame = liveOnlyAudioFrame else { return }
+        let frame = try liveSamplesFrame(frameSize: frameSize)
         let durationLimit = setup.limits.maxDuration.map { Int64(($0 * Double(setup.preset.audio.sampleRate)).rounded()) }
         let limit = [durationLimit, audio.endCap].compactMap { $0 }.min()
         let waitPoint = final ? nil : audioWaitPoint(originSample: originSample)
         frames: while !audioDone {
             let position = fifoStart - originSample
             switch AudioTrack.nextFrame(position: position, frameSize: frameSize, queued: fifo.count, limit: limit,
-                                        wall: nil, closes: false, waitPoint: waitPoint, final: final) {
+                                        wall: nil, waitPoint: waitPoint, final: final) {
             case .limitReached:
                 audioDone = true
                 break frames
@@ -40,6 +34,16 @@ extension MovieRecorder {
                 if count < frameSize { break frames }
             }
         }
+    }
+
+    /// The frame the streams' own encoder (LiveAudio) is handed samples in, made on first use.
+    func liveSamplesFrame(frameSize: Int) throws -> Frame {
+        if let frame = liveOnlyAudioFrame { return frame }
+        let frame = Frame()
+        try frame.allocateAudio(sampleCount: frameSize, format: .floatPlanar, channels: setup.preset.audio.channels,
+                                sampleRate: setup.preset.audio.sampleRate)
+        liveOnlyAudioFrame = frame
+        return frame
     }
 
     /// The end without a file: the encoders drained into the streams; the result says how much was encoded

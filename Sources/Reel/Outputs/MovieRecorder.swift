@@ -47,10 +47,12 @@ final class MovieRecorder: @unchecked Sendable {
     var lastKeyframeBytes = 0
     var retention: SegmentRetention
     var audioEncodeNanoseconds: Int64 = 0
-    /// A segmented movie's last AAC frame of samples encoded: the next segment's encoder is primed with them
-    /// (encoded before its start, and trimmed by its edit list as any encoder priming is), so its first frame
-    /// decodes as cleanly as the middle of a movie instead of starting from silence.
-    var preroll: SampleFIFO?
+    /// The AAC encoders on their threads, one per sound track (the first track's first), for all the files.
+    var audioEncoders: [EncoderThread] = []
+    var audioEncodersRunning = false
+    var audioFrameSize = 0
+    /// Where an AAC packet is referenced for each file it goes to.
+    let routedAudioPacket = Packet()
     let packet = Packet()
     /// The owner of shared encoders: references to the packets of the current video send, for its followers,
     /// and packets they are done with, to reference the next ones in (no allocation per packet once warm).
@@ -87,10 +89,9 @@ final class MovieRecorder: @unchecked Sendable {
     let newestPicture = Atomic<Int64>(-1)
     /// Live streams added from other threads, taken in before the next captured item.
     let liveJoins = LiveJoins()
-    /// A segmented movie's sound for its live streams, encoded without the files' joins (and the sound of
-    /// streams without a movie).
+    /// The live streams' own sound encode, when the movie has none to hand them (see LiveAudio).
     var liveAudio: LiveAudio?
-    /// Without a file: the frame samples go through on their way to LiveAudio.
+    /// The frame samples go through on their way to LiveAudio.
     var liveOnlyAudioFrame: Frame?
     /// Why the streams' own sound encode stopped, if it did (their results say so).
     var liveAudioFailure: String?

@@ -3,10 +3,10 @@ import FoundationEssentials
 import Glibc
 
 /// One file of a movie: the whole movie when it is not segmented, else one of its segments. It owns the
-/// file's MovieWriter (the limits apply per file) and the AAC encoder of its audio: each segment's audio is
-/// encoded on its own, so it starts with the encoder's priming (which its edit list trims, as any movie's)
-/// and ends at the segment's last sample, and the segment plays alone without a click or a gap. The video
-/// encoder is the movie's, shared by its segments (a keyframe is forced where each begins).
+/// file's MovieWriter (the limits apply per file). The encoders are the movie's, shared by its segments: a
+/// keyframe is forced where each begins, and the AAC frames run on across the boundaries, each file taking
+/// the frames over its span plus the one before its start (SegmentRouter.routeAudio), so that it plays alone
+/// exactly its own samples, without a click or a gap, and the files join without a seam.
 final class MovieSegment: SegmentFile {
     /// 1, 2, 3 ... (1 for an unsegmented movie).
     let index: Int
@@ -18,26 +18,21 @@ final class MovieSegment: SegmentFile {
     /// Where the next segment begins, once the movie has committed to it: later pictures go there.
     var end: SegmentBoundaries.Boundary?
     let writer: MovieWriter
-    /// The segment's AAC encoders on their threads, one per sound track (the first track's first); none
-    /// without audio, or when the audio comes from the encoder this movie shares (`audioFollower`).
-    private(set) var audioEncoders: [EncoderThread] = []
-    var audioEncoder: EncoderThread? { audioEncoders.first }
-    private var audioEncoderRunning = false
-    /// A follower of shared encoders: the owner's AAC packets of this segment, and its samples per frame.
+    /// A follower of shared encoders: the owner's AAC packets of this segment.
     let audioFollower: (shared: SharedEncoders, index: Int)?
-    /// The AAC encoder that describes this file's sound (its own, or the owner's), for live streams.
+    /// The AAC encoder that describes this file's sound (the movie's, or the owner's), for live streams.
     private(set) var audioStreamEncoder: Encoder?
-    private(set) var audioFrameSize = 0
     /// No more video (or audio) packets will come to this file.
     var videoEnded: Bool
     var audioEnded: Bool
+    /// Sound tracks that gave their last packet for this file (its sound ends once all have).
+    var audioTracksEnded = 0
+    /// Samples of the file's span its sound holds.
     var audioSamplesEncoded: Int64 = 0
     /// Video packets handed to the file (some may still wait in its writer's queues).
     var videoPacketsReceived = 0
     /// A stop before the end deletes the file instead of finalizing it (Setup.discardsStoppedMovie).
     private let discardsWhenStopped: Bool
-    /// CPU time of the audio encoder's thread, once it has finished.
-    private(set) var audioEncoderNanoseconds: Int64 = 0
 
     /// What finalizing the file gave.
     struct Outcome {
@@ -50,9 +45,10 @@ final class MovieSegment: SegmentFile {
         var errorMessage: String?
     }
 
-    /// Creates the file (its header is written) and the segment's AAC encoder.
+    /// Creates the file (its header is written). `audioEncoders`: the movie's, one per sound track (none for a
+    /// follower of shared encoders, whose file is described by the owner's).
     init(index: Int, outputPath: String, writingPath: String, start: SegmentBoundaries.Boundary, setup: MovieRecorder.Setup,
-         videoEncoder: Encoder?, limits: RecordingLimits) throws {
+         videoEncoder: Encoder?, audioEncoders: [Encoder], limits: RecordingLimits) throws {
         self.index = index
         self.outputPath = outputPath
         self.writingPath = writingPath
@@ -66,25 +62,13 @@ final class MovieSegment: SegmentFile {
             let encoder = try shared.waitForAudioEncoder(segment: index)
             encoders.append(encoder)
             audioStreamEncoder = encoder
-            audioFrameSize = encoder.frameSize
         } else if setup.hasAudio {
             audioFollower = nil
-            for track in 0..<setup.audioTrackCount {
-                let encoder = try Encoder(audio: setup.preset.audioEncoderSettings(), globalHeader: MovieWriter.needsGlobalHeader)
-                encoders.append(encoder)
-                let frames = try (0..<EncoderThread.audioFramePool).map { _ in
-                    let frame = Frame()
-                    try frame.allocateAudio(sampleCount: encoder.frameSize, format: .floatPlanar,
-                                            channels: setup.preset.audio.channels, sampleRate: setup.preset.audio.sampleRate)
-                    return frame
-                }
-                audioEncoders.append(EncoderThread(encoder: encoder, frames: frames, name: "reel.encoder.audio"))
-                guard track == 0 else { continue }
-                audioStreamEncoder = encoder
-                audioFrameSize = encoder.frameSize
-                if case .owner(let shared)? = setup.sharedVideo { shared.openedAudio(segment: index, encoder: encoder) }
+            encoders += audioEncoders
+            audioStreamEncoder = audioEncoders.first
+            if case .owner(let shared)? = setup.sharedVideo, let first = audioEncoders.first {
+                shared.openedAudio(segment: index, encoder: first)
             }
-            audioEncoderRunning = true
         } else {
             audioFollower = nil
         }
@@ -98,29 +82,10 @@ final class MovieSegment: SegmentFile {
         do {
             try writer.start()
         } catch {
-            finishAudioEncoder(flush: false)
             writer.abandon()
             unlink(writingPath)
             throw error
         }
-    }
-
-    /// Ends the audio encoder's thread (once): with `flush`, it drains its delayed frames, whose packets are
-    /// then there to collect.
-    func finishAudioEncoder(flush: Bool) {
-        guard audioEncoderRunning else { return }
-        audioEncoderRunning = false
-        audioEncoderNanoseconds = audioEncoders.reduce(0) { $0 + $1.finish(flush: flush) }
-    }
-
-    /// Lets `fill` write the next frame of every track at once (one frame per encoder, in track order), then
-    /// queues each to its encoder.
-    func encodeAudio(_ fill: ([Frame]) throws -> Void) throws {
-        func take(_ next: Int, _ frames: [Frame]) throws {
-            guard next < audioEncoders.count else { return try fill(frames) }
-            try audioEncoders[next].encode { frame in try take(next + 1, frames + [frame]) }
-        }
-        try take(0, [])
     }
 
     /// Writes the trailer (or the complete index), moves the file to its final name and says what it holds.
@@ -130,7 +95,6 @@ final class MovieSegment: SegmentFile {
         var stopReason = stopReason
         var errorMessage = errorMessage
         var finalized = false
-        finishAudioEncoder(flush: false)
         if discardsWhenStopped && stopReason == .stopped {
             writer.abandon()
             unlink(writingPath)

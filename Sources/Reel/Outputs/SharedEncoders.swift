@@ -4,8 +4,8 @@ import SystemSupport
 /// The encoders of movies that record the same pictures and sound the same way, shared: tiers of one
 /// preset (the same size, colour, codec settings, frame rate, limits and segments) that start with the
 /// session. The first of them owns the encoders: it encodes and publishes, for each video frame it sends,
-/// the packets the encoder gave back after it, and each segment's AAC packets as they come (references to
-/// the same payloads, not copies). The others make the same decisions from the same items — the slots
+/// the packets the encoder gave back after it, and each segment's part of its AAC packets as they come
+/// (references to the same payloads, not copies). The others make the same decisions from the same items — the slots
 /// (VideoTrack), keyframes, segment boundaries and audio frames are functions of the items' times, so they
 /// agree — and write those packets to their own files instead of encoding. A second movie of one preset
 /// costs muxing only, as with ffmpeg's `-f tee` or GStreamer's tee after the encoder. (Movies that may be
@@ -297,12 +297,14 @@ final class SharedEncoders: Sendable {
         state.withLockNotifying { $0.drop(follower) }
     }
 
-    /// The segment's AAC packets follower `follower` has not taken yet: what is there now, or with
-    /// `waitForEnd` all of them once the owner ended the segment's audio. Throws when the owner ended first.
-    func takeAudio(segment index: Int, follower: Int, waitForEnd: Bool) throws -> [Packet] {
-        try state.wait { state -> Result<[Packet], ReelError>? in
+    /// The segment's AAC packets follower `follower` has not taken yet, and whether they are its last (the
+    /// owner ended the segment's audio): what is there now, or with `waitForEnd` all of them once the owner
+    /// ended the segment's audio. Throws when the owner ended first.
+    func takeAudio(segment index: Int, follower: Int, waitForEnd: Bool) throws -> (packets: [Packet], ended: Bool) {
+        try state.wait { state -> Result<([Packet], Bool), ReelError>? in
             if state.fellBehind[follower] { return .failure(SharedEncoders.fellBehind) }
-            if waitForEnd && !(state.audio[index]?.ended ?? false) {
+            let ended = state.audio[index]?.ended ?? false
+            if waitForEnd && !ended {
                 return state.ownerEnded ? .failure(SharedEncoders.ownerEndedFirst) : nil
             }
             var entry = state.segmentAudio(index)
@@ -310,10 +312,10 @@ final class SharedEncoders: Sendable {
             entry.inUse[follower] = entry.taken[follower]
             entry.taken[follower] = entry.base + entry.packets.count
             state.recycle(entry.prune(active: state.active))
-            if waitForEnd { entry.finished[follower] = true }
+            if ended { entry.finished[follower] = true }
             // A finished segment's last packets may still be in use: they go with the entry, not to reuse.
             state.audio[index] = entry.finished.allSatisfy { $0 } ? nil : entry
-            return .success(packets)
+            return .success((packets, ended))
         }.get()
     }
 }

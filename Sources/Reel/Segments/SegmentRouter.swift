@@ -39,6 +39,41 @@ struct SegmentRouter<File: SegmentFile> {
         return (open[position], position > 0, ended)
     }
 
+    /// One file's part of an AAC packet: its time in the file and its duration there (cut at the file's end),
+    /// and whether it is the file's last.
+    struct AudioPart {
+        var file: File
+        var pts: Int64
+        var duration: Int64
+        /// Samples of the file's own span the part plays (none for the frame before its start).
+        var samples: Int64
+        var isLast: Bool
+    }
+
+    /// Where an AAC packet of the movie's one encoder goes, covering samples `pts` ..< `pts + duration` of the
+    /// movie's timeline: every file still taking audio whose span it overlaps, and the file that begins in the
+    /// frame after it. A file's sound starts with the frame before the one holding its first sample, since a
+    /// frame decodes from the overlap with the one before it; the file's edit list trims what comes before its
+    /// start, as it trims an encoder's priming (the first file's first frame is that priming). A file's last
+    /// frame ends at its end (the rest of it plays in the next file). Files whose audio ended are skipped.
+    func routeAudio(pts: Int64, duration: Int64, frameSize: Int64) -> [AudioPart] {
+        var parts: [AudioPart] = []
+        for file in open where !file.audioEnded {
+            let start = file.start.sample
+            guard pts + duration > start - frameSize else { continue }
+            if let end = file.end?.sample {
+                guard pts < end else { continue }
+                let cut = min(duration, end - pts)
+                parts.append(AudioPart(file: file, pts: pts - start, duration: cut, samples: max(0, pts + cut - max(pts, start)),
+                                       isLast: pts + duration >= end))
+            } else {
+                parts.append(AudioPart(file: file, pts: pts - start, duration: duration,
+                                       samples: max(0, pts + duration - max(pts, start)), isLast: false))
+            }
+        }
+        return parts
+    }
+
     /// The files, other than the last, whose video and audio have both ended: they are finalized, oldest first.
     mutating func takeFinished() -> [File] {
         var finished: [File] = []
