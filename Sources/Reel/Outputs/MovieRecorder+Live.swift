@@ -36,9 +36,12 @@ extension MovieRecorder {
         liveOutputs.append(live)
     }
 
-    /// Whether a stream can join this movie while it records: a segmented movie's streams need the sound
-    /// encoded across its files (LiveAudio), which starts with the movie when it has streams from the start.
-    var takesLiveStreamsWhileRecording: Bool { setup.segmentation == nil || !setup.hasAudio || !setup.live.isEmpty }
+    /// Whether a stream can join this movie while it records. A stream takes the movie's AAC packets, which run
+    /// on across its files; a segmented follower of shared encoders gets the owner's cut file by file, so its
+    /// streams need LiveAudio, which starts with the movie when it has streams from the start.
+    var takesLiveStreamsWhileRecording: Bool {
+        !(setup.hasAudio && setup.segmentation != nil && followsSharedAudio) || !setup.live.isEmpty
+    }
 
     /// Streams added while the movie records join at the next picture, which the movie makes a keyframe (the
     /// stream starts there instead of waiting up to a GOP). Its times are the movie's: a push's server sees
@@ -49,6 +52,7 @@ extension MovieRecorder {
         for live in joining {
             if let stream = live.hlsStream { video.startLiveSegments(every: stream.segmentDuration) }
             open(live)
+            liveJoinSlots[ObjectIdentifier(live)] = (video.nextSlotToSend, false)
         }
         video.requestKeyframe()
     }
@@ -110,14 +114,27 @@ extension MovieRecorder {
     func sendLive(video packet: Packet) {
         guard !liveOutputs.isEmpty else { return }
         dateLiveStreams()
-        for live in liveOutputs { live.video(packet) }
+        for live in liveOutputs {
+            if let joined = liveJoinSlots[ObjectIdentifier(live)], !joined.started {
+                guard packet.isKeyframe, packet.pts >= joined.slot else { continue }
+                liveJoinSlots[ObjectIdentifier(live)]?.started = true
+            }
+            live.video(packet)
+        }
     }
 
     /// An AAC packet of the movie's encoder, on the movie's timeline (streams with LiveAudio take its packets instead).
     func sendLive(audio packet: Packet) {
         guard !liveOutputs.isEmpty, liveAudio == nil else { return }
         dateLiveStreams()
-        for live in liveOutputs { live.audio(packet, offset: 0) }
+        for live in liveOutputs {
+            // A stream that joined takes the sound from its first picture on.
+            if let joined = liveJoinSlots[ObjectIdentifier(live)],
+               packet.pts + packet.duration <= Int64((Double(joined.slot) * videoTimeBase.doubleValue * Double(setup.preset.audio.sampleRate)).rounded()) {
+                continue
+            }
+            live.audio(packet, offset: 0)
+        }
     }
 
     /// Tells the streams the wall-clock time of the movie's zero once it has one (the session clock's

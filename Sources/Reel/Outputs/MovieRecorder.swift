@@ -84,6 +84,9 @@ final class MovieRecorder: @unchecked Sendable {
     var liveStreamsDated = false
     /// The live streams fed now: the setup's, then those that joined while the movie records (its thread only).
     var liveOutputs: [LiveOutput] = []
+    /// Streams that joined while the movie records: the slot of the keyframe the movie made for them (their
+    /// first picture: one already inside the encoder at the join is not theirs) and whether it came.
+    var liveJoinSlots: [ObjectIdentifier: (slot: Int64, started: Bool)] = [:]
     /// The frame slot of the newest picture given to the movie (held until the next says for how long): what
     /// a replay saved now must reach. -1 before the first.
     let newestPicture = Atomic<Int64>(-1)
