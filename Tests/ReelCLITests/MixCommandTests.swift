@@ -65,6 +65,39 @@ import Testing
         }
     }
 
+    /// Separate tracks in segments: one AAC encoder per track runs on across the files (each file's sound ends
+    /// once both tracks gave their last packet for it): every file holds both tracks, each exactly its span's
+    /// samples, and each track's files played one after the other are the unsplit recording's sound.
+    @Test func separateTracksInSegments() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let inputs = ["--video", "lavfi:testsrc2?realtime=0", "--audio", Self.tone(440, options: "&name=Lectern"),
+                      "--audio", Self.tone(1000, options: "&name=Room mic"), "--audio-tracks", "separate", "--preset", "352x288",
+                      "--max-duration", "2.5"]
+        let run = try Processes.reel(["record", "\(folder)/part-{index}.mov", "--segment-duration", "1", "--json"] + inputs)
+        #expect(run.status == 0, "\(run.standardError)")
+        let whole = try Processes.reel(["record", "\(folder)/whole.mov"] + inputs)
+        #expect(whole.status == 0, "\(whole.standardError)")
+        let json = try TestInputs.json(run.standardOutput)
+        let paths = (json["segments"] as? [[String: Any]] ?? []).compactMap { $0["output"] as? String }
+        #expect(paths.count == 3, "\(paths)")
+        for (track, frequency) in [440.0, 1000.0].enumerated() {
+            var joined: [Float] = []
+            for (index, path) in paths.enumerated() {
+                let streams = try FFprobe.streams(path).filter { $0["codec_type"] as? String == "audio" }
+                #expect(streams.count == 2, "\(path): \(streams.count) sound tracks")
+                guard streams.count == 2 else { continue }
+                let played = streams[track]["duration_ts"] as? Int ?? Int(streams[track]["duration_ts"] as? String ?? "") ?? -1
+                #expect(played == (index < 2 ? 48_000 : 24_000), "\(path) track \(track): \(played) samples played")
+                joined += try TestInputs.monoSamples(path, sampleRate: 48_000, stream: track).prefix(max(0, played))
+            }
+            let unsplit = try TestInputs.monoSamples("\(folder)/whole.mov", sampleRate: 48_000, stream: track).prefix(120_000)
+            #expect(joined.count == 120_000 && unsplit.count == 120_000)
+            let apart = zip(joined, unsplit).map { abs($0 - $1) }.max() ?? 1
+            #expect(apart < 0.001, "track \(track) (\(frequency) Hz): the files joined differ from the unsplit sound by \(apart)")
+        }
+    }
+
     /// Two tones at 0.9 each would reach 1.8 (mono sources, upmixed to the preset's two channels 3 dB down:
     /// 1.27): the limiter keeps the sum under full scale, and the tones are still both there, in proportion.
     @Test func aLoudSumIsKeptUnderFullScale() throws {
