@@ -14,11 +14,7 @@ import Testing
         let listener = try SRTListener(output: folder + "/joined.ts")
         // Paced numbered pictures: the push joins about a second and a half in, between two of the GOP's
         // keyframes (every 2 s).
-        var configuration = try FastRecording.configuration(
-            folder + "/movie.mov", limits: RecordingLimits(maxDuration: 5),
-            video: DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: "30"))"), audio: DeviceSpec(parsing: "lavfi:sine"))
-        configuration.preset.video.width = 64
-        configuration.preset.video.height = 64
+        let configuration = try ReplayBufferTests.configuration(folder + "/movie.mov", seconds: 5)
         let session = CaptureSession()
         let events = Locked<[String]>([])
         try session.start(configuration) { event in
@@ -51,11 +47,7 @@ import Testing
     @Test func anHLSFolderAddedWhileRecordingCutsOnTheMoviesGrid() async throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        var configuration = try FastRecording.configuration(
-            folder + "/movie.mov", limits: RecordingLimits(maxDuration: 7),
-            video: DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: "30"))"), audio: DeviceSpec(parsing: "lavfi:sine"))
-        configuration.preset.video.width = 64
-        configuration.preset.video.height = 64
+        var configuration = try ReplayBufferTests.configuration(folder + "/movie.mov", seconds: 7)
         configuration.preset.video.keyframeInterval = 250  // the grid's keyframes are the movie's forced ones, not its GOP's
         let session = CaptureSession()
         try session.start(configuration)
@@ -90,11 +82,7 @@ import Testing
     @Test func aSegmentedMovieTakesAStreamWhileRecording() async throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        var configuration = try FastRecording.configuration(
-            folder + "/part-{index}.mov", limits: RecordingLimits(maxDuration: 4),
-            video: DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: "30"))"), audio: DeviceSpec(parsing: "lavfi:sine"))
-        configuration.preset.video.width = 64
-        configuration.preset.video.height = 64
+        var configuration = try ReplayBufferTests.configuration(folder + "/part-{index}.mov", seconds: 4)
         configuration.segmentation = Segmentation(duration: 1)
         let session = CaptureSession()
         try session.start(configuration)
