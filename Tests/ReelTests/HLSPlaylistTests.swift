@@ -1,4 +1,7 @@
+import Foundation
 @testable import Reel
+import ReelTestSupport
+import SystemSupport
 import Testing
 
 /// The playlist's text, its window, and the checker of Apple's rules on good and broken playlists.
@@ -165,5 +168,27 @@ import Testing
 
             """)
         #expect(LiveVariants.folderNames(presets: ["720p", "720p", "my preset", ".hidden", "720p"]) == ["720p", "720p-2", "my_preset", "variant.hidden", "720p-3"])
+    }
+
+    /// The variants report from their own threads at once (a recording with tiers): every write of the
+    /// multivariant playlist lands (they once shared a hidden name outside the lock, and one's rename found
+    /// the other's file gone: "cannot put the live stream's index.m3u8 in place"), and the last is complete.
+    @Test func variantsReportingAtOnceWriteThePlaylistInTurn() throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let group = LiveVariants(folder: folder, count: 2)
+        let threads = (0..<2).map { index in
+            WorkerThread(name: "variant\(index)") {
+                for round in 0..<3000 {
+                    group.report(index, HLSMultivariantPlaylist.Variant(
+                        uri: "v\(index)/index.m3u8", bandwidth: 1_000_000 + round, averageBandwidth: nil,
+                        codecs: ["avc1.64001F", "mp4a.40.2"], resolution: (640, 360), frameRate: 30))
+                }
+            }
+        }
+        for thread in threads { thread.join() }
+        #expect(group.failure == nil, "\(group.failure ?? "")")
+        let text = try String(contentsOfFile: folder + "/index.m3u8", encoding: .utf8)
+        #expect(text.contains("v0/index.m3u8") && text.contains("v1/index.m3u8") && text.contains("BANDWIDTH=1002999"), "\(text)")
     }
 }

@@ -33,19 +33,20 @@ final class LiveVariants: Sendable {
     }
 
     /// Variant `index` opened (or measured more): the playlist is written once all have opened, and again
-    /// after each later report.
+    /// after each later report. The variants report from their own threads: the playlist is written under
+    /// the lock, one report at a time and in order (its hidden name is one, and a newer text must not be
+    /// replaced by an older one).
     func report(_ index: Int, _ variant: HLSMultivariantPlaylist.Variant) {
-        let text = state.withLock { state -> String? in
+        state.withLock { state in
             state.variants[index] = variant
-            guard state.variants.allSatisfy({ $0 != nil }) else { return nil }
+            guard state.variants.allSatisfy({ $0 != nil }) else { return }
             state.written = true
-            return HLSMultivariantPlaylist(variants: state.variants.compactMap { $0 }).text
-        }
-        guard let text else { return }
-        do {
-            try HLSWriter.place(Array(text.utf8), as: HLSWriter.playlistName, in: folder)
-        } catch {
-            state.withLock { $0.failure = $0.failure ?? "\(error)" }
+            let text = HLSMultivariantPlaylist(variants: state.variants.compactMap { $0 }).text
+            do {
+                try HLSWriter.place(Array(text.utf8), as: HLSWriter.playlistName, in: folder)
+            } catch {
+                state.failure = state.failure ?? "\(error)"
+            }
         }
     }
 

@@ -36,13 +36,6 @@ extension MovieRecorder {
         liveOutputs.append(live)
     }
 
-    /// Whether a stream can join this movie while it records. A stream takes the movie's AAC packets, which run
-    /// on across its files; a segmented follower of shared encoders gets the owner's cut file by file, so its
-    /// streams need LiveAudio, which starts with the movie when it has streams from the start.
-    var takesLiveStreamsWhileRecording: Bool {
-        !(setup.hasAudio && setup.segmentation != nil && followsSharedAudio) || !setup.live.isEmpty
-    }
-
     /// Streams added while the movie records join at the next picture, which the movie makes a keyframe (the
     /// stream starts there instead of waiting up to a GOP). Its times are the movie's: a push's server sees
     /// the media time the movie is at.

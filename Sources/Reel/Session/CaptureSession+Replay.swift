@@ -14,9 +14,6 @@ extension CaptureSession {
         }
         do {
             if let movie = running.mainMovie {
-                guard movie.takesLiveStreamsWhileRecording else {
-                    throw ReelError.invalidInput("a segmented movie with sound takes a replay buffer at its start only: give it in the configuration")
-                }
                 guard movie.liveJoins.add(LiveOutput(replay: replay), to: "replay \(ObjectIdentifier(replay))", already: []) else {
                     throw ReelError.invalidInput("the movie has ended: start the session again before adding a replay buffer")
                 }
