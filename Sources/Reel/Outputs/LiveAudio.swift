@@ -15,16 +15,8 @@ final class LiveAudio {
     private(set) var finished = false
 
     init(_ preset: Preset) throws {
-        let audio = preset.audio
-        let encoder = try Encoder(audio: preset.audioEncoderSettings(), globalHeader: MovieWriter.needsGlobalHeader)
-        let frames = try (0..<EncoderThread.audioFramePool).map { _ in
-            let frame = Frame()
-            try frame.allocateAudio(sampleCount: encoder.frameSize, format: .floatPlanar, channels: audio.channels,
-                                    sampleRate: audio.sampleRate)
-            return frame
-        }
-        thread = EncoderThread(encoder: encoder, frames: frames, name: "reel.encoder.live")
-        fifo = SampleFIFO(format: .floatPlanar, channels: audio.channels)
+        thread = try .aac(preset, name: "reel.encoder.live")
+        fifo = SampleFIFO(format: .floatPlanar, channels: preset.audio.channels)
     }
 
     /// The encoder that describes the streams' sound.

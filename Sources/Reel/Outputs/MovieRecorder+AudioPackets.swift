@@ -11,14 +11,7 @@ extension MovieRecorder {
     func openAudioEncoders() throws {
         guard setup.hasAudio, setup.writesFile, !followsSharedAudio else { return }
         for _ in 0..<setup.audioTrackCount {
-            let encoder = try Encoder(audio: setup.preset.audioEncoderSettings(), globalHeader: MovieWriter.needsGlobalHeader)
-            let frames = try (0..<EncoderThread.audioFramePool).map { _ in
-                let frame = Frame()
-                try frame.allocateAudio(sampleCount: encoder.frameSize, format: .floatPlanar,
-                                        channels: setup.preset.audio.channels, sampleRate: setup.preset.audio.sampleRate)
-                return frame
-            }
-            audioEncoders.append(EncoderThread(encoder: encoder, frames: frames, name: "reel.encoder.audio"))
+            audioEncoders.append(try .aac(setup.preset, name: "reel.encoder.audio"))
             audioEncodersRunning = true
         }
         audioFrameSize = audioEncoders.first?.encoder.frameSize ?? 0
