@@ -173,7 +173,7 @@ final class InputReader: @unchecked Sendable {
                                     message: spec.isDevice ? "\(spec) stopped delivering (end of stream)" : nil)
                     break loop
                 case .tryAgain:
-                    usleep(2_000)
+                    FrameRead.pauseBeforeAskingAgain()
                 }
             }
         } catch {

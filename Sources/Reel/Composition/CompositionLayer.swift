@@ -126,7 +126,7 @@ final class CompositionLayer: @unchecked Sendable {
                     ending = spec.isDevice ? "stopped delivering (end of stream)" : "ended"
                     break loop
                 case .tryAgain:
-                    usleep(2_000)
+                    FrameRead.pauseBeforeAskingAgain()
                 }
             }
         } catch {

@@ -8,6 +8,11 @@ enum FrameRead: Equatable {
     case endOfFile
     /// A non-blocking device had nothing yet; ask again shortly.
     case tryAgain
+
+    /// The pause before asking a source again that had nothing (a demuxer's EAGAIN, a camera's 50 ms poll that
+    /// timed out): every reader's one policy, as the ffmpeg CLI sleeps 10 ms on EAGAIN. Short, so a picture
+    /// that comes meanwhile is late by at most this; sources that can wait for their device do so themselves.
+    static func pauseBeforeAskingAgain() { usleep(2_000) }
 }
 
 /// One stream a FrameSource delivers.
@@ -56,7 +61,7 @@ extension FrameSource {
             switch try nextFrame(into: frame) {
             case .frame: return true
             case .endOfFile: return false
-            case .tryAgain: usleep(2_000)
+            case .tryAgain: FrameRead.pauseBeforeAskingAgain()
             }
         }
     }

@@ -106,7 +106,7 @@ struct InputSwitcher: Sendable {
                 switch try source.nextFrame(into: first) {
                 case .frame(let stream): read = stream == source.stream(of: .video)?.index
                 case .endOfFile: throw ReelError(.deviceNotFound, "\(target) ended before its first picture")
-                case .tryAgain: usleep(2_000)
+                case .tryAgain: FrameRead.pauseBeforeAskingAgain()
                 }
             }
         } catch let error as ReelError {
