@@ -39,6 +39,25 @@ import Testing
         #expect(windows.movieSlot(of: try #require(windows.encoderSlot(ofMovieSlot: 45))) == 45)
     }
 
+    /// What a replay saved now reaches: the movie's slot of the encoder's newest picture, or the last it held
+    /// before a pause or its end.
+    @Test func theLatestSlotHeldUpToAnEncodersSlot() {
+        var windows = EncoderWindows()
+        #expect(windows.lastMovieSlot(atOrBefore: 5) == nil, "not joined")
+        windows.join(at: 10)
+        #expect(windows.lastMovieSlot(atOrBefore: 9) == nil && windows.lastMovieSlot(atOrBefore: 12) == 2)
+        windows.pause(at: 20)
+        #expect(windows.lastMovieSlot(atOrBefore: 25) == 9, "paused: its last picture before the pause")
+        windows.resume(at: 30)
+        #expect(windows.lastMovieSlot(atOrBefore: 25) == 9 && windows.lastMovieSlot(atOrBefore: 30) == 10)
+        windows.stop(at: 40)
+        #expect(windows.lastMovieSlot(atOrBefore: 50) == 19, "stopped: its last picture")
+        var early = EncoderWindows()
+        early.join(at: 10)
+        early.pause(at: 10)
+        #expect(early.lastMovieSlot(atOrBefore: 12) == nil, "paused at its first picture: none held yet")
+    }
+
     @Test func aPauseBeforeTheFirstPictureHoldsItBackUntilTheResume() {
         var windows = EncoderWindows(start: 0)
         windows.pause(at: 0)

@@ -1,3 +1,4 @@
+import FFmpegCore
 @testable import Reel
 import Testing
 
@@ -28,5 +29,17 @@ import Testing
         }
         // At 7.3 s, after a long gap, the next picture starts a fragment.
         #expect(decisions == [false, false, true, false, true, false, true])
+    }
+
+    /// A subscriber asks its encoder for a live stream's segment keyframes where a movie that encodes its own
+    /// forces them: the grid's lines are the slots KeyframeSchedule forces, at 30 and 29.97 fps.
+    @Test(arguments: [(Rational(30, 1), 2.0), (Rational(30000, 1001), 2.0), (Rational(25, 1), 0.5), (Rational(24, 1), 1.0 / 3)])
+    func aSubscribersLiveGridIsTheScheduleOfAMovieThatEncodes(rate: Rational, seconds: Double) {
+        var schedule = KeyframeSchedule(interval: seconds)
+        let step = rate.inverted.doubleValue
+        let forced = (0..<600).filter { slot in schedule.forcesKeyframe(at: Double(slot) * step, isFirst: slot == 0) }
+        let grid = EncoderSubscription.KeyframeGrid.every(seconds, frameRate: rate)
+        let lines = (1...forced.count).map { Int(grid.slot($0)) }
+        #expect(lines == forced, "\(lines) \(forced)")
     }
 }

@@ -260,4 +260,36 @@ import Testing
         session.stop()
         _ = await session.finished()
     }
+
+    /// The session's own movie takes its pictures from the encoder of its preset too: a MovieOutput of that
+    /// preset added while the movie records costs muxing only. Its pictures are the movie's packets, and it
+    /// holds no encoder's banner (a second encoder's first picture carries one); the movie lost no picture.
+    @Test func theSessionsOwnMovieAndAMovieOutputOfItsPresetEncodeOnce() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (inputs, preset) = try numberedInputs(paced: true)
+        let configuration = RecordingConfiguration(outputPath: "\(folder)/own.mov", video: inputs.video, audio: inputs.audio,
+                                                   preset: preset)
+        let session = CaptureSession()
+        try session.start(configuration)
+        try await Task.sleep(for: .milliseconds(500))
+        let copy = MovieOutput(outputPath: "\(folder)/copy.mov", preset: preset)
+        try session.addOutput(copy)
+        try await waitForPictures(copy, atLeast: 30)
+        session.stop()
+        let result = await session.finished()
+        let copyResult = try #require(copy.result)
+        #expect(result.recordedSuccessfully && copyResult.recordedSuccessfully, "\(result) \(copyResult)")
+        let ownNumbers = try TestInputs.frameNumbers("\(folder)/own.mov")
+        let copyNumbers = try TestInputs.frameNumbers("\(folder)/copy.mov")
+        let ownPackets = try FFprobe.videoPackets("\(folder)/own.mov")
+        let copyPackets = try FFprobe.videoPackets("\(folder)/copy.mov")
+        #expect(contiguous(ownNumbers) && contiguous(copyNumbers), "\(ownNumbers) \(copyNumbers)")
+        let ownByNumber = Dictionary(zip(ownNumbers, ownPackets.map(\.hash)), uniquingKeysWith: { first, _ in first })
+        let shared = zip(copyNumbers, copyPackets).filter { ownByNumber[$0.0] != nil }
+        #expect(shared.count >= 30 && shared.count == copyNumbers.count, "\(ownNumbers) \(copyNumbers)")
+        #expect(shared.allSatisfy { ownByNumber[$0.0] == $0.1.hash }, "the copy's pictures are the own movie's packets")
+        let banners = (try encoderBanners("\(folder)/own.mov"), try encoderBanners("\(folder)/copy.mov"))
+        #expect(banners.0 <= 1 && banners.1 == 0, "one encoder: \(banners)")
+    }
 }

@@ -6,23 +6,36 @@ import SystemSupport
 /// holds (EncoderWindows). The edges are decided on the thread that asks for them, when it asks — a pause,
 /// a resume, a stop come from any thread (MovieOutput, the session, the control socket) — as keyframes the
 /// encoder will make there, so the movie's pictures and its sound (PauseRequests gets the same instants)
-/// leave out the same whole frames however late the movie's thread takes them. A movie in segments asks for
-/// the keyframes of its boundaries ahead of the encoder (`boundaryHorizon`), on its own timeline, and takes
-/// back those a pause or a stop moved.
+/// leave out the same whole frames however late the movie's thread takes them. A movie asks for the keyframes
+/// of its grids (KeyframeGrid: its segment boundaries by duration, its live streams' segments) ahead of the
+/// encoder (`boundaryHorizon`), on its own timeline, and takes back those a pause or a stop moved.
 final class EncoderSubscription: Sendable {
     let encoder: SharedVideoEncoder
     let id: Int
+    /// Keyframes at slots of the movie's own timeline: grid line `index` (1, 2 ...) at `slot(index)`.
+    struct KeyframeGrid: Sendable {
+        let slot: @Sendable (Int) -> Int64
+        /// The first line not asked for yet.
+        var next = 1
+
+        init(slot: @escaping @Sendable (Int) -> Int64) { self.slot = slot }
+
+        /// A keyframe at each multiple of `seconds` (a live stream's segments), at the first slot at or after
+        /// it: where a movie that encodes its own forces them (KeyframeSchedule).
+        static func every(_ seconds: Double, frameRate: Rational) -> KeyframeGrid {
+            let rate = frameRate.doubleValue
+            return KeyframeGrid { index in Int64(((Double(index) * seconds - 1e-9) * rate - 1e-9).rounded(.up)) }
+        }
+    }
     private struct State {
         var windows = EncoderWindows()
-        /// The first segment boundary (its index) not asked for yet, and the encoder's slots asked for.
-        var nextBoundary = 1
-        var boundaryRequests: [Int64] = []
+        var grids: [KeyframeGrid] = []
+        /// The encoder's slots asked for the grids' lines.
+        var gridRequests: [Int64] = []
     }
     private let state: Locked<State>
     /// The duration limit on the movie's own timeline (a slot), asked for again at each resume.
     private let slotLimit: Int64?
-    /// The movie's slot of its segment boundary `index` (1, 2 ...): segments by duration.
-    private let boundarySlot: (@Sendable (Int) -> Int64)?
     /// How far past the movie's newest picture its boundaries are asked for: further than the encoder can be
     /// ahead of the movie (the packets the log keeps for it, and the pictures in the encoder), so each is
     /// asked before the encoder sends its slot.
@@ -47,15 +60,14 @@ final class EncoderSubscription: Sendable {
 
     /// Subscriber `id` of `encoder` (SharedVideoEncoders.subscribe); `wake` runs on the encoder's thread when
     /// there are packets to take.
-    init(_ encoder: SharedVideoEncoder, id: Int, slotLimit: Int64?, boundarySlot: (@Sendable (Int) -> Int64)? = nil,
+    init(_ encoder: SharedVideoEncoder, id: Int, slotLimit: Int64?, grids: [KeyframeGrid] = [],
          join: Join, wake: @escaping @Sendable () -> Void) {
         encoder.log.setWake(id, wake)
         self.encoder = encoder
         self.id = id
         self.slotLimit = slotLimit
-        self.boundarySlot = boundarySlot
         dropsBefore = encoder.queue.droppedCount
-        state = Locked(State())
+        state = Locked(State(grids: grids))
         switch join {
         case .atFirstPicture: self.join(at: encoder.log.requestKeyframe(atOrAfter: 0))
         case .now: self.join(at: encoder.requestKeyframe(atMicroseconds: encoder.now))
@@ -79,7 +91,7 @@ final class EncoderSubscription: Sendable {
             if let slotLimit, let end = state.windows.encoderSlot(ofMovieSlot: slotLimit) {
                 _ = encoder.log.requestKeyframe(atOrAfter: end)
             }
-            requestBoundaries(&state, through: EncoderSubscription.boundaryHorizon)
+            requestGrids(&state, through: EncoderSubscription.boundaryHorizon)
         }
         joined.store(true, ordering: .releasing)
     }
@@ -102,7 +114,7 @@ final class EncoderSubscription: Sendable {
             if let from = state.windows.pausedFrom {
                 encoder.log.paused(id, from: from)
                 // The boundaries from the pause on fall later, by the paused slots: asked again at the resume.
-                withdrawBoundaries(&state, from: from, movieSlot: position)
+                withdrawGrids(&state, from: from, movieSlot: position)
             }
             return encoder.microseconds(ofSlot: slot)
         }
@@ -119,7 +131,7 @@ final class EncoderSubscription: Sendable {
                 _ = encoder.log.requestKeyframe(atOrAfter: end)
             }
             if let position = state.windows.movieSlot(of: slot) {
-                requestBoundaries(&state, through: position + EncoderSubscription.boundaryHorizon)
+                requestGrids(&state, through: position + EncoderSubscription.boundaryHorizon)
             }
             return encoder.microseconds(ofSlot: slot)
         }
@@ -130,44 +142,80 @@ final class EncoderSubscription: Sendable {
         state.withLock { state in
             let slot = encoder.requestKeyframe(atMicroseconds: encoder.now)
             state.windows.stop(at: slot)
-            withdrawBoundaries(&state, from: slot, movieSlot: nil)
+            withdrawGrids(&state, from: slot, movieSlot: nil)
         }
     }
 
     /// The movie finished: the encoder keeps nothing for it (and ends once no movie is left).
     func leave() {
-        state.withLock { state in withdrawBoundaries(&state, from: 0, movieSlot: nil) }
+        state.withLock { state in withdrawGrids(&state, from: 0, movieSlot: nil) }
         encoder.log.leave(id)
     }
 
-    // MARK: segment boundaries
+    // MARK: keyframes for the movie's streams and grids
 
-    /// The movie took its picture of slot `slot` (its own timeline): the boundaries up to `boundaryHorizon`
-    /// past it are asked for (nothing to do until the movie nears the next; on the movie's thread).
-    func requestBoundaries(pastMovieSlot slot: Int64) {
-        guard let boundarySlot, boundarySlot(state.withLock { $0.nextBoundary }) <= slot + EncoderSubscription.boundaryHorizon else { return }
-        state.withLock { state in requestBoundaries(&state, through: slot + EncoderSubscription.boundaryHorizon) }
-    }
-
-    /// Asks the encoder for the keyframes of the boundaries up to the movie's slot `limit`, where they fall on
-    /// the encoder's timeline now (none while paused or once stopped: a resume asks again).
-    private func requestBoundaries(_ state: inout State, through limit: Int64) {
-        guard let boundarySlot, !state.windows.isPaused, state.windows.end == nil else { return }
-        while case let movieSlot = boundarySlot(state.nextBoundary), movieSlot <= limit,
-              let slot = state.windows.encoderSlot(ofMovieSlot: movieSlot) {
-            state.boundaryRequests.removeAll { $0 < encoder.log.nextSlot }  // made already
-            state.boundaryRequests.append(encoder.log.requestKeyframe(atOrAfter: slot))
-            state.nextBoundary += 1
+    /// A live stream joins the movie now: its first picture is the keyframe the encoder makes at this instant
+    /// (one more for every movie of the encoder, instead of the stream waiting up to a GOP), or the movie's
+    /// resume's while it is paused; with `grid`, the stream's segments are cut on it, from the movie's start.
+    /// Returns the movie's slot of that first picture (0 before the movie's first, a keyframe anyway).
+    func joinStream(grid: KeyframeGrid?) -> Int64 {
+        state.withLock { state in
+            let windows = state.windows
+            // Where the movie is: the slot after the last it held before a pause, or the encoder's next.
+            var position: Int64 = 0
+            if let start = windows.start {
+                if let from = windows.pausedFrom {
+                    position = from > start ? (windows.movieSlot(of: from - 1) ?? -1) + 1 : 0
+                } else {
+                    position = windows.movieSlot(of: encoder.log.nextSlot) ?? 0
+                }
+            }
+            if var grid {
+                while grid.slot(grid.next) < position { grid.next += 1 }  // lines passed are not asked for
+                state.grids.append(grid)
+            }
+            guard windows.start != nil, !windows.isPaused else { return position }
+            let slot = encoder.requestKeyframe(atMicroseconds: encoder.now)
+            let first = windows.movieSlot(of: slot) ?? position
+            requestGrids(&state, through: first + EncoderSubscription.boundaryHorizon)
+            return first
         }
     }
 
-    /// Takes back the boundary keyframes asked for from the encoder's slot `slot` on (a pause or a stop moved
-    /// them); with the movie's slot of the pause, the boundaries from there are asked again at the resume.
-    private func withdrawBoundaries(_ state: inout State, from slot: Int64, movieSlot: Int64?) {
-        guard let boundarySlot else { return }
-        encoder.log.withdrawKeyframes(state.boundaryRequests.filter { $0 > slot })
-        state.boundaryRequests.removeAll()
+    /// The movie took its picture of slot `slot` (its own timeline): the grids' lines up to `boundaryHorizon`
+    /// past it are asked for (nothing to do until the movie nears the next; on the movie's thread).
+    func requestBoundaries(pastMovieSlot slot: Int64) {
+        state.withLock { state in
+            guard state.grids.contains(where: { $0.slot($0.next) <= slot + EncoderSubscription.boundaryHorizon }) else { return }
+            requestGrids(&state, through: slot + EncoderSubscription.boundaryHorizon)
+        }
+    }
+
+    /// Asks the encoder for the keyframes of the grids' lines up to the movie's slot `limit`, where they fall
+    /// on the encoder's timeline now (none while paused or once stopped: a resume asks again).
+    private func requestGrids(_ state: inout State, through limit: Int64) {
+        guard !state.windows.isPaused, state.windows.end == nil else { return }
+        for index in state.grids.indices {
+            while case let movieSlot = state.grids[index].slot(state.grids[index].next), movieSlot <= limit,
+                  let slot = state.windows.encoderSlot(ofMovieSlot: movieSlot) {
+                state.gridRequests.removeAll { $0 < encoder.log.nextSlot }  // made already
+                state.gridRequests.append(encoder.log.requestKeyframe(atOrAfter: slot))
+                state.grids[index].next += 1
+            }
+        }
+    }
+
+    /// Takes back the grids' keyframes asked for from the encoder's slot `slot` on (a pause or a stop moved
+    /// them); with the movie's slot of the pause, the lines from there are asked again at the resume.
+    private func withdrawGrids(_ state: inout State, from slot: Int64, movieSlot: Int64?) {
+        guard !state.grids.isEmpty else { return }
+        encoder.log.withdrawKeyframes(state.gridRequests.filter { $0 > slot })
+        state.gridRequests.removeAll()
         guard let movieSlot else { return }
-        while state.nextBoundary > 1 && boundarySlot(state.nextBoundary - 1) >= movieSlot { state.nextBoundary -= 1 }
+        for index in state.grids.indices {
+            while state.grids[index].next > 1 && state.grids[index].slot(state.grids[index].next - 1) >= movieSlot {
+                state.grids[index].next -= 1
+            }
+        }
     }
 }

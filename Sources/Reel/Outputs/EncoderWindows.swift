@@ -67,6 +67,15 @@ struct EncoderWindows: Equatable {
         return slot - start - skipped
     }
 
+    /// The movie's slot of the latest of the encoder's slots up to `slot` that it holds: the last before a
+    /// pause or its end when `slot` lies there; nil before its start.
+    func lastMovieSlot(atOrBefore slot: Int64) -> Int64? {
+        guard let start, slot >= start else { return nil }
+        var latest = min(slot, (end ?? slot + 1) - 1)
+        for gap in gaps.reversed() where latest >= gap.from && (gap.to.map { latest < $0 } ?? true) { latest = gap.from - 1 }
+        return latest < start ? nil : movieSlot(of: latest)
+    }
+
     /// The encoder's slot of the movie's slot `slot` on its timeline as it goes on now (after every gap so
     /// far: where a limit of the movie's own timeline falls on the encoder's); nil until the movie joined.
     func encoderSlot(ofMovieSlot slot: Int64) -> Int64? {

@@ -82,6 +82,12 @@ extension MovieRecorder {
         if let encoder = videoEncoder {
             if subscription != nil {
                 try takeSharedPictures(final: true)  // its encoder's pictures up to its end
+                // The readers stopped at the duration limit before the movie had its encoder's last pictures
+                // (an encoder that lags): it ended at its limit, as a movie that encodes its own would say.
+                if stopReason == .inputEnded, let limit = videoSlotLimit, video.nextSlotToSend >= limit,
+                   audioDone || !setup.hasAudio {
+                    stopReason = .maxDurationReached
+                }
             } else {
                 try showHeldPicture(atLeastUntil: alignsEnds ? encodedAudioEndSlot() : 0)
                 try send(nil, to: encoder, stream: videoStream)

@@ -20,7 +20,7 @@ extension MovieRecorder {
         if let replay = live.replayBuffer {
             do {
                 try replay.open(video: videoEncoder, audio: audio, rotation: setup.rotation,
-                                minFreeBytes: setup.limits.minFreeDiskSpace) { [weak self] in self?.newestPicture.load(ordering: .acquiring) ?? -1 }
+                                minFreeBytes: setup.limits.minFreeDiskSpace) { [weak self] in self?.newestPictureSlot ?? -1 }
             } catch {
                 segmentEvents(.liveStopped(LiveResult(kind: "replay", segments: 0, listedSegments: 0, bytes: 0, duration: 0,
                                                       droppedPackets: 0, gaps: 0, error: "the replay buffer could not start: \(error)")))
@@ -37,17 +37,30 @@ extension MovieRecorder {
     }
 
     /// Streams added while the movie records join at the next picture, which the movie makes a keyframe (the
-    /// stream starts there instead of waiting up to a GOP). Its times are the movie's: a push's server sees
-    /// the media time the movie is at.
+    /// stream starts there instead of waiting up to a GOP; a subscriber asks its encoder for it, and for the
+    /// keyframes of an HLS stream's grid). Its times are the movie's: a push's server sees the media time the
+    /// movie is at.
     func joinLiveStreams() {
         let joining = liveJoins.take()
         guard !joining.isEmpty else { return }
         for live in joining {
-            if let stream = live.hlsStream { video.startLiveSegments(every: stream.segmentDuration) }
+            var grid: EncoderSubscription.KeyframeGrid? = nil
+            if let stream = live.hlsStream, video.liveSegmentDuration == 0 {
+                video.startLiveSegments(every: stream.segmentDuration)
+                grid = .every(stream.segmentDuration, frameRate: setup.preset.videoFrameRate)
+            }
             open(live)
-            liveJoinSlots[ObjectIdentifier(live)] = (video.nextSlotToSend, false)
+            let first = subscription.map { $0.joinStream(grid: grid) } ?? video.nextSlotToSend
+            liveJoinSlots[ObjectIdentifier(live)] = (first, false)
         }
-        video.requestKeyframe()
+        if subscription == nil { video.requestKeyframe() }
+    }
+
+    /// The movie's slot of the newest picture it has been given (what a replay saved now must reach; -1
+    /// before the first): a subscriber's is its encoder's newest, on the movie's timeline.
+    var newestPictureSlot: Int64 {
+        guard let subscription else { return newestPicture.load(ordering: .acquiring) }
+        return subscription.current.lastMovieSlot(atOrBefore: subscription.encoder.newestSlot) ?? -1
     }
 
     /// The streams' sound ends with the movie's: its last samples, the encoder drained (called once the

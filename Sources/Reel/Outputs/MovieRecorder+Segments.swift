@@ -149,7 +149,10 @@ extension MovieRecorder {
             if let start = audio.queueStart { audio.queueStart = start + gap.rescaled(to: audioTimeBase).value }
             pausedAt = nil
             if liveStreamsDated {
-                redateLiveStreams(from: setup.hasVideo ? Double(video.nextSlotToSend) * videoTimeBase.doubleValue
+                // A subscriber resumes where its encoder's resume keyframe falls (its pictures may lag its sound).
+                let windows = subscription?.current
+                let resumed = windows.flatMap { windows in windows.gaps.last?.to.flatMap { windows.movieSlot(of: $0) } }
+                redateLiveStreams(from: setup.hasVideo ? Double(resumed ?? video.nextSlotToSend) * videoTimeBase.doubleValue
                                                        : Double(audio.samplesEncoded) * audioTimeBase.doubleValue)
             }
             video.resume()

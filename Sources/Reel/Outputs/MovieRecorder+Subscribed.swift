@@ -22,13 +22,18 @@ extension MovieRecorder {
     static func subscription(_ setup: Setup, queue: OutputQueue) -> EncoderSubscription? {
         guard case .subscriber(let encoder, let id)? = setup.sharedVideo else { return nil }
         let limit = setup.limits.maxDuration.map { VideoTrack(frameRate: setup.preset.videoFrameRate, fragmentInterval: 0).slotLimit(seconds: $0) }
-        // Segments by duration: their boundaries, keyframes the movie asks the encoder for.
-        let boundarySlot = setup.segmentation?.duration.map { seconds -> @Sendable (Int) -> Int64 in
+        // Segments by duration: their boundaries, keyframes the movie asks the encoder for; so are its live
+        // streams' segments (`--live`, on the movie's timeline from its start).
+        var grids: [EncoderSubscription.KeyframeGrid] = []
+        if let seconds = setup.segmentation?.duration {
             let boundaries = SegmentBoundaries(setup)
-            return { index in boundaries.durationBoundary(index: index, seconds: seconds).slot }
+            grids.append(EncoderSubscription.KeyframeGrid { index in boundaries.durationBoundary(index: index, seconds: seconds).slot })
+        }
+        if setup.liveSegmentDuration > 0 {
+            grids.append(.every(setup.liveSegmentDuration, frameRate: setup.preset.videoFrameRate))
         }
         let join: EncoderSubscription.Join = !setup.joinsRunningSession ? .atFirstPicture : setup.hasAudio ? .atFirstSound : .now
-        return EncoderSubscription(encoder, id: id, slotLimit: limit, boundarySlot: boundarySlot, join: join) { [queue] in queue.nudge() }
+        return EncoderSubscription(encoder, id: id, slotLimit: limit, grids: grids, join: join) { [queue] in queue.nudge() }
     }
 
     /// A movie's own pauses. Live movies pause at the instant asked; a file's timeline has no such clock: at

@@ -42,6 +42,8 @@ final class SharedVideoEncoder: @unchecked Sendable {
     let sessionStart: Int64
     let frameRate: Rational
     let doneFlag = Atomic<Bool>(false)
+    /// The slot the newest picture it was given starts at (-1 before the first): what a replay saved now reaches.
+    private let newest = Atomic<Int64>(-1)
     private let ownNanoseconds = Atomic<Int64>(0)
     private let thread = Locked<WorkerThread?>(nil)
     /// The session's thread only: its first picture's time is in the log.
@@ -99,6 +101,8 @@ final class SharedVideoEncoder: @unchecked Sendable {
         guard let origin = log.origin else { return nil }
         return Int64((Double(microseconds - origin.rescaled(to: sessionTimeBase).value) / 1e6 * frameRate.doubleValue).rounded())
     }
+
+    var newestSlot: Int64 { newest.load(ordering: .acquiring) }
 
     /// The session's clock now, in microseconds.
     var now: Int64 { (MonotonicClock.nanoseconds() - sessionStart) / 1000 }
@@ -165,6 +169,7 @@ final class SharedVideoEncoder: @unchecked Sendable {
         // Its first picture's time, which the session's thread gave the log (the picture may have been dropped).
         if origin == nil { origin = log.origin ?? item.time }
         let slots = video.arrive(after: item.time - origin!)
+        newest.store(slots.upperBound, ordering: .releasing)
         let previous = heldPicture
         heldPicture = item
         if let previous {
@@ -259,7 +264,7 @@ final class SharedVideoEncoder: @unchecked Sendable {
 
 extension SharedVideoEncoder: SessionOutput {
     /// It serves its movies, which end the session as movies do; it never ends the session itself.
-    var role: SessionOutputRole { .companion }
+    var role: SessionOutputRole { .encoder }
 
     func start() { thread.withLock { $0 = WorkerThread(name: "reel.output.encoder") { [self] in run() } } }
 

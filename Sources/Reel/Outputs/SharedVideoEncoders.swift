@@ -6,12 +6,14 @@ import SystemSupport
 final class SharedVideoEncoders: Sendable {
     private let encoders = Locked<[SharedVideoEncoder]>([])
 
-    /// Whether a movie takes its pictures from a shared encoder: a MovieOutput with video on the session's
-    /// timeline whose files are cut by time alone (one file, or segments by duration, whose boundaries it asks
-    /// the encoder for ahead). Cuts by size are decided from a file's own bytes after the pictures are encoded,
-    /// too late to ask the encoder for their keyframes: such movies encode their own.
+    /// Whether a movie takes its pictures from a shared encoder: a movie with video on the session's timeline
+    /// (the session's own, a tier of its own preset, a MovieOutput; with its live streams and replay buffer)
+    /// whose files are cut by time alone (one file, or segments by duration, whose boundaries it asks the
+    /// encoder for ahead). Cuts by size are decided from a file's own bytes after the pictures are encoded,
+    /// too late to ask the encoder for their keyframes, and a transcode's timeline is its file's: such movies
+    /// encode their own, as do tiers that share their encoders with the main movie (SharedEncoders).
     static func subscribes(_ setup: MovieRecorder.Setup) -> Bool {
-        setup.hasVideo && setup.writesFile && setup.sharedVideo == nil && setup.live.isEmpty && !setup.timelineFromInputStart
+        setup.hasVideo && setup.writesFile && setup.sharedVideo == nil && !setup.timelineFromInputStart
             && setup.segmentation?.size == nil && setup.limits.maxFileSize == nil
     }
 

@@ -301,7 +301,7 @@ struct RecordingPreparation {
         // The MovieOutputs take their pictures from the encoder of their preset (context.sharedEncoders, whose
         // encoders the session adds before the movies).
         var movies = self.movies
-        for index in ownMovieCount..<movies.count where SharedVideoEncoders.subscribes(movies[index]) {
+        for index in movies.indices where SharedVideoEncoders.subscribes(movies[index]) {
             _ = context.sharedEncoders.subscribe(&movies[index], buffer: buffer, paced: paced)
         }
         let recorders = movies.enumerated().map { index, movie -> MovieRecorder in

@@ -347,7 +347,7 @@ final class SessionEngine: @unchecked Sendable {
             let timeout = reader.statistics.deliveredCount == 0 ? max(DeviceDeadlines.firstFrame, setup.deviceTimeout)
                                                                 : setup.deviceTimeout
             let type: MediaType = reader.carriesVideo ? .video : .audio
-            let wanted = setup.runsWithoutMovie || outputs.contains { $0.isWaiting || ($0.role == .finite && $0.wants(type)) }
+            let wanted = setup.runsWithoutMovie || outputs.contains { $0.isWaiting || ($0.role != .companion && $0.wants(type)) }
             return reader.spec.isDevice && reader.secondsSinceLastDelivery > timeout && reader.ending == nil && wanted
         }
     }

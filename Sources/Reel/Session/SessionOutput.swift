@@ -59,6 +59,9 @@ enum SessionOutputRole: Sendable {
     case finite
     /// A photo, a live view, a still: it goes on for as long as the session does and never ends it.
     case companion
+    /// An encoder that movies take their pictures from (SharedVideoEncoder): it never ends the session, but
+    /// a live device that stalls while it still wants its media ends the session, as its movies' would.
+    case encoder
 }
 
 extension SessionOutput {
