@@ -22,9 +22,13 @@ final class EncodedPacketLog: Sendable {
         var wake: @Sendable () -> Void = {}
         /// Its last pause: the slot it began at, and once it resumed, the slot it resumed at.
         var pause: (from: Int64, until: Int64?)?
+        /// The slot its pictures end before (its duration limit or its stop), once known.
+        var end: Int64?
 
-        /// Whether it wants no picture at `slot` and has all from before its pause (its keyframe is out).
-        func pausedAt(_ slot: Int64, highestPacket: Int64) -> Bool {
+        /// Whether it wants no picture at `slot`: it has ended there (the drain gives it every picture before,
+        /// and it counts them), or it is paused and has all from before its pause (its keyframe is out).
+        func wantsNothing(at slot: Int64, highestPacket: Int64) -> Bool {
+            if let end, slot >= end { return true }
             guard let pause, pause.from <= slot, pause.from <= highestPacket else { return false }
             return pause.until.map { slot < $0 } ?? true
         }
@@ -113,7 +117,7 @@ final class EncodedPacketLog: Sendable {
             state.nextSlot = slot + 1
             // The first packet at or past a pause's slot is its keyframe: every picture before it is out.
             if !state.subscribers.isEmpty,
-               state.subscribers.values.allSatisfy({ $0.pausedAt(slot, highestPacket: highestPacket) }) { return .skip }
+               state.subscribers.values.allSatisfy({ $0.wantsNothing(at: slot, highestPacket: highestPacket) }) { return .skip }
             guard state.requests.contains(where: { $0 <= slot }) else { return .send(forcingKeyframe: false) }
             state.requests.removeAll { $0 <= slot }
             return .send(forcingKeyframe: true)
@@ -223,6 +227,11 @@ final class EncodedPacketLog: Sendable {
     /// Subscriber `id` is paused from slot `slot` on.
     func paused(_ id: Int, from slot: Int64) {
         state.withLock { state in state.subscribers[id]?.pause = (slot, nil) }
+    }
+
+    /// Subscriber `id`'s pictures end before slot `slot` (its duration limit, which a resume moves on; its stop).
+    func ends(_ id: Int, at slot: Int64) {
+        state.withLock { state in state.subscribers[id]?.end = slot }
     }
 
     /// Subscriber `id` resumes at slot `slot` (the encoder may skip the slots before it).

@@ -91,6 +91,7 @@ final class EncoderSubscription: Sendable {
             if let slotLimit, let end = state.windows.encoderSlot(ofMovieSlot: slotLimit) {
                 _ = encoder.log.requestKeyframe(atOrAfter: end)
             }
+            tellEnd(state)
             requestGrids(&state, through: EncoderSubscription.boundaryHorizon)
         }
         joined.store(true, ordering: .releasing)
@@ -130,6 +131,7 @@ final class EncoderSubscription: Sendable {
             if let slotLimit, let end = state.windows.encoderSlot(ofMovieSlot: slotLimit) {
                 _ = encoder.log.requestKeyframe(atOrAfter: end)
             }
+            tellEnd(state)
             if let position = state.windows.movieSlot(of: slot) {
                 requestGrids(&state, through: position + EncoderSubscription.boundaryHorizon)
             }
@@ -142,8 +144,26 @@ final class EncoderSubscription: Sendable {
         state.withLock { state in
             let slot = encoder.requestKeyframe(atMicroseconds: encoder.now)
             state.windows.stop(at: slot)
+            tellEnd(state)
             withdrawGrids(&state, from: slot, movieSlot: nil)
         }
+    }
+
+    /// Tells the encoder where the movie's pictures end on its timeline (its stop, or its duration limit as
+    /// it falls now): once every movie of the encoder has ended there or is paused, it drains at once rather
+    /// than encode on until the keyframe there comes out (the movie counts its slots: `hasAllPictures`).
+    private func tellEnd(_ state: State) {
+        let limit = slotLimit.flatMap { state.windows.encoderSlot(ofMovieSlot: $0) }
+        if let end = [limit, state.windows.end].compactMap({ $0 }).min() { encoder.log.ends(id, at: end) }
+    }
+
+    /// Whether a movie that took `taken` pictures (one per slot of its timeline, in decode order) has every
+    /// one it will get: its duration limit's or its stop's.
+    func hasAllPictures(taken: Int, limit: Int64?) -> Bool {
+        let windows = current
+        let stopped = windows.end.map { end in (windows.lastMovieSlot(atOrBefore: end - 1) ?? -1) + 1 }
+        guard let last = [limit, stopped].compactMap({ $0 }).min() else { return false }
+        return Int64(taken) >= last
     }
 
     /// The movie finished: the encoder keeps nothing for it (and ends once no movie is left).

@@ -156,7 +156,8 @@ extension MovieRecorder {
         ownThreadNanoseconds = ownThread + audioThread
         let encode = encodeNanoseconds[.video] ?? 0
         var times = StageTimes()
-        times.encodeVideo = seconds(encode)
+        // A subscriber's pictures were encoded on its encoder's thread (the same time in each of its movies).
+        times.encodeVideo = seconds(subscription?.encoder.ownThreadNanoseconds ?? encode)
         times.encodeAudio = seconds(audioThread)
         times.mux = seconds(muxNanoseconds)
         times.engineOther = seconds(max(0, ownThread - encode - muxNanoseconds))
@@ -173,7 +174,8 @@ extension MovieRecorder {
         let interval = Double(now - lastProgress.time) / 1e9
         let fps = lastProgress.time == 0 ? 0 : Double(video.framesSent - lastProgress.frames) / interval
         lastProgress = (now, video.framesSent)
-        let media = max(Double(video.cadence.nextSlot) * videoTimeBase.doubleValue,
+        // (A subscriber's pictures are its encoder's: the slots it took, not a cadence of its own.)
+        let media = max(Double(max(video.cadence.nextSlot, video.nextSlotToSend)) * videoTimeBase.doubleValue,
                         Double(audio.samplesEncoded) / Double(setup.preset.audio.sampleRate))
         let report = RecordingProgress(
             elapsed: Double(now - startedAt) / 1e9, mediaDuration: media, bytes: bytesSoFar,

@@ -110,5 +110,8 @@ extension MovieRecorder {
         packet.pts = slot
         video.taken(slot: slot, isRepeat: isRepeat)
         try writeVideo(packet)
+        // Every slot up to its limit or stop came (one packet each, in decode order): the movie need not wait
+        // for the keyframe there, which comes once the encoder has looked that far past it (or never: drained).
+        if subscription?.hasAllPictures(taken: video.framesSent, limit: videoSlotLimit) == true { videoDone = true }
     }
 }

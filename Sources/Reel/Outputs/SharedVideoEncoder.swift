@@ -44,6 +44,7 @@ final class SharedVideoEncoder: @unchecked Sendable {
     let doneFlag = Atomic<Bool>(false)
     /// The slot the newest picture it was given starts at (-1 before the first): what a replay saved now reaches.
     private let newest = Atomic<Int64>(-1)
+    /// Its thread's CPU time so far (after each picture), for its movies' results.
     private let ownNanoseconds = Atomic<Int64>(0)
     private let thread = Locked<WorkerThread?>(nil)
     /// The session's thread only: its first picture's time is in the log.
@@ -143,6 +144,7 @@ final class SharedVideoEncoder: @unchecked Sendable {
                     continue
                 }
                 do {
+                    defer { ownNanoseconds.store(CPUClock.threadNanoseconds() - start, ordering: .releasing) }
                     try encode(item)
                 } catch {
                     log.fail("the video encoder failed: \(error)")
@@ -157,7 +159,8 @@ final class SharedVideoEncoder: @unchecked Sendable {
             case .encoded:
                 continue
             case .end:
-                if !finished { finish(flushing: true) }
+                // Drained for the movies still here; none left (each ended at its limit or stop): nothing more.
+                if !finished { finish(flushing: !log.closeIfUnused()) }
                 break loop
             }
         }

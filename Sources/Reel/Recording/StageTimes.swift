@@ -9,7 +9,8 @@ public struct StageTimes: Sendable, Codable, Equatable {
     public var readDecode: Double = 0
     /// Scaling, pixel-format conversion, resampling and queueing (reader threads).
     public var convert: Double = 0
-    /// Calls into x264 on the movie's thread (x264's own threads count under `codecThreads`).
+    /// Calls into x264 on the movie's thread, or on the thread of the shared encoder it takes its pictures
+    /// from (the same time in each of that encoder's movies); x264's own threads count under `codecThreads`.
     public var encodeVideo: Double = 0
     /// The AAC encoder, on its own thread.
     public var encodeAudio: Double = 0
