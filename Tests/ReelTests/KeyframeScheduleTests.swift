@@ -32,7 +32,7 @@ import Testing
     }
 
     /// A subscriber asks its encoder for a live stream's segment keyframes where a movie that encodes its own
-    /// forces them: the grid's lines are the slots KeyframeSchedule forces, at 30 and 29.97 fps.
+    /// forces them: the grid's lines are the slots KeyframeSchedule forces, at 30, 29.97, 25 and 24 fps.
     @Test(arguments: [(Rational(30, 1), 2.0), (Rational(30000, 1001), 2.0), (Rational(25, 1), 0.5), (Rational(24, 1), 1.0 / 3)])
     func aSubscribersLiveGridIsTheScheduleOfAMovieThatEncodes(rate: Rational, seconds: Double) {
         var schedule = KeyframeSchedule(interval: seconds)

@@ -326,8 +326,8 @@ extension SharedEncoders {
         case owner(SharedEncoders)
         /// `index`: the follower's number among the encoder's followers (0, 1 ...).
         case follower(SharedEncoders, index: Int)
-        /// Subscriber `id` of an encoder of its own (SharedVideoEncoder): a MovieOutput, which may join,
-        /// pause and stop on its own.
+        /// Subscriber `id` of an encoder of its own (SharedVideoEncoder): a movie on the session's timeline
+        /// (a MovieOutput, which may join, pause and stop on its own; the session's own movie).
         case subscriber(SharedVideoEncoder, id: Int)
 
         /// The owner's and followers' group (they share their pauses).

@@ -2,17 +2,17 @@ import FFmpegCore
 import Synchronization
 import SystemSupport
 
-/// One video encoder that the movies of one preset added to a session (MovieOutputs) take their pictures
-/// from, as GStreamer's tee after an encoder or ffmpeg's `-f tee`: a second movie of the preset costs muxing
-/// only, whenever it is added, paused, resumed or stopped. It is an output of its own, on a thread of its
-/// own: it takes the rendition's pictures on the session's timeline from its first picture (the same cadence
-/// as a movie's, VideoCadence), a timeline that never pauses, and puts its packets in an EncodedPacketLog.
-/// Each movie is a subscriber (EncoderSubscription) holding windows of its slots (EncoderWindows) whose edges
-/// it asked to be keyframes: its join, its pauses and resumes, its stop, its duration limit, its segment
-/// boundaries. A request costs every movie of the preset one keyframe where the encoder's own grid had none.
-/// The encoder ends with the session, or once its last movie finished (a movie added later gets a new one).
-/// While every movie is paused (once each has its pictures from before its pause) it encodes nothing: the
-/// encoder is drained, and a new one starts at the first resume.
+/// One video encoder that the movies of one preset on a session's timeline (MovieOutputs, the session's own
+/// movie) take their pictures from, as GStreamer's tee after an encoder or ffmpeg's `-f tee`: a second movie of
+/// the preset costs muxing only, whenever it is added, paused, resumed or stopped. It is an output of its own,
+/// on a thread of its own: it takes the rendition's pictures on the session's timeline from its first picture
+/// (the same cadence as a movie's, VideoCadence), a timeline that never pauses, and puts its packets in an
+/// EncodedPacketLog. Each movie is a subscriber (EncoderSubscription) holding windows of its slots
+/// (EncoderWindows) whose edges it asked to be keyframes: its join, its pauses and resumes, its stop, its
+/// duration limit, its segment boundaries. A request costs every movie of the preset one keyframe where the
+/// encoder's own grid had none. The encoder ends with the session, or once its last movie finished (a movie
+/// added later gets a new one). While every movie is paused (once each has its pictures from before its pause)
+/// it encodes nothing: the encoder is drained, and a new one starts at the first resume.
 final class SharedVideoEncoder: @unchecked Sendable {
     /// What must be equal for movies to share it: the pictures (rendition, colour), the codec settings and
     /// rate (the preset, its name aside) and the fragments' keyframe grid.

@@ -1,13 +1,13 @@
 import SystemSupport
 
 /// A running session's shared video encoders (SharedVideoEncoder), one per preset and rendition: the
-/// MovieOutputs added to the session subscribe to the one of their preset, made for the first of them and
-/// added to the session as an output of its own.
+/// movies on the session's timeline (`subscribes`) subscribe to the one of their preset, made for the first
+/// of them and added to the session as an output of its own.
 final class SharedVideoEncoders: Sendable {
     private let encoders = Locked<[SharedVideoEncoder]>([])
 
     /// Whether a movie takes its pictures from a shared encoder: a movie with video on the session's timeline
-    /// (the session's own, a tier of its own preset, a MovieOutput; with its live streams and replay buffer)
+    /// (the session's own, a tier, a MovieOutput; with its live streams and replay buffer)
     /// whose files are cut by time alone (one file, or segments by duration, whose boundaries it asks the
     /// encoder for ahead). Cuts by size are decided from a file's own bytes after the pictures are encoded,
     /// too late to ask the encoder for their keyframes, and a transcode's timeline is its file's: such movies

@@ -298,8 +298,8 @@ struct RecordingPreparation {
                      segmentEvents: @escaping @Sendable (RecordingEvent) -> Void = { _ in }) -> (SessionEngine, [MovieRecorder]) {
         let engine = SessionEngine(setup: session, buffer: buffer, readers: readers, photos: photos)
         let silent: @Sendable (RecordingProgress) -> Void = { _ in }
-        // The MovieOutputs take their pictures from the encoder of their preset (context.sharedEncoders, whose
-        // encoders the session adds before the movies).
+        // The movies on the session's timeline take their pictures from the encoder of their preset
+        // (SharedVideoEncoders.subscribes; context.sharedEncoders, whose encoders the session adds before the movies).
         var movies = self.movies
         for index in movies.indices where SharedVideoEncoders.subscribes(movies[index]) {
             _ = context.sharedEncoders.subscribe(&movies[index], buffer: buffer, paced: paced)
