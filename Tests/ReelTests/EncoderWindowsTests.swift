@@ -58,6 +58,24 @@ import Testing
         #expect(early.lastMovieSlot(atOrBefore: 12) == nil, "paused at its first picture: none held yet")
     }
 
+    @Test func theSlotsHeldBeforeAnEncodersSlot() {
+        var windows = EncoderWindows()
+        #expect(windows.slotsHeld(before: 5) == 0, "not joined")
+        windows.join(at: 10)
+        #expect(windows.slotsHeld(before: 10) == 0 && windows.slotsHeld(before: 13) == 3)
+        windows.pause(at: 20)
+        #expect(windows.slotsHeld(before: 20) == 10 && windows.slotsHeld(before: 26) == 10, "none in the pause")
+        windows.resume(at: 30)
+        #expect(windows.slotsHeld(before: 30) == 10 && windows.slotsHeld(before: 31) == 11)
+        #expect(windows.slotsHeld(before: 30) == windows.movieSlot(of: 30), "a resume's slot is the movie's next")
+        windows.stop(at: 40)
+        #expect(windows.slotsHeld(before: 40) == 20 && windows.slotsHeld(before: 90) == 20, "stopped: all it holds")
+        var tap = EncoderWindows()
+        tap.join(at: 10)
+        tap.stop(at: 10)
+        #expect(tap.slotsHeld(before: 10) == 0 && tap.slotsHeld(before: 11) == 0, "stopped at its first slot: none")
+    }
+
     @Test func aPauseBeforeTheFirstPictureHoldsItBackUntilTheResume() {
         var windows = EncoderWindows(start: 0)
         windows.pause(at: 0)

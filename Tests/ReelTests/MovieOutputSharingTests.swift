@@ -180,6 +180,37 @@ import Testing
         #expect(try FFprobe.videoPackets("\(folder)/later.mov").first?.keyframe == true)
     }
 
+    /// A shutter tap (`reel serve`): a movie stopped as soon as it was added — before its encoder made the
+    /// picture it joined at, or just after — ends at once, holding no picture or a few, not after the 10 s its
+    /// end may wait for its encoder's last pictures. The stops fall at 0 to 99 ms after the add, so some land
+    /// in the frame between the join and its keyframe (one in three browser taps did before the fix).
+    @Test func aMovieStoppedAsSoonAsAddedEndsAtOnce() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (inputs, preset) = try numberedInputs(paced: true)
+        let session = CaptureSession()
+        try session.start(inputs)
+        try await Task.sleep(for: .milliseconds(300))
+        for delay in stride(from: 0, to: 100, by: 9) {
+            let movie = MovieOutput(outputPath: "\(folder)/tap-\(delay).mov", preset: preset)
+            try session.addOutput(movie)
+            try await Task.sleep(for: .milliseconds(delay))
+            let stoppedAt = Date()
+            movie.stop()
+            let result = try await movie.finished()
+            let waited = Date().timeIntervalSince(stoppedAt)
+            // Far inside the 10 s wait: the rest is finalizing a file of a few pictures, on a busy machine too.
+            #expect(waited < Double(MovieRecorder.sharedEndWait) / 1e9 / 2, "stopped \(delay) ms after the add: ended \(waited) s later")
+            // No picture held: "nothing was captured" (a tap's photo is taken apart from the movie).
+            #expect(result.stopReason == .stopped && result.recordedSuccessfully == (result.videoFrames > 0),
+                    "stopped \(delay) ms after the add: \(result)")
+            #expect(result.videoFrames <= 10, "stopped \(delay) ms after the add: \(result.videoFrames) pictures")
+        }
+        session.stop()
+        let sessionResult = await session.finished()
+        #expect(sessionResult.error == nil, "\(sessionResult)")
+    }
+
     /// How many encoders' first pictures a file holds (from the keyframe at or before `seconds` on): x264 and
     /// x265 write their banners ("x264 - core ...", "x265 (build ...") into the first keyframe of each.
     func encoderBanners(_ path: String, codec: VideoCodec = .h264, from seconds: Double = 0) throws -> Int {

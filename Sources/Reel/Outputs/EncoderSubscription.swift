@@ -88,10 +88,7 @@ final class EncoderSubscription: Sendable {
             state.windows.join(at: slot)
             // Pauses asked before the join fall at it at the earliest.
             if let from = state.windows.pausedFrom { encoder.log.paused(id, from: from) }
-            if let slotLimit, let end = state.windows.encoderSlot(ofMovieSlot: slotLimit) {
-                _ = encoder.log.requestKeyframe(atOrAfter: end)
-            }
-            tellEnd(state)
+            askForEnd(state)
             requestGrids(&state, through: EncoderSubscription.boundaryHorizon)
         }
         joined.store(true, ordering: .releasing)
@@ -128,10 +125,7 @@ final class EncoderSubscription: Sendable {
             state.windows.resume(at: slot)
             encoder.log.resumed(id, at: slot)
             // The limit now falls later on the encoder's timeline, by the paused slots.
-            if let slotLimit, let end = state.windows.encoderSlot(ofMovieSlot: slotLimit) {
-                _ = encoder.log.requestKeyframe(atOrAfter: end)
-            }
-            tellEnd(state)
+            askForEnd(state)
             if let position = state.windows.movieSlot(of: slot) {
                 requestGrids(&state, through: position + EncoderSubscription.boundaryHorizon)
             }
@@ -149,21 +143,46 @@ final class EncoderSubscription: Sendable {
         }
     }
 
+    /// The encoder's slot of the movie's duration limit as it falls now (later by each pause so far).
+    private func limitSlot(_ windows: EncoderWindows) -> Int64? {
+        slotLimit.flatMap { windows.encoderSlot(ofMovieSlot: $0) }
+    }
+
+    /// Asks the encoder for the keyframe at the movie's limit as it falls now (at the join, at each resume),
+    /// and tells it where the movie ends.
+    private func askForEnd(_ state: State) {
+        if let end = limitSlot(state.windows) { _ = encoder.log.requestKeyframe(atOrAfter: end) }
+        tellEnd(state)
+    }
+
     /// Tells the encoder where the movie's pictures end on its timeline (its stop, or its duration limit as
     /// it falls now): once every movie of the encoder has ended there or is paused, it drains at once rather
     /// than encode on until the keyframe there comes out (the movie counts its slots: `hasAllPictures`).
     private func tellEnd(_ state: State) {
-        let limit = slotLimit.flatMap { state.windows.encoderSlot(ofMovieSlot: $0) }
-        if let end = [limit, state.windows.end].compactMap({ $0 }).min() { encoder.log.ends(id, at: end) }
+        if let end = [limitSlot(state.windows), state.windows.end].compactMap({ $0 }).min() { encoder.log.ends(id, at: end) }
     }
 
     /// Whether a movie that took `taken` pictures (one per slot of its timeline, in decode order) has every
-    /// one it will get: its duration limit's or its stop's.
+    /// one it will get: its duration limit's (`limit`, on its own timeline) or its stop's.
     func hasAllPictures(taken: Int, limit: Int64?) -> Bool {
-        let windows = current
-        let stopped = windows.end.map { end in (windows.lastMovieSlot(atOrBefore: end - 1) ?? -1) + 1 }
-        guard let last = [limit, stopped].compactMap({ $0 }).min() else { return false }
+        state.withLock { EncoderSubscription.hasAll($0.windows, taken: taken, limit: limit) }
+    }
+
+    private static func hasAll(_ windows: EncoderWindows, taken: Int, limit: Int64?) -> Bool {
+        guard let last = [limit, windows.end.map { windows.slotsHeld(before: $0) }].compactMap({ $0 }).min() else { return false }
         return Int64(taken) >= last
+    }
+
+    /// The movie took its picture of slot `slot` (its own timeline), its `taken`th: the grids' lines up to
+    /// `boundaryHorizon` past it are asked for (nothing to do until the movie nears the next); returns whether
+    /// it has every picture it will get (`hasAllPictures`). On the movie's thread, once per picture: one lock.
+    func took(movieSlot slot: Int64, taken: Int, limit: Int64?) -> Bool {
+        state.withLock { state in
+            if state.grids.contains(where: { $0.slot($0.next) <= slot + EncoderSubscription.boundaryHorizon }) {
+                requestGrids(&state, through: slot + EncoderSubscription.boundaryHorizon)
+            }
+            return EncoderSubscription.hasAll(state.windows, taken: taken, limit: limit)
+        }
     }
 
     /// The movie finished: the encoder keeps nothing for it (and ends once no movie is left).
@@ -182,14 +201,7 @@ final class EncoderSubscription: Sendable {
         state.withLock { state in
             let windows = state.windows
             // Where the movie is: the slot after the last it held before a pause, or the encoder's next.
-            var position: Int64 = 0
-            if let start = windows.start {
-                if let from = windows.pausedFrom {
-                    position = from > start ? (windows.movieSlot(of: from - 1) ?? -1) + 1 : 0
-                } else {
-                    position = windows.movieSlot(of: encoder.log.nextSlot) ?? 0
-                }
-            }
+            let position = windows.slotsHeld(before: windows.pausedFrom ?? encoder.log.nextSlot)
             if var grid {
                 while grid.slot(grid.next) < position { grid.next += 1 }  // lines passed are not asked for
                 state.grids.append(grid)
@@ -199,15 +211,6 @@ final class EncoderSubscription: Sendable {
             let first = windows.movieSlot(of: slot) ?? position
             requestGrids(&state, through: first + EncoderSubscription.boundaryHorizon)
             return first
-        }
-    }
-
-    /// The movie took its picture of slot `slot` (its own timeline): the grids' lines up to `boundaryHorizon`
-    /// past it are asked for (nothing to do until the movie nears the next; on the movie's thread).
-    func requestBoundaries(pastMovieSlot slot: Int64) {
-        state.withLock { state in
-            guard state.grids.contains(where: { $0.slot($0.next) <= slot + EncoderSubscription.boundaryHorizon }) else { return }
-            requestGrids(&state, through: slot + EncoderSubscription.boundaryHorizon)
         }
     }
 

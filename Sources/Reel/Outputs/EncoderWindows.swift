@@ -76,6 +76,10 @@ struct EncoderWindows: Equatable {
         return latest < start ? nil : movieSlot(of: latest)
     }
 
+    /// How many slots the movie holds before the encoder's slot `slot`: its position there on its own
+    /// timeline (where a stop there ends it, a pause there leaves it, a resume there takes it on).
+    func slotsHeld(before slot: Int64) -> Int64 { (lastMovieSlot(atOrBefore: slot - 1) ?? -1) + 1 }
+
     /// The encoder's slot of the movie's slot `slot` on its timeline as it goes on now (after every gap so
     /// far: where a limit of the movie's own timeline falls on the encoder's); nil until the movie joined.
     func encoderSlot(ofMovieSlot slot: Int64) -> Int64? {

@@ -151,7 +151,7 @@ extension MovieRecorder {
             if liveStreamsDated {
                 // A subscriber resumes where its encoder's resume keyframe falls (its pictures may lag its sound).
                 let windows = subscription?.current
-                let resumed = windows.flatMap { windows in windows.gaps.last?.to.flatMap { windows.movieSlot(of: $0) } }
+                let resumed = windows.flatMap { windows in windows.gaps.last?.to.map { windows.slotsHeld(before: $0) } }
                 redateLiveStreams(from: setup.hasVideo ? Double(resumed ?? video.nextSlotToSend) * videoTimeBase.doubleValue
                                                        : Double(audio.samplesEncoded) * audioTimeBase.doubleValue)
             }

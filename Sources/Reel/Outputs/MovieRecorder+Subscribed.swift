@@ -68,6 +68,9 @@ extension MovieRecorder {
         repeat {
             // Stopped while paused: every picture before the pause came once the pause's keyframe did.
             if final, let from = subscription.current.pausedFrom, sharedHighestSlot >= from { break }
+            // Every slot up to its stop came already — or none: stopped before the picture it joined at, which
+            // its encoder then does not make for it.
+            if final && subscription.hasAllPictures(taken: video.framesSent, limit: videoSlotLimit) { return videoDone = true }
             defer {
                 for packet in taken { packet.unref() }
                 sharedPool += taken
@@ -104,7 +107,6 @@ extension MovieRecorder {
             if slot > boundary.slot { nextBoundary = boundaries.boundary(atSlot: slot) }
             try commitBoundary()
         }
-        subscription?.requestBoundaries(pastMovieSlot: slot)
         let isRepeat = !repeatedSlots.isEmpty && repeatedSlots.contains(packet.pts) && windows.movieSlot(of: packet.pts - 1) != nil
         packet.dts -= packet.pts - slot
         packet.pts = slot
@@ -112,6 +114,6 @@ extension MovieRecorder {
         try writeVideo(packet)
         // Every slot up to its limit or stop came (one packet each, in decode order): the movie need not wait
         // for the keyframe there, which comes once the encoder has looked that far past it (or never: drained).
-        if subscription?.hasAllPictures(taken: video.framesSent, limit: videoSlotLimit) == true { videoDone = true }
+        if subscription?.took(movieSlot: slot, taken: video.framesSent, limit: videoSlotLimit) == true { videoDone = true }
     }
 }
