@@ -31,6 +31,30 @@ import Testing
         #expect(abs(frequency - 1000) < 10, "tone \(frequency) Hz")
     }
 
+    /// A file whose pictures start half a second after its sound (as an edited clip can): the movie's
+    /// timeline is the file's from its start, so its first picture is shown from there and every picture
+    /// stays where it was against the sound — picture N at 0.5 s + N/30, in slot 15 + N. (The movie takes its
+    /// pictures from the encoder of its preset, whose timeline starts at the input's start too.)
+    @Test func picturesThatStartAfterTheSoundStayInPlace() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = "\(folder)/late.mov"
+        try Self.makeSource(source, ["-itsoffset", "0.5", "-f", "lavfi", "-i", TestInputs.numberedPictures(rate: "30") + ",trim=end=2",
+                                     "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=3",
+                                     "-map", "0:v", "-map", "1:a", "-fps_mode", "passthrough", "-c:v", "libx264", "-preset", "ultrafast",
+                                     "-qp", "0", "-c:a", "aac"])
+        var preset = try PresetLibrary.preset(named: "352x288")
+        (preset.video.width, preset.video.height) = (64, 64)
+        let output = "\(folder)/out.mov"
+        let result = try await Transcoder.transcode(.init(inputPath: source, outputPath: output, preset: preset))
+        #expect(result.stopReason == .inputEnded && result.recordedSuccessfully, "\(result)")
+        let numbers = try TestInputs.frameNumbers(output)
+        #expect(numbers.count == 75, "2.5 s of pictures: \(numbers.count)")
+        #expect(Array(numbers.prefix(16)) == Array(repeating: 0, count: 16), "the first picture from the start: \(numbers.prefix(20))")
+        #expect(Array(numbers.dropFirst(15)) == Array(0..<60), "picture N in slot 15 + N: \(numbers)")
+        #expect(abs(Double(result.audioSamples) / 48_000 - 3) < 0.05, "the sound from the start: \(result.audioSamples) samples")
+    }
+
     @Test func aspectRatioIsKeptWithBlackBars() async throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -107,6 +107,7 @@ extension MovieRecorder {
             if slot > boundary.slot { nextBoundary = boundaries.boundary(atSlot: slot) }
             try commitBoundary()
         }
+        try failIfInjected()
         let isRepeat = !repeatedSlots.isEmpty && repeatedSlots.contains(packet.pts) && windows.movieSlot(of: packet.pts - 1) != nil
         packet.dts -= packet.pts - slot
         packet.pts = slot

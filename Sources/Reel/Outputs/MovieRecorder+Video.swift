@@ -55,9 +55,7 @@ extension MovieRecorder {
                 return
             }
             if let boundary = nextBoundary, slot >= boundary.slot { try commitBoundary() }
-            if let failAt = injectedFailure, video.framesSent >= failAt {
-                throw FFmpegError(call: "avcodec_send_frame", message: "an encoder failure injected by a test")
-            }
+            try failIfInjected()
             videoInput.pts = slot
             videoInput.forcesKeyframe = video.send(slot: slot, segmentStart: segments.current?.start.slot ?? 0,
                                                    isRepeat: slot > slots.lowerBound)

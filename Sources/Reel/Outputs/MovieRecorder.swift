@@ -129,6 +129,12 @@ final class MovieRecorder: @unchecked Sendable {
     static let injectedFailures = Locked<[String: Int]>([:])
     /// This movie's injected failure, read once when it starts (no lock per picture).
     lazy var injectedFailure: Int? = MovieRecorder.injectedFailures.withLock { $0[setup.outputPath] }
+    /// Throws the injected failure once the movie has taken that many pictures (encoded or from its encoder).
+    func failIfInjected() throws {
+        if let failAt = injectedFailure, video.framesSent >= failAt {
+            throw FFmpegError(call: "avcodec_send_frame", message: "an encoder failure injected by a test")
+        }
+    }
 
     /// Pictures a live output may have waiting before it drops new ones: 0.2 s at 30 fps (with the picture
     /// it holds and the one being encoded, the CaptureBuffer's 7 + 1 paced slots for one movie).

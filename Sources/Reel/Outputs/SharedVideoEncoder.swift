@@ -6,7 +6,8 @@ import SystemSupport
 /// movie) take their pictures from, as GStreamer's tee after an encoder or ffmpeg's `-f tee`: a second movie of
 /// the preset costs muxing only, whenever it is added, paused, resumed or stopped. It is an output of its own,
 /// on a thread of its own: it takes the rendition's pictures on the session's timeline from its first picture
-/// (the same cadence as a movie's, VideoCadence), a timeline that never pauses, and puts its packets in an
+/// (from the input's start for the session's own movies of a file; the same cadence as a movie's,
+/// VideoCadence), a timeline that never pauses, and puts its packets in an
 /// EncodedPacketLog. Each movie is a subscriber (EncoderSubscription) holding windows of its slots
 /// (EncoderWindows) whose edges it asked to be keyframes: its join, its pauses and resumes, its stop, its
 /// duration limit, its segment boundaries. A request costs every movie of the preset one keyframe where the
@@ -40,6 +41,9 @@ final class SharedVideoEncoder: @unchecked Sendable {
     let paced: Bool
     /// The session clock's zero (monotonic nanoseconds).
     let sessionStart: Int64
+    /// Its timeline starts at the input's start (made for movies on it: `Setup.timelineFromInputStart`),
+    /// not at its first picture.
+    let fromInputStart: Bool
     let frameRate: Rational
     let doneFlag = Atomic<Bool>(false)
     /// The slot the newest picture it was given starts at (-1 before the first): what a replay saved now reaches.
@@ -71,8 +75,9 @@ final class SharedVideoEncoder: @unchecked Sendable {
     /// Pictures it holds (queued, held, being encoded), as a movie does.
     static func pictureSlots(paced: Bool) -> Int { paced ? MovieRecorder.livePictureQueue + 2 : 2 }
 
-    init(key: Key, buffer: CaptureBuffer, paced: Bool, sessionStart: Int64) {
+    init(key: Key, buffer: CaptureBuffer, paced: Bool, sessionStart: Int64, fromInputStart: Bool) {
         self.key = key
+        self.fromInputStart = fromInputStart
         self.buffer = buffer
         self.paced = paced
         self.sessionStart = sessionStart
@@ -280,9 +285,12 @@ extension SharedVideoEncoder: SessionOutput {
 
     func take(_ type: MediaType, _ item: CapturedItem, buffer: CaptureBuffer) throws {
         if !hasOrigin && type == .video && item.hasPicture(key.rendition) {
-            // The timeline starts here, known at once: a movie joining at its next item finds its slot.
+            // The timeline starts here, known at once: a movie joining at its next item finds its slot. Made
+            // for the session's own movies of unpaced inputs (a file), it starts at the input's start, as
+            // theirs does: a first picture that comes later is shown from there (VideoCadence), against
+            // sound that starts sooner.
             hasOrigin = true
-            log.setOrigin(item.time)
+            log.setOrigin(fromInputStart ? .zero(in: sessionTimeBase) : item.time)
         }
         buffer.hold(item)
         var dropped: CapturedItem? = nil

@@ -7,13 +7,13 @@ final class SharedVideoEncoders: Sendable {
     private let encoders = Locked<[SharedVideoEncoder]>([])
 
     /// Whether a movie takes its pictures from a shared encoder: a movie with video on the session's timeline
-    /// (the session's own, a tier, a MovieOutput; with its live streams and replay buffer)
+    /// (the session's own, live or of a file; a tier, a MovieOutput; with its live streams and replay buffer)
     /// whose files are cut by time alone (one file, or segments by duration, whose boundaries it asks the
     /// encoder for ahead). Cuts by size are decided from a file's own bytes after the pictures are encoded,
-    /// too late to ask the encoder for their keyframes, and a transcode's timeline is its file's: such movies
-    /// encode their own, as do tiers that share their encoders with the main movie (SharedEncoders).
+    /// too late to ask the encoder for their keyframes: such movies encode their own, as do tiers that share
+    /// their encoders with the main movie (SharedEncoders).
     static func subscribes(_ setup: MovieRecorder.Setup) -> Bool {
-        setup.hasVideo && setup.writesFile && setup.sharedVideo == nil && !setup.timelineFromInputStart
+        setup.hasVideo && setup.writesFile && setup.sharedVideo == nil
             && setup.segmentation?.size == nil && setup.limits.maxFileSize == nil
     }
 
@@ -35,7 +35,8 @@ final class SharedVideoEncoders: Sendable {
             }
             // None, or the one there ended with its last movie.
             encoders.removeAll { $0.key == key }
-            let encoder = SharedVideoEncoder(key: key, buffer: buffer, paced: paced, sessionStart: setup.sessionStart)
+            let encoder = SharedVideoEncoder(key: key, buffer: buffer, paced: paced, sessionStart: setup.sessionStart,
+                                             fromInputStart: setup.timelineFromInputStart)
             setup.sharedVideo = encoder.log.subscribe().map { .subscriber(encoder, id: $0) }
             encoders.append(encoder)
             return encoder
