@@ -64,6 +64,13 @@ final class EncodedPacketLog: Sendable {
         mutating func keepWakes() { wakes = subscribers.values.map(\.wake) }
 
         /// Lets go of the packets every subscriber has taken.
+        /// The encoder, handed out to be let go once it ended and every subscriber left (each had it for its
+        /// stream's description): x264's threads and pictures must not outlive the movies, nor the process's
+        /// last result (no subscriber joins a log that ended, so none will ask for it again).
+        mutating func letGoOfEncoderIfDone() -> Encoder? {
+            ended && subscribers.isEmpty ? encoder.take() : nil
+        }
+
         mutating func prune() {
             let lowest = subscribers.values.map(\.cursor).min() ?? end
             guard lowest > base else { return }
@@ -161,12 +168,13 @@ final class EncodedPacketLog: Sendable {
 
     /// The encoder has given every packet: subscribers take what is left and end.
     func end() {
-        let wakes = state.withLockNotifying { state in
+        let (wakes, done) = state.withLockNotifying { state in
             state.closed = true
             state.ended = true
-            return state.wakes
+            return (state.wakes, state.letGoOfEncoderIfDone())
         }
         for wake in wakes { wake() }
+        withExtendedLifetime(done) {}  // closed here, outside the lock
     }
 
     /// Once its last subscriber left, the encoder ends: no subscriber joins any more (a movie added later gets
@@ -292,12 +300,14 @@ final class EncodedPacketLog: Sendable {
 
     /// Subscriber `id`'s movie finished: nothing is kept for it.
     func leave(_ id: Int) {
-        state.withLockNotifying { state in
+        let done = state.withLockNotifying { state in
             state.subscribers[id] = nil
             state.fellBehind.remove(id)
             state.keepWakes()
             state.prune()
+            return state.letGoOfEncoderIfDone()
         }
+        withExtendedLifetime(done) {}  // closed here, outside the lock
     }
 
     /// Packets kept for subscribers that have not taken them yet, for the tests.
