@@ -202,8 +202,9 @@ import Testing
             movie.stop()
             let result = try await movie.finished()
             let waited = Date().timeIntervalSince(stoppedAt)
-            // Far inside the 10 s wait: the rest is finalizing a file of a few pictures, on a busy machine too.
-            #expect(waited < Double(MovieRecorder.sharedEndWait) / 1e9 / 2, "stopped \(delay) ms after the add: ended \(waited) s later")
+            // Inside the 10 s its end would wait (sharedEndWait), as the paused-stop test bounds it: the rest is
+            // finalizing a file of a few pictures, which a busy machine may slow but not by seconds.
+            #expect(waited < Double(MovieRecorder.sharedEndWait) / 1e9 - 1, "stopped \(delay) ms after the add: ended \(waited) s later")
             // No picture held: "nothing was captured" (a tap's photo is taken apart from the movie).
             #expect(result.stopReason == .stopped && result.recordedSuccessfully == (result.videoFrames > 0),
                     "stopped \(delay) ms after the add: \(result)")
