@@ -79,7 +79,7 @@ import Testing
         // Never were both paused: one encoder made every picture of both. Its banner is in its first picture,
         // which the first movie holds unless it started a picture later, at its first sound; the second,
         // which joined later, holds none.
-        let banners = (try encoderBanners("\(folder)/first.mov"), try encoderBanners("\(folder)/second.mov"))
+        let banners = (try Self.encoderBanners("\(folder)/first.mov"), try Self.encoderBanners("\(folder)/second.mov"))
         #expect(banners.0 <= 1 && banners.1 == 0, "\(banners)")
         // It went on past the first movie's end, on the same encoder.
         let pastFirst = secondNumbers.drop { $0 != firstNumbers.last! }.dropFirst()
@@ -217,7 +217,7 @@ import Testing
 
     /// How many encoders' first pictures a file holds (from the keyframe at or before `seconds` on): x264 and
     /// x265 write their banners ("x264 - core ...", "x265 (build ...") into the first keyframe of each.
-    func encoderBanners(_ path: String, codec: VideoCodec = .h264, from seconds: Double = 0) throws -> Int {
+    static func encoderBanners(_ path: String, codec: VideoCodec = .h264, from seconds: Double = 0) throws -> Int {
         let format = codec == .h264 ? "h264" : "hevc"
         let stream = path + "." + format
         defer { try? FileManager.default.removeItem(atPath: stream) }
@@ -263,7 +263,7 @@ import Testing
         // From the resume's keyframe on: a new encoder's first picture. (The movie's own first picture may
         // follow its encoder's first: it starts at its first sound.)
         let resume = try #require(jumps.first)
-        let banners = try encoderBanners("\(folder)/movie.mov", codec: preset.video.codec, from: (Double(resume) + 0.5) / 30)
+        let banners = try Self.encoderBanners("\(folder)/movie.mov", codec: preset.video.codec, from: (Double(resume) + 0.5) / 30)
         #expect(banners == 1, "the resume started a new encoder: \(banners) banners from picture \(resume)")
         let (audio, video) = (Double(result.audioSamples) / 48_000, Double(numbers.count) / 30)
         #expect(abs(audio - video) <= 1.0 / 30 + 0.001, "sound \(audio) s, pictures \(video) s")
@@ -333,7 +333,7 @@ import Testing
         #expect(start > 0 && overlap >= 30, "joined at the movie's picture \(start); \(overlap) pictures in both")
         #expect(Array(ownNumbers[start..<start + overlap]) == Array(copyNumbers.prefix(overlap)), "\(ownNumbers) \(copyNumbers)")
         #expect((0..<overlap).allSatisfy { ownPackets[start + $0].hash == copyPackets[$0].hash }, "the copy's pictures are the own movie's packets")
-        let banners = (try encoderBanners("\(folder)/own.mov"), try encoderBanners("\(folder)/copy.mov"))
+        let banners = (try Self.encoderBanners("\(folder)/own.mov"), try Self.encoderBanners("\(folder)/copy.mov"))
         #expect(banners.0 <= 1 && banners.1 == 0, "one encoder: \(banners)")
     }
 }

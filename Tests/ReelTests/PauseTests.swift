@@ -46,6 +46,42 @@ import Testing
         #expect(keyframes.contains { abs($0 - Double(resumeIndex) / 30) < 1e-3 }, "keyframes \(keyframes), resume at frame \(resumeIndex)")
     }
 
+    /// The main movie and a tier at its preset pause and resume together, at one keyframe of their one encoder:
+    /// the tier holds the main movie's pictures and its sound packet for packet (its sound is the main movie's
+    /// AAC, which is right only if both left out the same stretch).
+    @Test func aTierAtTheMainPresetPausesWithTheMainMovie() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var preset = try PresetLibrary.preset(named: "352x288")
+        (preset.video.width, preset.video.height) = (64, 64)
+        var configuration = RecordingConfiguration(
+            outputPath: "\(folder)/main.mov", video: try DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: "30"))"),
+            audio: try DeviceSpec(parsing: "lavfi:sine"), preset: preset, limits: RecordingLimits(), fragmentInterval: 0)
+        configuration.tiers = [MovieTier(outputPath: "\(folder)/copy.mov", preset: preset)]
+        let session = CaptureSession()
+        try session.start(configuration)
+        try await Task.sleep(for: .milliseconds(700))
+        session.pauseRecording()
+        try await Task.sleep(for: .milliseconds(700))
+        session.resumeRecording()
+        try await Task.sleep(for: .milliseconds(700))
+        session.stop()
+        let result = await session.finished()
+        #expect(result.recordedSuccessfully && result.outputs?.allSatisfy(\.recordedSuccessfully) == true, "\(result)")
+        let numbers = try TestInputs.frameNumbers("\(folder)/main.mov")
+        let jumps = zip(numbers, numbers.dropFirst()).map { ($1 - $0 + 256) % 256 }
+        #expect(jumps.filter { $0 > 1 }.count == 1, "one jump over the pause: \(jumps)")
+        let main = try SharedAudioEncoderTests.packets("\(folder)/main.mov")
+        let copy = try SharedAudioEncoderTests.packets("\(folder)/copy.mov")
+        #expect(main.count > 20 && copy == main, "the same pictures")
+        let mainAudio = try SharedAudioEncoderTests.packets("\(folder)/main.mov", stream: "a")
+        let copyAudio = try SharedAudioEncoderTests.packets("\(folder)/copy.mov", stream: "a")
+        #expect(mainAudio.count > 30 && copyAudio == mainAudio, "the same sound")
+        let movie = try MediaInspection(path: "\(folder)/copy.mov")
+        #expect(abs(movie.audioDuration - movie.videoDuration) < 1.0 / 30 + 0.022, "audio \(movie.audioDuration) s, video \(movie.videoDuration) s")
+        #expect(result.outputs?[1].stages?.encodeAudio == 0, "the tier encoded no sound")
+    }
+
     /// `reel record` pauses on SIGUSR1 and resumes on the next one; the JSON's duration is the recorded media.
     @Test func sigusr1PausesAndResumesTheCommand() throws {
         let folder = try Scratch.folder()

@@ -102,11 +102,21 @@ final class EncoderSubscription: Sendable {
     /// Pictures the encoder dropped since the movie joined.
     var droppedPictures: Int { encoder.queue.droppedCount - dropsBefore }
 
-    /// The movie pauses now: the keyframe its pictures stop before; returns the session time it starts at
-    /// (nil before the encoder's first picture), where the sound stops too.
-    func pause(atMicroseconds time: Int64) -> Int64? {
+    /// Movies that pause and resume together (the session's own movies of one preset: SharedAudioEncoder)
+    /// or one alone: the keyframe their pictures stop before (`pausing`) or resume at, one for all; returns the
+    /// session time it starts at (nil before the encoder's first picture), where their sound stops or goes on.
+    static func together(_ subscriptions: [EncoderSubscription], pausing: Bool, atMicroseconds time: Int64) -> Int64? {
+        guard let encoder = subscriptions.first?.encoder else { return time }
+        let slot = encoder.requestKeyframe(atMicroseconds: time)
+        for subscription in subscriptions {
+            if pausing { subscription.pause(atSlot: slot) } else { subscription.resume(atSlot: slot) }
+        }
+        return encoder.microseconds(ofSlot: slot)
+    }
+
+    /// The movie's pictures stop before the keyframe at `slot` (asked for already).
+    private func pause(atSlot slot: Int64) {
         state.withLock { state in
-            let slot = encoder.requestKeyframe(atMicroseconds: time)
             let position = state.windows.movieSlot(of: slot)
             state.windows.pause(at: slot)
             if let from = state.windows.pausedFrom {
@@ -114,14 +124,12 @@ final class EncoderSubscription: Sendable {
                 // The boundaries from the pause on fall later, by the paused slots: asked again at the resume.
                 withdrawGrids(&state, from: from, movieSlot: position)
             }
-            return encoder.microseconds(ofSlot: slot)
         }
     }
 
-    /// The movie resumes now, at a keyframe; returns the session time it starts at, where the sound goes on.
-    func resume(atMicroseconds time: Int64) -> Int64? {
+    /// The movie's pictures go on from the keyframe at `slot` (asked for already).
+    private func resume(atSlot slot: Int64) {
         state.withLock { state in
-            let slot = encoder.requestKeyframe(atMicroseconds: time)
             state.windows.resume(at: slot)
             encoder.log.resumed(id, at: slot)
             // The limit now falls later on the encoder's timeline, by the paused slots.
@@ -129,7 +137,6 @@ final class EncoderSubscription: Sendable {
             if let position = state.windows.movieSlot(of: slot) {
                 requestGrids(&state, through: position + EncoderSubscription.boundaryHorizon)
             }
-            return encoder.microseconds(ofSlot: slot)
         }
     }
 

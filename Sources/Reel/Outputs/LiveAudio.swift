@@ -2,7 +2,7 @@ import FFmpegCore
 import SystemSupport
 
 /// The live streams' own AAC encoder, where the movie has no continuous encode to hand them: a movie without
-/// a file (LiveStreamOutput), and a segmented follower of shared encoders (which gets the owner's packets file
+/// a file (LiveStreamOutput), and a segmented follower of a shared AAC encoder (which gets the owner's packets file
 /// by file, each file's cut at its end). It takes the same samples from the movie's queue in one continuous
 /// encode (its frames 1024 samples each, the last one short). Any other movie hands the streams the packets
 /// of its own encoder, which run on across its files. Owned by the movie's thread; AAC runs on an EncoderThread.

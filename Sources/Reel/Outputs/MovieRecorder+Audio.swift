@@ -114,7 +114,7 @@ extension MovieRecorder {
             case .encode(let samples): count = samples
             }
             if audioEncoders.isEmpty {
-                // The owner of the shared encoders encoded these samples; the streams' own encoder takes them.
+                // The owner of the shared AAC encoder encoded these samples; the streams' own encoder takes them.
                 if liveAudio != nil {
                     let frame = try liveSamplesFrame(frameSize: frameSize)
                     _ = try fifo.read(into: frame, sampleCount: count)

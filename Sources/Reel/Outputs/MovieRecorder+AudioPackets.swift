@@ -6,7 +6,7 @@ import FFmpegCore
 /// movie's sound is thus encoded once, without the AAC encoder's warm-up at every file, and its files join
 /// without a seam.
 extension MovieRecorder {
-    /// Opens the movie's AAC encoders on their threads (none for a follower of shared encoders, which takes
+    /// Opens the movie's AAC encoders on their threads (none for a follower of a shared one, which takes
     /// the owner's packets).
     func openAudioEncoders() throws {
         guard setup.hasAudio, setup.writesFile, !followsSharedAudio else { return }
@@ -17,9 +17,9 @@ extension MovieRecorder {
         audioFrameSize = audioEncoders.first?.encoder.frameSize ?? 0
     }
 
-    /// A follower of shared encoders with sound: its AAC packets are the owner's.
+    /// A follower of a shared AAC encoder with sound: its AAC packets are the owner's.
     var followsSharedAudio: Bool {
-        if case .follower? = setup.sharedVideo { return setup.hasAudio }
+        if case .follower? = setup.sharedAudio { return setup.hasAudio }
         return false
     }
 
@@ -32,12 +32,12 @@ extension MovieRecorder {
     }
 
     /// Writes the AAC packets encoded so far (`final`: all of them, the encoders drained) into the files that
-    /// take them, and ends a file's sound once every track gave its last packet for it. The owner of shared
-    /// encoders publishes each file's part for its followers; a follower takes the owner's.
+    /// take them, and ends a file's sound once every track gave its last packet for it. The owner of a shared
+    /// AAC encoder publishes each file's part for its followers; a follower takes the owner's.
     func collectAudio(final: Bool) throws {
         if followsSharedAudio { return try collectSharedAudio(final: final) }
         guard !audioEncoders.isEmpty else { return }
-        let owner: SharedEncoders? = if case .owner(let shared)? = setup.sharedVideo { shared } else { nil }
+        let owner: SharedAudioEncoder? = if case .owner(let shared)? = setup.sharedAudio { shared } else { nil }
         var ended: [MovieSegment] = []
         // The other tracks first: each track ends a file at its own last packet for it (their threads run apart).
         for (track, encoder) in audioEncoders.enumerated().reversed() {
@@ -68,9 +68,17 @@ extension MovieRecorder {
 
     /// A follower: the owner's AAC packets of each file still taking sound, as the owner wrote them there.
     private func collectSharedAudio(final: Bool) throws {
-        guard case .follower(let shared, let index)? = setup.sharedVideo else { return }
+        guard case .follower(let shared, let index)? = setup.sharedAudio else { return }
         for segment in segments.open where !segment.audioEnded {
-            let (packets, ended) = try shared.takeAudio(segment: segment.index, follower: index, waitForEnd: final)
+            let packets: [Packet], ended: Bool
+            do {
+                (packets, ended) = try shared.takeAudio(segment: segment.index, follower: index, waitForEnd: final)
+            } catch let stopped as SharedAudioEncoder.OwnerStopped {
+                // The owner's file reached a limit of the disk first: this one ends there too.
+                stopReason = stopped.reason
+                audioDone = true
+                return
+            }
             for published in packets {
                 try sharedAudioPacket.reference(published)
                 if segment.index == 1 { sendLive(audio: sharedAudioPacket) }
@@ -86,7 +94,7 @@ extension MovieRecorder {
         guard !segment.audioEnded else { return }
         segment.audioEnded = true
         for track in 0..<setup.audioTrackCount { _ = try segment.writer.endStream(audioStream + track) }
-        if case .owner(let shared)? = setup.sharedVideo { shared.endedAudio(segment: segment.index) }
+        if case .owner(let shared)? = setup.sharedAudio { shared.endedAudio(segment: segment.index) }
     }
 
     /// At the end: the AAC encoders are drained into the files, and every file's sound ends.

@@ -7,8 +7,8 @@ import SystemSupport
 extension MovieRecorder {
     func openLiveStreams() throws {
         guard !setup.live.isEmpty else { return }
-        // The movie's own AAC packets run on across its files (MovieRecorder+AudioPackets); a follower of shared
-        // encoders gets a segmented movie's packets per file, and a movie without a file has no encoder of its own.
+        // The movie's own AAC packets run on across its files (MovieRecorder+AudioPackets); a follower of a shared
+        // AAC encoder gets a segmented movie's packets per file, and a movie without a file has no encoder of its own.
         if setup.hasAudio && (!setup.writesFile || (setup.segmentation != nil && followsSharedAudio)) {
             liveAudio = try LiveAudio(setup.preset)
         }

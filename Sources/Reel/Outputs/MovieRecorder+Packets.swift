@@ -5,21 +5,6 @@ import SystemSupport
 /// handed to their writers, the size cut planned from what they hold.
 extension MovieRecorder {
     func send(_ frame: Frame?, to encoder: Encoder, stream: Int) throws {
-        if case .follower(let shared, let index)? = setup.sharedVideo {
-            // The owner encoded this frame: its packets, another reference to each, go to this movie's files.
-            let batch: [Packet]
-            do {
-                batch = try shared.nextBatch(follower: index, isFlush: frame == nil)
-            } catch let stopped as SharedEncoders.OwnerStopped {
-                stopReason = stopped.reason  // the owner's file reached a limit first: this one ends there too
-                return
-            }
-            for published in batch {
-                try packet.reference(published)
-                try writeVideo(packet)
-            }
-            return
-        }
         let start = CPUClock.threadNanoseconds()
         let muxBefore = muxNanoseconds
         defer {
@@ -32,20 +17,11 @@ extension MovieRecorder {
             _ = try encoder.send(frame)
         }
         try drainPackets(from: encoder, stream: stream)
-        if case .owner(let shared)? = setup.sharedVideo {
-            spareSharedPackets += shared.publish(sharedBatch, isFlush: frame == nil)
-            sharedBatch.removeAll(keepingCapacity: true)
-        }
     }
 
     func drainPackets(from encoder: Encoder, stream: Int) throws {
         while try encoder.receive(into: packet) == .received {
             if packet.duration == 0 && encoder.mediaType == .video { packet.duration = 1 }
-            if case .owner? = setup.sharedVideo {
-                let copy = spareSharedPackets.popLast() ?? Packet()
-                try copy.reference(packet)
-                sharedBatch.append(copy)
-            }
             try writeVideo(packet)
         }
     }

@@ -42,8 +42,11 @@ extension MovieRecorder {
         /// The names of its sound tracks when the session records several inputs as tracks of their own (one
         /// per input, all in the capture's blocks); empty: one track.
         var audioTrackNames: [String] = []
-        /// The video encoder this movie shares with movies that record the same way (SharedEncoders).
-        var sharedVideo: SharedEncoders.Role? = nil
+        /// The video encoder of its preset this movie takes its pictures from, and its subscriber id there
+        /// (SharedVideoEncoders.subscribe).
+        var sharedVideo: (encoder: SharedVideoEncoder, id: Int)? = nil
+        /// The AAC encoder this movie shares with the session's own movies whose sound runs alike.
+        var sharedAudio: SharedAudioEncoder.Role? = nil
         /// Live streams of this movie's packets (`--live`): they get a reference to each packet it writes.
         var live: [LiveOutput] = []
         /// False for the encoders of live streams alone (LiveStreamOutput): no file, the packets go to the
@@ -62,23 +65,10 @@ extension MovieRecorder {
     /// its first file, on its thread.
     func openOutput() throws {
         if setup.hasVideo {
-            switch setup.sharedVideo {
-            case .follower(let shared, _)?:
-                // The owner's encoder describes this movie's video stream; the owner alone encodes with it.
-                videoEncoder = try shared.waitForEncoder()
-            case .subscriber(let encoder, _)?:
+            if let (encoder, _) = setup.sharedVideo {
                 videoEncoder = try encoder.log.waitForEncoder()
                 adoptSharedOrigin()
-            case .owner(let shared)?:
-                do {
-                    let encoder = try setup.preset.openVideoEncoder(colour: setup.videoColour)
-                    videoEncoder = encoder
-                    shared.opened(encoder)
-                } catch {
-                    shared.failedToOpen("\(error)")
-                    throw error
-                }
-            case nil:
+            } else {
                 videoEncoder = try setup.preset.openVideoEncoder(colour: setup.videoColour)
             }
             videoStream = 0

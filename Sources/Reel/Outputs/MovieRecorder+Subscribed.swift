@@ -20,7 +20,7 @@ extension MovieRecorder {
 
     /// The subscription a setup asks for, woken through the movie's queue.
     static func subscription(_ setup: Setup, queue: OutputQueue) -> EncoderSubscription? {
-        guard case .subscriber(let encoder, let id)? = setup.sharedVideo else { return nil }
+        guard let (encoder, id) = setup.sharedVideo else { return nil }
         let limit = setup.limits.maxDuration.map { VideoTrack(frameRate: setup.preset.videoFrameRate, fragmentInterval: 0).slotLimit(seconds: $0) }
         // Segments by duration: their boundaries, keyframes the movie asks the encoder for; so are its live
         // streams' segments (`--live`, on the movie's timeline from its start).
@@ -41,9 +41,7 @@ extension MovieRecorder {
     static func pauses(_ setup: Setup, subscription: EncoderSubscription?) -> PauseRequests {
         var alignment: PauseRequests.Alignment? = nil
         if let subscription {
-            alignment = { @Sendable (pausing: Bool, time: Int64) -> Int64? in
-                pausing ? subscription.pause(atMicroseconds: time) : subscription.resume(atMicroseconds: time)
-            }
+            alignment = { pausing, time in EncoderSubscription.together([subscription], pausing: pausing, atMicroseconds: time) }
         }
         return PauseRequests(sessionStart: setup.timelineFromInputStart ? nil : setup.sessionStart, alignment: alignment)
     }

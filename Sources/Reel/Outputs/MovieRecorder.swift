@@ -54,13 +54,12 @@ final class MovieRecorder: @unchecked Sendable {
     /// Where an AAC packet is referenced for each file it goes to.
     let routedAudioPacket = Packet()
     let packet = Packet()
-    /// The owner of shared encoders: references to the packets of the current video send, for its followers,
-    /// and packets they are done with, to reference the next ones in (no allocation per packet once warm).
-    var sharedBatch: [Packet] = []
+    /// The owner of a shared AAC encoder: packets its followers are done with, to reference the next ones in
+    /// (no allocation per packet once warm).
     var spareSharedPackets: [Packet] = []
     /// A follower: where the owner's AAC packets are referenced before they are written.
     let sharedAudioPacket = Packet()
-    /// A MovieOutput's place on the encoder of its preset (its pictures are that encoder's), and packets to
+    /// The movie's place on the encoder of its preset (its pictures are that encoder's), and packets to
     /// take the encoder's references in (no allocation per packet once warm).
     let subscription: EncoderSubscription?
     var sharedPool: [Packet] = []
@@ -154,7 +153,9 @@ final class MovieRecorder: @unchecked Sendable {
         self.queue = queue
         let subscription = MovieRecorder.subscription(setup, queue: queue)
         self.subscription = subscription
-        self.pauses = setup.sharedVideo?.group?.pauses ?? MovieRecorder.pauses(setup, subscription: subscription)
+        // The session's own movies whose sound runs alike pause together, at one keyframe (SharedAudioEncoder).
+        if let group = setup.sharedAudio?.group, let subscription { group.register(subscription) }
+        self.pauses = setup.sharedAudio?.group.pauses ?? MovieRecorder.pauses(setup, subscription: subscription)
         self.readerDrops = readerDrops
         self.progress = progress
         self.startedAt = MonotonicClock.nanoseconds()
@@ -264,13 +265,13 @@ final class MovieRecorder: @unchecked Sendable {
         var result = setup.writesFile ? finalize() : finalizeWithoutFile()
         let live = finishLiveStreams()
         if !live.isEmpty { result.live = live }
-        // Followers of this movie's encoders get no more packets from it; a follower takes no more.
-        switch setup.sharedVideo {
+        // Followers of this movie's sound get no more packets from it; a follower takes no more.
+        switch setup.sharedAudio {
         case .owner(let shared)?: shared.ownerFinished(reason: stopReason)
         case .follower(let shared, let index)?: shared.leave(follower: index)
-        case .subscriber?: subscription?.leave()
         case nil: break
         }
+        subscription?.leave()
         // The encoder (x264's threads and its pictures) is let go now, not when the session is: a finished
         // movie holds nothing, and a process that exits once the result is out does not exit with it open.
         videoEncoder = nil

@@ -18,8 +18,6 @@ final class MovieSegment: SegmentFile {
     /// Where the next segment begins, once the movie has committed to it: later pictures go there.
     var end: SegmentBoundaries.Boundary?
     let writer: MovieWriter
-    /// A follower of shared encoders: the owner's AAC packets of this segment.
-    let audioFollower: (shared: SharedEncoders, index: Int)?
     /// The AAC encoder that describes this file's sound (the movie's, or the owner's), for live streams.
     private(set) var audioStreamEncoder: Encoder?
     /// No more video (or audio) packets will come to this file.
@@ -46,7 +44,7 @@ final class MovieSegment: SegmentFile {
     }
 
     /// Creates the file (its header is written). `audioEncoders`: the movie's, one per sound track (none for a
-    /// follower of shared encoders, whose file is described by the owner's).
+    /// follower of a shared AAC encoder, whose file's sound is described by the owner's).
     init(index: Int, outputPath: String, writingPath: String, start: SegmentBoundaries.Boundary, setup: MovieRecorder.Setup,
          videoEncoder: Encoder?, audioEncoders: [Encoder], limits: RecordingLimits) throws {
         self.index = index
@@ -56,21 +54,17 @@ final class MovieSegment: SegmentFile {
         discardsWhenStopped = setup.discardsStoppedMovie
         var encoders: [Encoder] = []
         if let videoEncoder { encoders.append(videoEncoder) }
-        if case .follower(let shared, let number)? = setup.sharedVideo, setup.hasAudio {
-            audioFollower = (shared, number)
+        if case .follower(let shared, _)? = setup.sharedAudio, setup.hasAudio {
             // The owner's encoder describes the stream; this movie never encodes with it.
             let encoder = try shared.waitForAudioEncoder(segment: index)
             encoders.append(encoder)
             audioStreamEncoder = encoder
         } else if setup.hasAudio {
-            audioFollower = nil
             encoders += audioEncoders
             audioStreamEncoder = audioEncoders.first
-            if case .owner(let shared)? = setup.sharedVideo, let first = audioEncoders.first {
+            if case .owner(let shared)? = setup.sharedAudio, let first = audioEncoders.first {
                 shared.openedAudio(segment: index, encoder: first)
             }
-        } else {
-            audioFollower = nil
         }
         videoEnded = videoEncoder == nil
         audioEnded = !setup.hasAudio

@@ -10,11 +10,9 @@ final class SharedVideoEncoders: Sendable {
     /// (the session's own, live or of a file; a tier, a MovieOutput; with its live streams and replay buffer)
     /// whose files are cut by time alone (one file, or segments by duration, whose boundaries it asks the
     /// encoder for ahead). Cuts by size are decided from a file's own bytes after the pictures are encoded,
-    /// too late to ask the encoder for their keyframes: such movies encode their own, as do tiers that share
-    /// their encoders with the main movie (SharedEncoders).
+    /// too late to ask the encoder for their keyframes: such movies encode their own.
     static func subscribes(_ setup: MovieRecorder.Setup) -> Bool {
-        setup.hasVideo && setup.writesFile && setup.sharedVideo == nil
-            && setup.segmentation?.size == nil && setup.limits.maxFileSize == nil
+        setup.hasVideo && setup.writesFile && setup.segmentation?.size == nil && setup.limits.maxFileSize == nil
     }
 
     /// The encoders made so far (to add to the session when it starts).
@@ -29,7 +27,7 @@ final class SharedVideoEncoders: Sendable {
             encoders.removeAll(where: \.isDone)
             for encoder in encoders where encoder.key == key {
                 if let id = encoder.log.subscribe() {
-                    setup.sharedVideo = .subscriber(encoder, id: id)
+                    setup.sharedVideo = (encoder, id)
                     return nil
                 }
             }
@@ -37,7 +35,7 @@ final class SharedVideoEncoders: Sendable {
             encoders.removeAll { $0.key == key }
             let encoder = SharedVideoEncoder(key: key, buffer: buffer, paced: paced, sessionStart: setup.sessionStart,
                                              fromInputStart: setup.timelineFromInputStart)
-            setup.sharedVideo = encoder.log.subscribe().map { .subscriber(encoder, id: $0) }
+            setup.sharedVideo = encoder.log.subscribe().map { (encoder, $0) }
             encoders.append(encoder)
             return encoder
         }

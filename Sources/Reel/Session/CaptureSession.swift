@@ -158,7 +158,7 @@ public final class CaptureSession: Sendable {
             for (movie, recorder) in zip(pending, movies.suffix(pending.count)) { movie.attach(recorder) }
             // A stop that came while the inputs were opening is carried out now.
             if interrupt.isRaised { engine.requestStop() }
-            // The MovieOutputs' shared encoders first: a movie waits for its encoder to open.
+            // The movies' shared video encoders first: a movie waits for its encoder to open.
             for encoder in preparation.context.sharedEncoders.all { engine.add(encoder) }
             for movie in movies { engine.add(movie) }
             if let keeper { _ = CaptureSession.addWithoutMovie(keeper, running: running) }

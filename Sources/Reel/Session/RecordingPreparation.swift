@@ -200,8 +200,9 @@ struct RecordingPreparation {
         var setups = try moviePlans.map { plan in
             try context.movie(path: plan.path, preset: plan.preset, limits: plan.limits, segmentation: plan.segmentation)
         }
-        // The session's own movies that record alike (a tier of the main movie's preset) encode once.
-        SharedEncoders.assignRoles(&setups, count: ownMovies.count)
+        // The session's own movies that record alike (a tier of the main movie's preset) encode their sound once
+        // (their pictures come from one encoder of their preset, as every movie's on the session's timeline).
+        SharedAudioEncoder.assignRoles(&setups, count: ownMovies.count)
         if !configuration.live.isEmpty {
             let perMovie = LiveVariants.outputs(for: configuration.live, presets: setups[..<ownMovies.count].map(\.preset))
             for (index, outputs) in perMovie.enumerated() { setups[index].live = outputs }

@@ -5,10 +5,11 @@ import ReelTestSupport
 import SystemSupport
 import Testing
 
-/// Movies of one preset from one capture encode once: a tier at the main movie's preset takes the main
-/// movie's video and AAC packets (the same bytes in both files, verified by ffprobe's packet hashes), decodes
-/// whole and costs no encoding; a tier that differs (its own size limit, another preset) encodes its own.
-@Suite struct SharedEncoderTests {
+/// Movies of one preset from one capture encode once: a tier at the main movie's preset takes the same
+/// encoder's pictures (SharedVideoEncoder) and the main movie's AAC packets (SharedAudioEncoder) — the same
+/// bytes in both files, verified by ffprobe's packet hashes —, decodes whole and encodes no sound; a tier that
+/// differs (its own size limit, another preset) encodes its own.
+@Suite struct SharedAudioEncoderTests {
     /// Each video packet of a movie as ffprobe reads it: presentation and decode times, flags and an MD5
     /// of its bytes.
     static func packets(_ path: String, stream: String = "v") throws -> [String] {
@@ -38,10 +39,13 @@ import Testing
         let mainAudio = try Self.packets("\(folder)/main.mov", stream: "a")
         let copyAudio = try Self.packets("\(folder)/copy.mov", stream: "a")
         #expect(mainAudio.count > 90 && copyAudio == mainAudio, "and its sound's")
-        // The copy encoded nothing; the others each ran an encoder of their own (how much CPU that took is the
-        // machine's: 60 small pictures took 9.6 ms on one CI run, so only "some" is asserted).
+        // The copy's pictures are the main movie's encoder's (each reports that encoder's thread time); the
+        // others each ran an encoder of their own (how much CPU that took is the machine's: 60 small pictures
+        // took 9.6 ms on one CI run, so only "some" is asserted).
         let encode = outputs.map { $0.stages?.encodeVideo ?? -1 }
-        #expect(encode[0] > 0 && encode[1] == 0 && encode[2] > 0 && encode[3] > 0, "\(encode)")
+        #expect(encode[0] > 0 && encode[1] == encode[0] && encode[2] > 0 && encode[2] != encode[0] && encode[3] > 0
+                && encode[3] != encode[0], "\(encode)")
+        #expect(try MovieOutputSharingTests.encoderBanners("\(folder)/copy.mov") == 1, "one encoder made the copy's pictures")
         let encodeAudio = outputs.map { $0.stages?.encodeAudio ?? -1 }
         #expect(encodeAudio[0] > 0 && encodeAudio[1] == 0 && encodeAudio[3] > 0, "\(encodeAudio)")
         // And it plays as the main movie does: every picture, in order, and its sound.
@@ -60,7 +64,7 @@ import Testing
         let result = try await FastRecording.record(configuration)
         let outputs = try #require(result.outputs)
         #expect(outputs.map { $0.segments?.map(\.videoFrames) ?? [] } == [[30, 30, 15], [30, 30, 15]], "\(outputs)")
-        #expect(outputs[1].stages?.encodeVideo == 0)
+        #expect(outputs[1].stages?.encodeAudio == 0, "the copy's sound is the main movie's")
         for index in 1...3 {
             let main = try Self.packets("\(folder)/main-00\(index).mov")
             #expect(!main.isEmpty && main.first?.contains("K") == true, "segment \(index) starts with a keyframe")
@@ -84,127 +88,115 @@ import Testing
         renamed.name = "my-copy"
         var otherRate = preset
         otherRate.video.fps = 25
+        var otherSound = preset
+        otherSound.audio.bitRate /= 2
         var setups = [setup("movies/a.mov"), setup("movies/b.mov", preset: renamed), setup("movies/c.mov", limits: RecordingLimits(maxFileSize: 1 << 30)),
-                      setup("movies/d.mov", preset: otherRate), setup("movies/e.mov", rendition: 1), setup("movies/f.mov")]
-        SharedEncoders.assignRoles(&setups, count: 5)
+                      setup("movies/d.mov", preset: otherRate), setup("movies/e.mov", rendition: 1),
+                      setup("movies/f.mov", preset: otherSound), setup("movies/g.mov")]
+        SharedAudioEncoder.assignRoles(&setups, count: 6)
         func role(_ index: Int) -> String {
-            switch setups[index].sharedVideo {
+            switch setups[index].sharedAudio {
             case .owner?: "owner"
             case .follower(_, let number)?: "follower \(number)"
-            case .subscriber?: "subscriber"
             case nil: "own"
             }
         }
-        // f is past `count` (a MovieOutput, which may pause or stop alone): not in a group (it subscribes to a
-        // SharedVideoEncoder when the session runs it).
-        #expect((0..<6).map(role) == ["owner", "follower 0", "own", "own", "own", "own"])
+        // g is past `count` (a MovieOutput, which may pause or stop alone): not in a group (it subscribes to a
+        // SharedVideoEncoder when the session runs it, and encodes its own sound).
+        #expect((0..<7).map(role) == ["owner", "follower 0", "own", "own", "own", "own", "own"])
     }
 
-    /// The hand-over itself, without encoders: each follower takes each batch once and in order, a frame past
-    /// the owner's last finds its packets in the drain, a lagging follower gets the rest at its own drain,
-    /// and a follower learns (an error, not a hang) when the owner ended first.
-    /// A follower that stops taking (its disk stalls) is let go once it is `maximumLag` sends behind: nothing
+    static func packets(_ count: Int) -> [Packet] { (0..<count).map { _ in Packet() } }
+
+    /// A follower that stops taking (its disk stalls) is let go once it is `maximumLag` packets behind: nothing
     /// more is kept for it, its next take ends its movie, and the other follower goes on.
     @Test func aFollowerThatFallsTooFarBehindIsLetGo() throws {
-        let shared = SharedEncoders(followers: 2, pauses: PauseRequests(sessionStart: nil))
-        for _ in 0..<SharedEncoders.maximumLag {
-            _ = shared.publish([Packet()], isFlush: false)
-            _ = try shared.nextBatch(follower: 1, isFlush: false)
+        let shared = SharedAudioEncoder(followers: 2, sessionStart: nil)
+        for _ in 0..<SharedAudioEncoder.maximumLag {
+            _ = shared.publishAudio(segment: 1, Self.packets(1))
+            _ = try shared.takeAudio(segment: 1, follower: 1, waitForEnd: false)
         }
-        #expect(shared.heldPackets == SharedEncoders.maximumLag, "all kept for the stalled follower so far")
-        #expect(try shared.nextBatch(follower: 0, isFlush: false).count == 1)
-        for _ in 0...SharedEncoders.maximumLag {
-            _ = shared.publish([Packet()], isFlush: false)
-            _ = try shared.nextBatch(follower: 1, isFlush: false)
+        #expect(shared.heldPackets == SharedAudioEncoder.maximumLag, "all kept for the stalled follower so far")
+        #expect(try shared.takeAudio(segment: 1, follower: 0, waitForEnd: false).packets.count == SharedAudioEncoder.maximumLag)
+        for _ in 0...SharedAudioEncoder.maximumLag {
+            _ = shared.publishAudio(segment: 1, Self.packets(1))
+            _ = try shared.takeAudio(segment: 1, follower: 1, waitForEnd: false)
         }
         #expect(shared.heldPackets <= 1, "nothing kept for the follower let go")
-        #expect(throws: ReelError.self) { try shared.nextBatch(follower: 0, isFlush: false) }
         #expect(throws: ReelError.self) { try shared.takeAudio(segment: 1, follower: 0, waitForEnd: false) }
-        _ = shared.publish([Packet()], isFlush: false)
-        #expect(try shared.nextBatch(follower: 1, isFlush: false).count == 1)
+        _ = shared.publishAudio(segment: 1, Self.packets(1))
+        #expect(try shared.takeAudio(segment: 1, follower: 1, waitForEnd: false).packets.count == 1)
     }
 
     /// Of unpaced inputs the owner waits for a follower `maximumLag` behind (nothing is lost by waiting).
     @Test func anOwnerOfUnpacedInputsWaitsForItsFollower() throws {
-        let shared = SharedEncoders(followers: 1, pauses: PauseRequests(sessionStart: nil), ownerWaits: true)
-        for _ in 0..<SharedEncoders.maximumLag { _ = shared.publish([Packet()], isFlush: false) }
+        let shared = SharedAudioEncoder(followers: 1, sessionStart: nil, ownerWaits: true)
+        for _ in 0..<SharedAudioEncoder.maximumLag { _ = shared.publishAudio(segment: 1, Self.packets(1)) }
         let published = Locked(0)
         let owner = WorkerThread(name: "reel.test.owner") {
-            _ = shared.publish([Packet()], isFlush: false)
+            _ = shared.publishAudio(segment: 1, Self.packets(1))
             published.withLock { $0 += 1 }
         }
         usleep(100_000)
         #expect(published.withLock { $0 } == 0, "the owner waits while its follower is maximumLag behind")
-        #expect(try shared.nextBatch(follower: 0, isFlush: false).count == 1)
+        #expect(try shared.takeAudio(segment: 1, follower: 0, waitForEnd: false).packets.count == SharedAudioEncoder.maximumLag)
         owner.join()
         #expect(published.withLock { $0 } == 1)
-        for _ in 0..<SharedEncoders.maximumLag { #expect(try shared.nextBatch(follower: 0, isFlush: false).count == 1) }
+        #expect(try shared.takeAudio(segment: 1, follower: 0, waitForEnd: false).packets.count == 1)
     }
 
-    @Test func followersTakeEachBatchOnceAndLearnWhenTheOwnerEndedFirst() throws {
-        func packets(_ count: Int) -> [Packet] { (0..<count).map { _ in Packet() } }
-        let shared = SharedEncoders(followers: 2, pauses: PauseRequests(sessionStart: nil))
-        _ = shared.publish(packets(1), isFlush: false)
-        _ = shared.publish(packets(2), isFlush: false)
-        #expect(try shared.nextBatch(follower: 0, isFlush: false).count == 1)
-        #expect(try shared.nextBatch(follower: 0, isFlush: false).count == 2)
-        _ = shared.publish(packets(3), isFlush: true)
-        #expect(try shared.nextBatch(follower: 0, isFlush: false).isEmpty)
-        #expect(try shared.nextBatch(follower: 0, isFlush: true).count == 3)
-        #expect(try shared.nextBatch(follower: 1, isFlush: false).count == 1)
-        #expect(try shared.nextBatch(follower: 1, isFlush: true).count == 5)
-
-        _ = shared.publishAudio(segment: 1, packets(2))
+    /// The hand-over itself, without encoders: each follower takes each packet once and in order, with the
+    /// segment's end; a follower learns (an error, not a hang) when the owner ended first.
+    @Test func followersTakeEachPacketOnceAndLearnWhenTheOwnerEndedFirst() throws {
+        let shared = SharedAudioEncoder(followers: 2, sessionStart: nil)
+        _ = shared.publishAudio(segment: 1, Self.packets(2))
         let early = try shared.takeAudio(segment: 1, follower: 0, waitForEnd: false)
         #expect(early.packets.count == 2 && !early.ended)
-        _ = shared.publishAudio(segment: 1, packets(1))
+        _ = shared.publishAudio(segment: 1, Self.packets(1))
         shared.endedAudio(segment: 1)
         let last = try shared.takeAudio(segment: 1, follower: 0, waitForEnd: false)
         #expect(last.packets.count == 1 && last.ended, "the segment's last packets come with its end")
         #expect(try shared.takeAudio(segment: 1, follower: 1, waitForEnd: true).packets.count == 3)
 
         // A follower that left (its movie finished early: its own file failed) holds nothing back.
-        let twice = SharedEncoders(followers: 2, pauses: PauseRequests(sessionStart: nil))
+        let twice = SharedAudioEncoder(followers: 2, sessionStart: nil)
         twice.leave(follower: 1)
-        for _ in 0..<50 { _ = twice.publish(packets(2), isFlush: false) }
-        _ = twice.publishAudio(segment: 1, packets(4))
-        #expect(twice.heldPackets == 104)
-        for _ in 0..<50 { _ = try twice.nextBatch(follower: 0, isFlush: false) }
+        _ = twice.publishAudio(segment: 1, Self.packets(4))
+        _ = twice.publishAudio(segment: 2, Self.packets(2))
+        #expect(twice.heldPackets == 6)
         _ = try twice.takeAudio(segment: 1, follower: 0, waitForEnd: false)
-        #expect(twice.heldPackets == 6, "nothing is kept for the follower that left; follower 0's last handout waits for its next call")
+        #expect(twice.heldPackets == 6, "follower 0's last handout waits for its next call")
+        _ = try twice.takeAudio(segment: 1, follower: 0, waitForEnd: false)
+        #expect(twice.heldPackets == 2, "nothing is kept for the follower that left")
         twice.leave(follower: 0)
         #expect(twice.heldPackets == 0)
-        let alone = SharedEncoders(followers: 1, pauses: PauseRequests(sessionStart: nil))
+        let alone = SharedAudioEncoder(followers: 1, sessionStart: nil)
         alone.leave(follower: 0)
-        _ = alone.publish(packets(3), isFlush: false)
-        _ = alone.publishAudio(segment: 1, packets(3))
+        _ = alone.publishAudio(segment: 1, Self.packets(3))
         #expect(alone.heldPackets == 0, "with no follower left, the owner's packets are not kept at all")
 
         // Packets the followers are done with come back to the owner for reuse, never one a follower was
         // handed last: it may still be writing it until its next call.
-        let reuse = SharedEncoders(followers: 1, pauses: PauseRequests(sessionStart: nil))
+        let reuse = SharedAudioEncoder(followers: 1, sessionStart: nil)
         let first = Packet(), second = Packet()
-        #expect(reuse.publish([first], isFlush: false).isEmpty)
-        #expect(try reuse.nextBatch(follower: 0, isFlush: false).first === first)
-        #expect(reuse.publish([second], isFlush: false).isEmpty, "the packet just handed out is still in use")
-        #expect(try reuse.nextBatch(follower: 0, isFlush: false).first === second)
-        #expect(reuse.publish([Packet()], isFlush: false).first === first, "the one before is the owner's again")
+        #expect(reuse.publishAudio(segment: 1, [first]).isEmpty)
+        #expect(try reuse.takeAudio(segment: 1, follower: 0, waitForEnd: false).packets.first === first)
+        #expect(reuse.publishAudio(segment: 1, [second]).isEmpty, "the packet just handed out is still in use")
+        #expect(try reuse.takeAudio(segment: 1, follower: 0, waitForEnd: false).packets.first === second)
+        #expect(reuse.publishAudio(segment: 1, [Packet()]).first === first, "the one before is the owner's again")
 
-        let ended = SharedEncoders(followers: 1, pauses: PauseRequests(sessionStart: nil))
-        _ = ended.publish(packets(1), isFlush: false)
+        let ended = SharedAudioEncoder(followers: 1, sessionStart: nil)
+        _ = ended.publishAudio(segment: 1, Self.packets(1))
         ended.ownerFinished(reason: .failed)
-        #expect(try ended.nextBatch(follower: 0, isFlush: false).count == 1)
-        #expect(throws: ReelError.self) { try ended.nextBatch(follower: 0, isFlush: false) }
-        #expect(throws: ReelError.self) { try ended.nextBatch(follower: 0, isFlush: true) }
-        #expect(throws: ReelError.self) { try ended.waitForEncoder() }
+        #expect(try ended.takeAudio(segment: 1, follower: 0, waitForEnd: false).packets.count == 1)
         #expect(throws: ReelError.self) { try ended.waitForAudioEncoder(segment: 2) }
-        #expect(throws: ReelError.self) { try ended.takeAudio(segment: 2, follower: 0, waitForEnd: true) }
+        #expect(throws: ReelError.self) { try ended.takeAudio(segment: 1, follower: 0, waitForEnd: true) }
 
         // The owner's file reached the free-space floor first: the follower ends there with the same reason.
-        let floor = SharedEncoders(followers: 1, pauses: PauseRequests(sessionStart: nil))
+        let floor = SharedAudioEncoder(followers: 1, sessionStart: nil)
         floor.ownerFinished(reason: .diskSpaceLimitReached)
         #expect {
-            try floor.nextBatch(follower: 0, isFlush: false)
-        } throws: { ($0 as? SharedEncoders.OwnerStopped)?.reason == .diskSpaceLimitReached }
+            try floor.takeAudio(segment: 1, follower: 0, waitForEnd: true)
+        } throws: { ($0 as? SharedAudioEncoder.OwnerStopped)?.reason == .diskSpaceLimitReached }
     }
 }
