@@ -82,6 +82,44 @@ import Testing
         #expect(result.outputs?[1].stages?.encodeAudio == 0, "the tier encoded no sound")
     }
 
+    /// Unpaced inputs (`realtime=0`: no clock, the session reads as fast as it can) pause where the movies are
+    /// when asked: the pictures and the sound leave out the same stretch of the input (the pictures come from
+    /// the preset's shared encoder, the pause at a picture it has not sent yet, after every item the movies
+    /// were handed). The main movie and a tier at its preset pause together; both end at their 2 s limit.
+    @Test func unpacedInputsPauseTheirPicturesAndSoundAlike() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var preset = try PresetLibrary.preset(named: "352x288")
+        (preset.video.width, preset.video.height) = (64, 64)
+        var configuration = RecordingConfiguration(
+            outputPath: "\(folder)/main.mov", video: try DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: "30"))?realtime=0"),
+            audio: try DeviceSpec(parsing: "lavfi:sine?realtime=0"), preset: preset, limits: RecordingLimits(maxDuration: 2), fragmentInterval: 0)
+        configuration.tiers = [MovieTier(outputPath: "\(folder)/copy.mov", preset: preset)]
+        let session = CaptureSession()
+        try session.start(configuration)
+        // Once half a second of the input is in, pause; resume once another second of it went by.
+        func capturedSeconds() -> Double { Double(session.status.capturedPictures ?? 0) / 30 }
+        while capturedSeconds() < 0.5 { try await Task.sleep(for: .milliseconds(2)) }
+        session.pauseRecording()
+        let pausedAt = capturedSeconds()
+        while capturedSeconds() < pausedAt + 1 { try await Task.sleep(for: .milliseconds(2)) }
+        session.resumeRecording()
+        let result = await session.finished()
+        #expect(result.recordedSuccessfully && result.outputs?.allSatisfy { $0.recordedSuccessfully && $0.stopReason == .maxDurationReached } == true,
+                "\(result)")
+        for name in ["main", "copy"] {
+            let numbers = try TestInputs.frameNumbers("\(folder)/\(name).mov")
+            let jumps = zip(numbers, numbers.dropFirst()).map { ($1 - $0 + 256) % 256 }
+            let big = jumps.filter { $0 > 1 }
+            #expect(numbers.count == 60 && big.count == 1 && big[0] >= 20, "\(name): 2 s, one jump over the pause: \(jumps)")
+            let movie = try MediaInspection(path: "\(folder)/\(name).mov")
+            #expect(abs(movie.audioDuration - 2) < 0.022, "\(name): audio \(movie.audioDuration) s, video \(movie.videoDuration) s")
+        }
+        let main = try SharedAudioEncoderTests.packets("\(folder)/main.mov")
+        let copy = try SharedAudioEncoderTests.packets("\(folder)/copy.mov")
+        #expect(copy == main, "the tier holds the main movie's pictures")
+    }
+
     /// `reel record` pauses on SIGUSR1 and resumes on the next one; the JSON's duration is the recorded media.
     @Test func sigusr1PausesAndResumesTheCommand() throws {
         let folder = try Scratch.folder()

@@ -58,12 +58,16 @@ final class EncoderSubscription: Sendable {
         case atFirstSound
     }
 
+    /// The session time up to which the movie was handed items (its OutputQueue's), for pauses without a clock.
+    private let handed: @Sendable () -> Int64?
+
     /// Subscriber `id` of `encoder` (SharedVideoEncoders.subscribe); `wake` runs on the encoder's thread when
-    /// there are packets to take.
+    /// there are packets to take; `handed` says up to when the movie was handed items.
     init(_ encoder: SharedVideoEncoder, id: Int, slotLimit: Int64?, grids: [KeyframeGrid] = [],
-         join: Join, wake: @escaping @Sendable () -> Void) {
+         join: Join, handed: @escaping @Sendable () -> Int64? = { nil }, wake: @escaping @Sendable () -> Void) {
         encoder.log.setWake(id, wake)
         self.encoder = encoder
+        self.handed = handed
         self.id = id
         self.slotLimit = slotLimit
         dropsBefore = encoder.queue.droppedCount
@@ -103,11 +107,14 @@ final class EncoderSubscription: Sendable {
     var droppedPictures: Int { encoder.queue.droppedCount - dropsBefore }
 
     /// Movies that pause and resume together (the session's own movies of one preset: SharedAudioEncoder)
-    /// or one alone: the keyframe their pictures stop before (`pausing`) or resume at, one for all; returns the
-    /// session time it starts at (nil before the encoder's first picture), where their sound stops or goes on.
-    static func together(_ subscriptions: [EncoderSubscription], pausing: Bool, atMicroseconds time: Int64) -> Int64? {
+    /// or one alone, at session time `time`: the keyframe their pictures stop before (`pausing`) or resume at,
+    /// one for all; returns the session time it starts at (nil before the encoder's first picture), where their
+    /// sound stops or goes on. Without a clock (unpaced inputs: `time` nil) it falls after every item the
+    /// movies were handed (`handed`) and every picture the encoder sent: neither has passed it yet.
+    static func together(_ subscriptions: [EncoderSubscription], pausing: Bool, atMicroseconds time: Int64?) -> Int64? {
         guard let encoder = subscriptions.first?.encoder else { return time }
-        let slot = encoder.requestKeyframe(atMicroseconds: time)
+        let slot = if let time { encoder.requestKeyframe(atMicroseconds: time) }
+                   else { encoder.requestKeyframe(atOrAfterItemAt: subscriptions.compactMap { $0.handed() }.max() ?? 0) }
         for subscription in subscriptions {
             if pausing { subscription.pause(atSlot: slot) } else { subscription.resume(atSlot: slot) }
         }

@@ -33,7 +33,8 @@ extension MovieRecorder {
             grids.append(.every(setup.liveSegmentDuration, frameRate: setup.preset.videoFrameRate))
         }
         let join: EncoderSubscription.Join = !setup.joinsRunningSession ? .atFirstPicture : setup.hasAudio ? .atFirstSound : .now
-        return EncoderSubscription(encoder, id: id, slotLimit: limit, grids: grids, join: join) { [queue] in queue.nudge() }
+        return EncoderSubscription(encoder, id: id, slotLimit: limit, grids: grids, join: join,
+                                   handed: { [queue] in queue.handedUntil }) { [queue] in queue.nudge() }
     }
 
     /// A movie's own pauses. Live movies pause at the instant asked; a file's timeline has no such clock: at

@@ -26,6 +26,9 @@ final class OutputQueue: @unchecked Sendable {
     private var droppedPictures = 0
     /// An `encoded` entry waits to be taken (one stands for any number of nudges).
     private var nudged = false
+    /// The session time (microseconds) up to which items were offered: the newest item's start, or a block
+    /// of samples' end.
+    private var offeredUntil: Int64?
 
     /// `pictureLimit`: pictures this output may have waiting before it drops new ones (live sources); nil
     /// waits for every picture (files, unpaced sources: the pools then pace the readers).
@@ -33,6 +36,10 @@ final class OutputQueue: @unchecked Sendable {
         self.pictureLimit = pictureLimit
         entries.reserveCapacity(64)
     }
+
+    /// The session time up to which this output was handed items (nil before the first): of unpaced inputs,
+    /// a pause asked now leaves out what comes after it (EncoderSubscription.together).
+    var handedUntil: Int64? { condition.withLock { offeredUntil } }
 
     /// The output is ready to encode: from now on a live source's pictures beyond the limit are dropped.
     /// (While its encoders open, pictures wait, bounded by the CaptureBuffer's pool.)
@@ -55,6 +62,9 @@ final class OutputQueue: @unchecked Sendable {
             dropped = old
         }
         if type == .video { queuedPictures += 1 }
+        var until = item.time.rescaled(to: sessionTimeBase).value
+        if type == .audio, item.frame.sampleRate > 0 { until += Int64(item.frame.sampleCount) * 1_000_000 / Int64(item.frame.sampleRate) }
+        offeredUntil = max(offeredUntil ?? until, until)
         entries.append(.item(type, item))
         condition.signal()
         return true

@@ -27,9 +27,10 @@ final class PauseRequests: Sendable {
     /// How many pauses were asked for: lets a movie skip the lock for every item when none is pending.
     private let requested = Atomic<Int>(0)
 
-    /// A movie that takes a shared encoder's pictures: moves a pause's (`true`) or resume's instant to where
-    /// its keyframe falls (EncoderSubscription), so the sound leaves out the same whole frames as the pictures.
-    typealias Alignment = @Sendable (_ pausing: Bool, _ time: Int64) -> Int64?
+    /// A movie that takes a shared encoder's pictures: moves a pause's (`true`) or resume's instant (nil
+    /// without a clock: now, where the movie is) to where its keyframe falls (EncoderSubscription), so the
+    /// sound leaves out the same whole frames as the pictures; nil leaves it where it was.
+    typealias Alignment = @Sendable (_ pausing: Bool, _ time: Int64?) -> Int64?
     private let alignment: Alignment?
 
     /// `sessionStart`: the session clock's zero (monotonic nanoseconds); nil to place pauses at items.
@@ -46,12 +47,12 @@ final class PauseRequests: Sendable {
         intervals.withLock { list in
             let open = list.last.map { !$0.resumed } ?? false
             if paused && !open {
-                let start = time.map { alignment?(true, $0) ?? $0 }
+                let start = alignment.flatMap { $0(true, time) } ?? time
                 list.append(Interval(start: start, end: nil, resumed: false))
                 requested.store(list.count, ordering: .releasing)
             }
             if !paused && open {
-                let end = time.map { alignment?(false, $0) ?? $0 }
+                let end = alignment.flatMap { $0(false, time) } ?? time
                 list[list.count - 1].end = end.map { max($0, list[list.count - 1].start ?? $0) }
                 list[list.count - 1].resumed = true
             }
