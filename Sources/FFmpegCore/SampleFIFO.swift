@@ -99,4 +99,21 @@ public final class SampleFIFO {
     public func drain(_ sampleCount: Int) { av_audio_fifo_drain(fifo, Int32(sampleCount)) }
 
     public func reset() { av_audio_fifo_reset(fifo) }
+
+    /// Throws away every sample after the first `sampleCount` (the newest ones). AVAudioFifo drops only from
+    /// the front, so the kept samples are copied out and written anew: for rare cuts (a pause), not per frame.
+    public func keepFirst(_ sampleCount: Int) throws {
+        guard sampleCount < count else { return }
+        guard sampleCount > 0 else { return reset() }
+        let planar = av_sample_fmt_is_planar(format.rawValue) != 0
+        let bytes = sampleCount * Int(av_get_bytes_per_sample(format.rawValue)) * (planar ? 1 : channels)
+        let buffers = (0..<(planar ? channels : 1)).map { _ in UnsafeMutablePointer<UInt8>.allocate(capacity: bytes) }
+        defer { for buffer in buffers { buffer.deallocate() } }
+        var planes = buffers.map { UnsafeMutableRawPointer?($0) }
+        let peeked = planes.withUnsafeMutableBufferPointer { av_audio_fifo_peek(fifo, $0.baseAddress!, Int32(sampleCount)) }
+        try FFmpegError.check(peeked, "av_audio_fifo_peek")
+        reset()
+        let kept = buffers.map { UnsafeMutablePointer<UInt8>?($0) }
+        try kept.withUnsafeBufferPointer { try write(planes: $0.baseAddress!, sampleCount: Int(peeked)) }
+    }
 }

@@ -93,7 +93,8 @@ import Testing
         (preset.video.width, preset.video.height) = (64, 64)
         var configuration = RecordingConfiguration(
             outputPath: "\(folder)/main.mov", video: try DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: "30"))?realtime=0"),
-            audio: try DeviceSpec(parsing: "lavfi:sine?realtime=0"), preset: preset, limits: RecordingLimits(maxDuration: 2), fragmentInterval: 0)
+            audio: try DeviceSpec(parsing: "lavfi:\(SteppedTone.source)?realtime=0"), preset: preset, limits: RecordingLimits(maxDuration: 2),
+            fragmentInterval: 0)
         configuration.tiers = [MovieTier(outputPath: "\(folder)/copy.mov", preset: preset)]
         let session = CaptureSession()
         try session.start(configuration)
@@ -114,6 +115,9 @@ import Testing
             #expect(numbers.count == 60 && big.count == 1 && big[0] >= 20, "\(name): 2 s, one jump over the pause: \(jumps)")
             let movie = try MediaInspection(path: "\(folder)/\(name).mov")
             #expect(abs(movie.audioDuration - 2) < 0.022, "\(name): audio \(movie.audioDuration) s, video \(movie.videoDuration) s")
+            // The sound under each picture is the input's at that picture's instant, before and after the pause.
+            let (wrong, checked) = try SteppedTone.misplacedPictures(in: "\(folder)/\(name).mov")
+            #expect(checked >= 30 && wrong.isEmpty, "\(name): \(checked) pictures checked, at another pitch: \(wrong)")
         }
         let main = try SharedAudioEncoderTests.packets("\(folder)/main.mov")
         let copy = try SharedAudioEncoderTests.packets("\(folder)/copy.mov")

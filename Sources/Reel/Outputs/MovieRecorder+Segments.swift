@@ -133,6 +133,12 @@ extension MovieRecorder {
                 let origin = self.origin!
                 let instant = max(Timestamp(value: interval.start, timeBase: sessionTimeBase), origin)
                 pausedAt = instant
+                // A block of sound that began before the instant was queued whole: what it holds past the
+                // instant is cut (the pictures stop there; the resume's sound follows on from it).
+                if let fifo = audioFIFO, let queued = audio.queueStart {
+                    let kept = instant.rescaled(to: audioTimeBase).value - queued
+                    if kept >= 0 && kept < Int64(fifo.count) { try fifo.keepFirst(Int(kept)) }
+                }
                 // (A subscriber's pictures are its encoder's, cut at the same instant: EncoderWindows.)
                 let slots = subscription == nil ? video.arrive(after: instant - origin) : 0..<0
                 if let held = heldPicture {
