@@ -109,11 +109,12 @@ final class EncoderSubscription: Sendable {
     /// Movies that pause and resume together (the session's own movies of one preset: SharedAudioEncoder)
     /// or one alone, at session time `time`: the keyframe their pictures stop before (`pausing`) or resume at,
     /// one for all; returns the session time it starts at (nil before the encoder's first picture), where their
-    /// sound stops or goes on. Without a clock (unpaced inputs: `time` nil) it falls after every item the
-    /// movies were handed (`handed`) and every picture the encoder sent: neither has passed it yet.
+    /// sound stops or goes on. Of unpaced inputs (whose items do not come on the session's clock; `time` nil
+    /// for a movie on the input's own timeline) it falls after every item the movies were handed (`handed`) and
+    /// every picture the encoder sent: neither has passed it yet.
     static func together(_ subscriptions: [EncoderSubscription], pausing: Bool, atMicroseconds time: Int64?) -> Int64? {
         guard let encoder = subscriptions.first?.encoder else { return time }
-        let slot = if let time { encoder.requestKeyframe(atMicroseconds: time) }
+        let slot = if let time, encoder.paced { encoder.requestKeyframe(atMicroseconds: time) }
                    else { encoder.requestKeyframe(atOrAfterItemAt: subscriptions.compactMap { $0.handed() }.max() ?? 0) }
         for subscription in subscriptions {
             if pausing { subscription.pause(atSlot: slot) } else { subscription.resume(atSlot: slot) }
