@@ -181,4 +181,26 @@ import Testing
         log.leave(first)
         #expect(log.beginSend(slot: 28, highestPacket: 22) == .skip)
     }
+
+    /// A resume's slot is held for it from the moment it is asked (`reserveResume`) until its movies are told
+    /// (`resumeTold`): an encoder of unpaced inputs skips slots as fast as it can while every movie is paused,
+    /// and must not pass the resume's slot in between (it did: the movies then resumed 14 pictures late, their
+    /// sound 0.45 s early against them).
+    @Test func aResumesSlotIsNotSkippedBeforeItsMoviesAreTold() throws {
+        let log = EncodedPacketLog(encoderWaits: false)
+        let id = try #require(log.subscribe())
+        log.paused(id, from: 10)
+        #expect(log.beginSend(slot: 10, highestPacket: 10) == .skip)
+        let resume = log.reserveResume(atOrAfter: 12)
+        #expect(resume == 12)
+        #expect(log.beginSend(slot: 11, highestPacket: 10) == .skip, "before the resume's slot, still nothing wanted")
+        #expect(log.beginSend(slot: 12, highestPacket: 10) == .send(forcingKeyframe: true), "the resume's keyframe, before the movie is told")
+        #expect(log.beginSend(slot: 13, highestPacket: 12) == .send(forcingKeyframe: false))
+        log.resumed(id, at: resume)
+        log.resumeTold(resume)
+        #expect(log.beginSend(slot: 14, highestPacket: 13) == .send(forcingKeyframe: false))
+        // Once told, a later pause of every movie skips again.
+        log.paused(id, from: 15)
+        #expect(log.beginSend(slot: 16, highestPacket: 15) == .skip)
+    }
 }

@@ -47,6 +47,10 @@ final class EncodedPacketLog: Sendable {
         /// The first slot not sent to the encoder yet: a keyframe asked for from here on is made where asked.
         var nextSlot: Int64 = 0
         var requests: [Int64] = []
+        /// Resumes asked for whose movies are not all told yet (`reserveResume`): the encoder sends these slots
+        /// even while every subscriber it knows of is paused (else an encoder of unpaced inputs, skipping fast,
+        /// could pass a resume's slot before the movies resumed there).
+        var pendingResumes: [Int64] = []
         var subscribers: [Int: Subscriber] = [:]
         var nextID = 0
         /// Subscribers let go for falling behind: their next take ends their movie.
@@ -123,7 +127,7 @@ final class EncodedPacketLog: Sendable {
         state.withLock { state in
             state.nextSlot = slot + 1
             // The first packet at or past a pause's slot is its keyframe: every picture before it is out.
-            if !state.subscribers.isEmpty,
+            if !state.subscribers.isEmpty, !state.pendingResumes.contains(where: { $0 <= slot }),
                state.subscribers.values.allSatisfy({ $0.wantsNothing(at: slot, highestPacket: highestPacket) }) { return .skip }
             guard state.requests.contains(where: { $0 <= slot }) else { return .send(forcingKeyframe: false) }
             state.requests.removeAll { $0 <= slot }
@@ -218,6 +222,24 @@ final class EncodedPacketLog: Sendable {
             let made = max(slot, state.nextSlot)
             if made > 0 { state.requests.append(made) }
             return made
+        }
+    }
+
+    /// A resume's keyframe (as `requestKeyframe`), which the encoder sends rather than skip until
+    /// `resumeTold` says its movies know of it.
+    func reserveResume(atOrAfter slot: Int64) -> Int64 {
+        state.withLock { state in
+            let made = max(slot, state.nextSlot)
+            if made > 0 { state.requests.append(made) }
+            state.pendingResumes.append(made)
+            return made
+        }
+    }
+
+    /// The movies of the resume at `slot` (`reserveResume`) were told.
+    func resumeTold(_ slot: Int64) {
+        state.withLock { state in
+            if let index = state.pendingResumes.firstIndex(of: slot) { state.pendingResumes.remove(at: index) }
         }
     }
 

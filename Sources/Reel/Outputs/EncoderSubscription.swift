@@ -114,11 +114,15 @@ final class EncoderSubscription: Sendable {
     /// every picture the encoder sent: neither has passed it yet.
     static func together(_ subscriptions: [EncoderSubscription], pausing: Bool, atMicroseconds time: Int64?) -> Int64? {
         guard let encoder = subscriptions.first?.encoder else { return time }
-        let slot = if let time, encoder.paced { encoder.requestKeyframe(atMicroseconds: time) }
-                   else { encoder.requestKeyframe(atOrAfterItemAt: subscriptions.compactMap { $0.handed() }.max() ?? 0) }
+        let asked = if let time, encoder.paced { encoder.slot(atOrAfter: time) ?? 0 }
+                    else { encoder.slot(atOrAfter: subscriptions.compactMap { $0.handed() }.max() ?? 0) ?? 0 }
+        // A resume's slot is held for it until every movie resumed there (an encoder skipping while all are
+        // paused must not pass it first).
+        let slot = pausing ? encoder.log.requestKeyframe(atOrAfter: asked) : encoder.log.reserveResume(atOrAfter: asked)
         for subscription in subscriptions {
             if pausing { subscription.pause(atSlot: slot) } else { subscription.resume(atSlot: slot) }
         }
+        if !pausing { encoder.log.resumeTold(slot) }
         return encoder.microseconds(ofSlot: slot)
     }
 
