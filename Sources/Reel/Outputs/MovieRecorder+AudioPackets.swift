@@ -52,7 +52,7 @@ extension MovieRecorder {
                     if track == 0, let owner {
                         let copy = spareSharedPackets.popLast() ?? Packet()
                         try copy.reference(routedAudioPacket)
-                        spareSharedPackets += owner.publishAudio(segment: part.file.index, [copy])
+                        if let spare = owner.publishAudio(segment: part.file.index, copy) { spareSharedPackets.append(spare) }
                     }
                     if part.isLast {
                         part.file.audioTracksEnded += 1
@@ -70,16 +70,17 @@ extension MovieRecorder {
     private func collectSharedAudio(final: Bool) throws {
         guard case .follower(let shared, let index)? = setup.sharedAudio else { return }
         for segment in segments.open where !segment.audioEnded {
-            let packets: [Packet], ended: Bool
+            let ended: Bool
+            sharedAudioHandout.removeAll(keepingCapacity: true)
             do {
-                (packets, ended) = try shared.takeAudio(segment: segment.index, follower: index, waitForEnd: final)
+                ended = try shared.takeAudio(segment: segment.index, follower: index, waitForEnd: final, into: &sharedAudioHandout)
             } catch let stopped as SharedAudioEncoder.OwnerStopped {
                 // The owner's file reached a limit of the disk first: this one ends there too.
                 stopReason = stopped.reason
                 audioDone = true
                 return
             }
-            for published in packets {
+            for published in sharedAudioHandout {
                 try sharedAudioPacket.reference(published)
                 if segment.index == 1 { sendLive(audio: sharedAudioPacket) }
                 segment.audioSamplesEncoded += max(0, sharedAudioPacket.pts + sharedAudioPacket.duration - max(sharedAudioPacket.pts, 0))

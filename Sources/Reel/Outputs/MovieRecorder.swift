@@ -57,7 +57,8 @@ final class MovieRecorder: @unchecked Sendable {
     /// The owner of a shared AAC encoder: packets its followers are done with, to reference the next ones in
     /// (no allocation per packet once warm).
     var spareSharedPackets: [Packet] = []
-    /// A follower: where the owner's AAC packets are referenced before they are written.
+    /// A follower: the owner's AAC packets handed to it (one list, reused), each referenced before written.
+    var sharedAudioHandout: [Packet] = []
     let sharedAudioPacket = Packet()
     /// The movie's place on the encoder of its preset (its pictures are that encoder's), and packets to
     /// take the encoder's references in (no allocation per packet once warm).

@@ -30,16 +30,25 @@ final class SharedAudioEncoder: Sendable {
         /// Followers that took the whole segment (or left): once all have, it is let go with its encoder.
         var finished: [Bool]
 
-        /// The packets no follower still here can be using any more (they may be reused).
-        mutating func prune(active: [Bool]) -> ArraySlice<Packet> {
+        /// Lets go of the packets no follower still here can be using any more, each to `done` (for reuse).
+        mutating func prune(active: [Bool], _ done: (Packet) -> Void) {
             var lowest: Int? = nil
             for index in inUse.indices where active[index] { lowest = min(lowest ?? inUse[index], inUse[index]) }
             let end = lowest ?? (base + packets.count)
-            guard end > base else { return [] }
-            let done = packets[..<(end - base)]
+            guard end > base else { return }
+            for packet in packets[..<(end - base)] { done(packet) }
             packets.removeFirst(end - base)
             base = end
-            return done
+        }
+
+        /// Follower `follower`'s packets not handed to it yet, appended to `taken`; those it was handed before
+        /// are then free for it (it calls again only once done writing them).
+        mutating func hand(to follower: Int, into taken: inout [Packet]) -> Int {
+            let from = self.taken[follower] - base
+            taken.append(contentsOf: packets[from...])
+            inUse[follower] = self.taken[follower]
+            self.taken[follower] = base + packets.count
+            return packets.count - from
         }
     }
 
@@ -73,25 +82,25 @@ final class SharedAudioEncoder: Sendable {
         /// Follower `follower` takes nothing more: nothing is kept for it.
         mutating func drop(_ follower: Int) {
             active[follower] = false
-            for (index, var entry) in audio {
-                entry.finished[follower] = true
-                recycle(entry.prune(active: active))
-                audio[index] = entry.finished.allSatisfy { $0 } ? nil : entry
+            for index in Array(audio.keys) {
+                audio[index]!.finished[follower] = true
+                prune(index)
             }
         }
 
-        mutating func recycle(_ packets: ArraySlice<Packet>) {
-            for packet in packets where spare.count < SharedAudioEncoder.sparePackets {
+        /// Lets go of segment `index`'s packets no follower can be using (kept for the owner's reuse, up to
+        /// `sparePackets`), and of the segment once every follower took all of it.
+        mutating func prune(_ index: Int) {
+            var kept = spare
+            spare = []
+            audio[index]!.prune(active: active) { packet in
+                guard kept.count < SharedAudioEncoder.sparePackets else { return }
                 packet.unref()
-                spare.append(packet)
+                kept.append(packet)
             }
-        }
-
-        /// Up to `count` spare packets for the owner.
-        mutating func spares(_ count: Int) -> [Packet] {
-            let handed = Array(spare.suffix(count))
-            spare.removeLast(handed.count)
-            return handed
+            spare = kept
+            // A finished segment's last packets may still be in use: they go with the entry, not to reuse.
+            if audio[index]!.finished.allSatisfy({ $0 }) { audio[index] = nil }
         }
     }
 
@@ -144,26 +153,27 @@ final class SharedAudioEncoder: Sendable {
         }
     }
 
-    /// AAC packets of segment `index`, in order, each a new reference for the followers; returns packets the
-    /// followers are done with, unreferenced, for the owner's next references (as many as it gave, when there are).
-    func publishAudio(segment index: Int, _ packets: [Packet]) -> [Packet] {
-        guard !packets.isEmpty else { return [] }
+    /// The next AAC packet of segment `index`, a new reference for the followers; returns a packet the
+    /// followers are done with, unreferenced, for the owner's next reference (no allocation per packet once warm).
+    func publishAudio(segment index: Int, _ packet: Packet) -> Packet? {
         if ownerWaits {
             state.wait { state in
                 state.active.indices.allSatisfy { !state.active[$0] || state.published - state.taken[$0] < SharedAudioEncoder.maximumLag } ? () : nil
             }
         }
         return state.withLockNotifying { state in
-            guard state.active.contains(true) else { return [] }
-            var entry = state.segmentAudio(index)
-            entry.packets += packets
-            state.audio[index] = entry
-            state.published += packets.count
+            guard state.active.contains(true) else {
+                packet.unref()  // no follower left: the owner has it back at once
+                return packet
+            }
+            if state.audio[index] == nil { state.audio[index] = state.segmentAudio(index) }
+            state.audio[index]!.packets.append(packet)  // in place: no copy of the segment's list
+            state.published += 1
             for follower in state.active.indices where state.active[follower] && state.published - state.taken[follower] > SharedAudioEncoder.maximumLag {
                 state.fellBehind[follower] = true
                 state.drop(follower)
             }
-            return state.spares(packets.count)
+            return state.spare.popLast()
         }
     }
 
@@ -204,29 +214,26 @@ final class SharedAudioEncoder: Sendable {
         state.withLockNotifying { $0.drop(follower) }
     }
 
-    /// The segment's AAC packets follower `follower` has not taken yet, and whether they are its last (the
-    /// owner ended the segment's audio): what is there now, or with `waitForEnd` all of them once the owner
-    /// ended the segment's audio. Throws when the owner ended first (OwnerStopped when at a limit of its disk).
-    func takeAudio(segment index: Int, follower: Int, waitForEnd: Bool) throws -> (packets: [Packet], ended: Bool) {
+    /// Appends to `packets` the segment's AAC packets follower `follower` has not taken yet (what is there
+    /// now, or with `waitForEnd` all of them once the owner ended the segment's audio); returns whether they are
+    /// its last (the owner ended the segment's audio). The packets handed before are free again: the follower
+    /// calls once done writing them (into the same reused list: no allocation per call once warm). Throws when
+    /// the owner ended first (OwnerStopped when at a limit of its disk).
+    func takeAudio(segment index: Int, follower: Int, waitForEnd: Bool, into packets: inout [Packet]) throws -> Bool {
         do {
             // An owner that waits for its followers is woken once this one has taken.
             defer { if ownerWaits { state.withLockNotifying { _ in } } }
-            return try state.wait { state -> Result<([Packet], Bool), ReelError>? in
+            return try state.wait { state -> Result<Bool, ReelError>? in
                 if state.fellBehind[follower] { return .failure(SharedAudioEncoder.fellBehind) }
                 let ended = state.audio[index]?.ended ?? false
                 if waitForEnd && !ended {
                     return state.ownerEnded ? .failure(SharedAudioEncoder.ownerEndedFirst) : nil
                 }
-                var entry = state.segmentAudio(index)
-                let packets = Array(entry.packets[(entry.taken[follower] - entry.base)...])
-                entry.inUse[follower] = entry.taken[follower]
-                entry.taken[follower] = entry.base + entry.packets.count
-                state.taken[follower] += packets.count
-                state.recycle(entry.prune(active: state.active))
-                if ended { entry.finished[follower] = true }
-                // A finished segment's last packets may still be in use: they go with the entry, not to reuse.
-                state.audio[index] = entry.finished.allSatisfy { $0 } ? nil : entry
-                return .success((packets, ended))
+                if state.audio[index] == nil { state.audio[index] = state.segmentAudio(index) }
+                state.taken[follower] += state.audio[index]!.hand(to: follower, into: &packets)
+                if ended { state.audio[index]!.finished[follower] = true }
+                state.prune(index)
+                return .success(ended)
             }.get()
         } catch {
             if let reason = state.withLock({ $0.ownerReason }), [.maxFileSizeReached, .diskSpaceLimitReached, .diskFull].contains(reason) {
