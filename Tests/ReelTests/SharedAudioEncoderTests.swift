@@ -39,12 +39,12 @@ import Testing
         let mainAudio = try Self.packets("\(folder)/main.mov", stream: "a")
         let copyAudio = try Self.packets("\(folder)/copy.mov", stream: "a")
         #expect(mainAudio.count > 90 && copyAudio == mainAudio, "and its sound's")
-        // The copy's pictures are the main movie's encoder's (each reports that encoder's thread time); the
-        // others each ran an encoder of their own (how much CPU that took is the machine's: 60 small pictures
-        // took 9.6 ms on one CI run, so only "some" is asserted).
+        // The copy's pictures are the main movie's encoder's: its packets (above) and one x264 banner (below).
+        // Each movie reports its encoder's thread time as it finishes (the shared one's read at two moments, so
+        // not compared); how much CPU that took is the machine's: 60 small pictures took 9.6 ms on one CI run,
+        // so only "some" is asserted.
         let encode = outputs.map { $0.stages?.encodeVideo ?? -1 }
-        #expect(encode[0] > 0 && encode[1] == encode[0] && encode[2] > 0 && encode[2] != encode[0] && encode[3] > 0
-                && encode[3] != encode[0], "\(encode)")
+        #expect(encode.allSatisfy { $0 > 0 }, "\(encode)")
         #expect(try MovieOutputSharingTests.encoderBanners("\(folder)/copy.mov") == 1, "one encoder made the copy's pictures")
         let encodeAudio = outputs.map { $0.stages?.encodeAudio ?? -1 }
         #expect(encodeAudio[0] > 0 && encodeAudio[1] == 0 && encodeAudio[3] > 0, "\(encodeAudio)")
@@ -198,5 +198,19 @@ import Testing
         #expect {
             try floor.takeAudio(segment: 1, follower: 0, waitForEnd: true)
         } throws: { ($0 as? SharedAudioEncoder.OwnerStopped)?.reason == .diskSpaceLimitReached }
+    }
+}
+
+/// The tests' shorthand for several packets at once and a fresh handout list per take.
+extension SharedAudioEncoder {
+    /// Publishes each packet in turn; returns the spare packets given back for them.
+    func publishAudio(segment index: Int, _ packets: [Packet]) -> [Packet] {
+        packets.compactMap { publishAudio(segment: index, $0) }
+    }
+
+    func takeAudio(segment index: Int, follower: Int, waitForEnd: Bool) throws -> (packets: [Packet], ended: Bool) {
+        var packets: [Packet] = []
+        let ended = try takeAudio(segment: index, follower: follower, waitForEnd: waitForEnd, into: &packets)
+        return (packets, ended)
     }
 }
