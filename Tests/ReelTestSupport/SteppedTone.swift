@@ -17,16 +17,18 @@ public enum SteppedTone {
     /// a step are left out (at 30 fps, one in three); the pitch heard is the step's pitch with the most energy
     /// over the 12 ms around the picture's middle (a DFT bin per pitch; 200 Hz apart, outside each other's
     /// main lobe), so a codec's noise at a cut does not move it: sound more than about 10 ms off its picture
-    /// shows. Also returns how many pictures were checked.
-    public static func misplacedPictures(in path: String, frameRate: Double = 30) throws -> (wrong: [String], checked: Int) {
-        let raw = try TestInputs.frameNumbers(path)
+    /// shows. Also returns how many pictures were checked. `wide`: the pictures are
+    /// `numberedPictures(wide: true)`.
+    public static func misplacedPictures(in path: String, frameRate: Double = 30, wide: Bool = false) throws -> (wrong: [String], checked: Int) {
+        let raw = try TestInputs.frameNumbers(path, wide: wide)
+        let wrap = wide ? 4096 : 256
         let rate = 48_000
         let samples = try TestInputs.monoSamples(path, sampleRate: rate)
-        // The pictures' numbers wrap at 256 (8.5 s at 30 fps): unwrapped, they only go up.
+        // The pictures' numbers wrap at 256 (8.5 s at 30 fps; wide, at 4096): unwrapped, they only go up.
         var numbers: [Int] = []
         for number in raw {
             guard let last = numbers.last else { numbers.append(number); continue }
-            numbers.append(last + (number - last % 256 + 256) % 256)
+            numbers.append(last + (number - last % wrap + wrap) % wrap)
         }
         var wrong: [String] = []
         var checked = 0

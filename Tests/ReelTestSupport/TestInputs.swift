@@ -21,23 +21,28 @@ public enum TestInputs {
     /// A lavfi graph of 64x64 pictures that carry their own frame number (plus `offset`): the left half's
     /// brightness is the number's low four bits, the right half's the next four, 13 levels apart inside
     /// video range (22...217), so they survive H.264 compression and a round trip through RGB (PNG stills).
-    /// `rate` is lavfi's (30, 24, 30000/1001).
-    public static func numberedPictures(rate: String, offset: Int = 0) -> String {
-        "color=gray:size=64x64:rate=\(rate),geq=lum='22+13*if(lt(X,W/2),mod(N+\(offset),16),mod(floor((N+\(offset))/16),16))':cb=128:cr=128"
+    /// `rate` is lavfi's (30, 24, 30000/1001). `wide` carries four more bits in the blue difference (the same
+    /// levels), so the numbers wrap at 4096 (136 s at 30 fps) rather than 256 (8.5 s): for a test whose
+    /// pictures may jump further than 256 (a pause of unpaced inputs, which read as fast as they can).
+    public static func numberedPictures(rate: String, offset: Int = 0, wide: Bool = false) -> String {
+        let high = wide ? "22+13*mod(floor((N+\(offset))/256),16)" : "128"
+        return "color=gray:size=64x64:rate=\(rate),geq=lum='22+13*if(lt(X,W/2),mod(N+\(offset),16),mod(floor((N+\(offset))/16),16))':cb='\(high)':cr=128"
     }
 
-    /// The frame numbers of a video made of `numberedPictures` at 64x64, in presentation order.
-    public static func frameNumbers(_ path: String) throws -> [Int] {
+    /// The frame numbers of a video made of `numberedPictures` at 64x64, in presentation order (with `wide`,
+    /// of `numberedPictures(wide: true)`: 0-4095).
+    public static func frameNumbers(_ path: String, wide: Bool = false) throws -> [Int] {
         let raw = FileManager.default.temporaryDirectory.appendingPathComponent("reel-numbers-\(UUID().uuidString).yuv").path
         defer { try? FileManager.default.removeItem(atPath: raw) }
         // Every decoded picture once, as stored (the rawvideo muxer would otherwise repeat pictures to a constant rate).
         try ffmpeg(["-i", path, "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "64x64", raw])
-        return numbers(inYUV420: Array(try Data(contentsOf: URL(fileURLWithPath: raw))))
+        return numbers(inYUV420: Array(try Data(contentsOf: URL(fileURLWithPath: raw))), wide: wide)
     }
 
     /// Each half's brightness is read as the mean of a 16x16 block well inside it (rows 24-39, columns 8-23
-    /// and 40-55), so noise on the pictures (a test's bursts of detail) does not flip a level.
-    static func numbers(inYUV420 bytes: [UInt8]) -> [Int] {
+    /// and 40-55), so noise on the pictures (a test's bursts of detail) does not flip a level; `wide`'s high
+    /// bits as the mean of the 16x16 block in the middle of the blue difference's 32x32 plane.
+    static func numbers(inYUV420 bytes: [UInt8], wide: Bool = false) -> [Int] {
         let frameBytes = 64 * 64 * 3 / 2
         return (0..<(bytes.count / frameBytes)).map { index in
             let frame = index * frameBytes
@@ -49,7 +54,15 @@ public enum TestInputs {
                 return Double(sum) / 256
             }
             let level = { (y: Double) in max(0, min(15, Int(((y - 22) / 13).rounded()))) }
-            return level(mean(fromColumn: 8)) + 16 * level(mean(fromColumn: 40))
+            var high = 0
+            if wide {
+                var sum = 0
+                for row in 8..<24 {
+                    for x in 8..<24 { sum += Int(bytes[frame + 64 * 64 + row * 32 + x]) }
+                }
+                high = level(Double(sum) / 256)
+            }
+            return level(mean(fromColumn: 8)) + 16 * level(mean(fromColumn: 40)) + 256 * high
         }
     }
 

@@ -139,6 +139,51 @@ import Testing
         #expect(copy == main, "the tier holds the main movie's pictures")
     }
 
+    /// A stop (not a limit) of unpaced inputs after a pause ends the pictures and the sound together. The
+    /// readers of such inputs run apart by what their pools hold (the sound up to 64 blocks, 1.4 s, ahead of
+    /// 5 pictures); at the stop the session hands out only what lies before the end of the stream that runs
+    /// dry first (CaptureBuffer.endStreamsTogether). Before, it handed out all of it: the sound came out
+    /// 0.7-1.3 s longer than the pictures (a pause, when nothing takes pictures, lets it run furthest ahead).
+    @Test func aStopOfUnpacedInputsAfterAPauseEndsTheTracksTogether() async throws {
+        let folder = try Scratch.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var preset = try PresetLibrary.preset(named: "352x288")
+        (preset.video.width, preset.video.height) = (64, 64)
+        var configuration = RecordingConfiguration(
+            outputPath: "\(folder)/main.mov", video: try DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: "30", wide: true))?realtime=0"),
+            audio: try DeviceSpec(parsing: "lavfi:\(SteppedTone.source)?realtime=0"), preset: preset, limits: RecordingLimits(maxDuration: 60),
+            fragmentInterval: 0)
+        configuration.tiers = [MovieTier(outputPath: "\(folder)/copy.mov", preset: preset)]
+        let session = CaptureSession()
+        try session.start(configuration)
+        func capturedSeconds() -> Double { Double(session.status.capturedPictures ?? 0) / 30 }
+        // Half a second of the input, pause, a second, resume, a second, stop; each wait bounded.
+        for _ in 0..<10_000 where capturedSeconds() < 0.5 { try await Task.sleep(for: .milliseconds(1)) }
+        session.pauseRecording()
+        let pausedAt = capturedSeconds()
+        for _ in 0..<10_000 where capturedSeconds() < pausedAt + 1 { try await Task.sleep(for: .milliseconds(1)) }
+        session.resumeRecording()
+        let resumedAt = capturedSeconds()
+        for _ in 0..<10_000 where capturedSeconds() < resumedAt + 1 { try await Task.sleep(for: .milliseconds(1)) }
+        session.stop()
+        let result = await session.finished()
+        #expect(result.recordedSuccessfully && result.outputs?.allSatisfy { $0.recordedSuccessfully && $0.stopReason == .stopped } == true,
+                "\(result)")
+        for name in ["main", "copy"] {
+            // (Wide numbers: the readers may run several seconds on while the test waits to resume.)
+            let numbers = try TestInputs.frameNumbers("\(folder)/\(name).mov", wide: true)
+            let jumps = zip(numbers, numbers.dropFirst()).map { ($1 - $0 + 4096) % 4096 }
+            #expect(numbers.count >= 30 && jumps.filter { $0 > 1 }.count == 1, "\(name): one jump over the pause: \(jumps.filter { $0 != 1 })")
+            let movie = try MediaInspection(path: "\(folder)/\(name).mov")
+            // Within a picture and an AAC frame, as a live stop ends them.
+            #expect(abs(movie.audioDuration - movie.videoDuration) < 1.0 / 30 + 0.022, "\(name): audio \(movie.audioDuration) s, video \(movie.videoDuration) s")
+            let (wrong, checked) = try SteppedTone.misplacedPictures(in: "\(folder)/\(name).mov", wide: true)
+            #expect(checked >= 20 && wrong.isEmpty, "\(name): \(checked) pictures checked, \(wrong.count) at another pitch: \(wrong.prefix(3)) ... \(wrong.suffix(2)); steps \(jumps.enumerated().filter { $0.1 != 1 }) of \(numbers.count)")
+        }
+        #expect(try SharedAudioEncoderTests.packets("\(folder)/copy.mov") == SharedAudioEncoderTests.packets("\(folder)/main.mov"),
+                "the tier holds the main movie's pictures")
+    }
+
     /// `reel record` pauses on SIGUSR1 and resumes on the next one; the JSON's duration is the recorded media.
     @Test func sigusr1PausesAndResumesTheCommand() throws {
         let folder = try Scratch.folder()

@@ -11,7 +11,8 @@ import SystemSupport
 final class CaptureBuffer: @unchecked Sendable {
     enum Next {
         case item(MediaType, CapturedItem)
-        /// Every stream has ended and everything queued was taken.
+        /// Every stream has ended and everything queued was taken (or, after `endStreamsTogether`, what is
+        /// left lies past the end of a stream that ran dry).
         case allEnded
         /// Nothing new before the timeout: lets the encoder check stop requests and report progress.
         case idle
@@ -23,6 +24,10 @@ final class CaptureBuffer: @unchecked Sendable {
     private var ended: [MediaType: Bool] = [:]
     private let streams: [MediaType]
     private var closed = false
+    /// The start of the last item handed out of each stream, and the step from the one before it.
+    private var handed: [MediaType: (time: Timestamp, step: Timestamp?)] = [:]
+    /// Which streams had ended at `endStreamsTogether` (nil before it).
+    private var endedBeforeStop: [MediaType: Bool]? = nil
     /// Slots to take out of the pools as they come back (an added output that finished).
     private var retiring: [MediaType: Int] = [.video: 0, .audio: 0]
 
@@ -113,30 +118,62 @@ final class CaptureBuffer: @unchecked Sendable {
 
     // MARK: session side
 
-    /// The queued item that starts first, held once by the caller. With `ordered`, waits until every live
-    /// stream has an item queued so the outputs see streams in time order (unpaced inputs); otherwise takes
-    /// whatever is queued (paced).
-    func next(ordered: Bool, timeout: Double) -> Next {
+    /// In which order `next` hands out what the readers queued.
+    enum Order: Sendable {
+        /// Whatever is queued, the item that starts first: paced inputs, each stream on the clock.
+        case asQueued
+        /// Strict time order across streams: waits until every live stream has an item queued (unpaced
+        /// inputs, read as fast as the outputs take them).
+        case byTime
+    }
+
+    /// A stop of unpaced inputs, before their readers are stopped: from now on `.byTime` hands out only what
+    /// lies before the end of the first stream that runs dry. Their readers run apart by as much as their
+    /// pools hold (the sound's 64 blocks, 1.4 s, ahead of 5 pictures); what one stream holds past the
+    /// other's end is left out, so the tracks of a stopped movie end together, as those of a live stop do.
+    /// (A stream that had ended already, a file's shorter track, cuts nothing.)
+    func endStreamsTogether() {
+        condition.lock()
+        endedBeforeStop = ended
+        condition.unlock()
+    }
+
+    /// The queued item that starts first, held once by the caller, in `order`.
+    func next(_ order: Order, timeout: Double) -> Next {
         condition.lock()
         defer { condition.unlock() }
         let deadline = MonotonicClock.nanoseconds() + Int64(timeout * 1e9)
         while true {
             var best: (MediaType, CapturedItem)? = nil
             var waitingFor = false
+            var dryEnd: Timestamp? = nil
             for type in streams {
                 if let head = queued[type]!.first {
                     if best == nil || head.time < best!.1.time { best = (type, head) }
                 } else if ended[type] == false {
                     waitingFor = true
+                } else if order == .byTime, endedBeforeStop?[type] == false, let end = handedEnd(type),
+                          dryEnd.map({ end < $0 }) ?? true {
+                    dryEnd = end
                 }
             }
-            if let best, !(ordered && waitingFor) {
+            if let best, let dryEnd, !(best.1.time < dryEnd) { return .allEnded }
+            if let best, order == .asQueued || !waitingFor {
                 queued[best.0]!.removeFirst()
+                let previous = handed[best.0]?.time
+                handed[best.0] = (best.1.time, previous.map { best.1.time - $0 })
                 return .item(best.0, best.1)
             }
             if best == nil && !waitingFor { return .allEnded }
             if !condition.wait(untilNanoseconds: deadline) { return .idle }
         }
+    }
+
+    /// Where the last item handed out of a stream ends: its start plus the step from the one before (a
+    /// stream's items are evenly spaced: pictures a frame apart, blocks of samples a block apart).
+    private func handedEnd(_ type: MediaType) -> Timestamp? {
+        guard let last = handed[type] else { return nil }
+        return last.step.map { last.time + $0 } ?? last.time
     }
 
     /// One more holder of a taken item's slot (an output it is handed to).
@@ -169,3 +206,4 @@ final class CaptureBuffer: @unchecked Sendable {
         return ended[type] ?? true
     }
 }
+enum FileDescriptorDebug { static func print(_ s: String) { var s = s; s.withUTF8 { _ = write(2, $0.baseAddress, $0.count) } } }

@@ -255,7 +255,7 @@ struct RecordingPreparation {
             // Separate unpaced inputs are taken in strict time order; a single reader feeding both tracks is
             // taken as it comes (its file is already interleaved, and waiting on one of its streams while it
             // is blocked on the other would deadlock).
-            ordered: nonePaced && readers.count > 1, hasVideo: hasVideo, stills: stills, stillRotation: rotation,
+            order: nonePaced && readers.count > 1 ? .byTime : .asQueued, hasVideo: hasVideo, stills: stills, stillRotation: rotation,
             controlsToRestore: controlsToRestore, readerFactory: factory, runsWithoutMovie: !configuration.hasOwnMovie)
         photos = PhotoRequests(rendition: 0, rotation: rotation)
         paced = allPaced

@@ -13,8 +13,8 @@ final class SessionEngine: @unchecked Sendable {
     struct Setup: Sendable {
         /// Seconds a live device may deliver nothing before it counts as lost.
         var deviceTimeout: Double
-        /// Unpaced inputs are handed out in strict time order; paced ones as they come.
-        var ordered: Bool
+        /// Unpaced inputs are handed out in strict time order (`.byTime`); paced ones as they come.
+        var order: CaptureBuffer.Order
         var hasVideo: Bool
         /// Pictures of the first frame (at rendition 0, turned upright by `stillRotation`).
         var stills: [StillRequest]
@@ -273,6 +273,8 @@ final class SessionEngine: @unchecked Sendable {
             if !stopping && hasFirstPicture && stopRequest.load(ordering: .acquiring) {
                 // Stop the devices; what they already delivered is still handed out below.
                 stopping = true
+                // Unpaced inputs end together: what a reader ran ahead by is not handed out.
+                if setup.order == .byTime { buffer.endStreamsTogether() }
                 for reader in closeInputs() { reader.stop() }
             }
             var current = state.withLock { $0.outputs }
@@ -295,7 +297,7 @@ final class SessionEngine: @unchecked Sendable {
                 // Every movie stopped by itself (its limits): nothing more to capture.
                 return Ending(reason: .stopped, message: nil)
             }
-            switch buffer.next(ordered: setup.ordered && !stopping, timeout: 0.1) {
+            switch buffer.next(setup.order, timeout: 0.1) {
             case .idle:
                 if !stopping, let stalled = stalledDevice(current) {
                     // A device that stops delivering (unplugged, its server frozen) ends the session.
