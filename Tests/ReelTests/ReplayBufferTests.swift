@@ -22,6 +22,16 @@ import Testing
         }
     }
 
+    /// ffprobe: a save's sound starts with its first picture (the priming is trimmed by the edit list) and
+    /// ends with its last (within an AAC frame).
+    static func checkSound(_ save: ReplaySave) throws {
+        let probe = try Processes.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries",
+                                                           "stream=start_time,duration", "-of", "csv=p=0", save.path])
+        let fields = probe.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").compactMap { Double($0) }
+        #expect(fields.count == 2 && abs(fields[0]) < 1e-6, "sound: \(probe.standardOutput)")
+        #expect(fields.count == 2 && abs(fields[1] - save.seconds) < 0.03, "\(fields) s of sound for \(save.seconds) s")
+    }
+
     /// A save's pictures are the movie's, from its reported start, without a hole; it starts on a keyframe,
     /// its sound starts with its first picture and lasts as long.
     static func checkAgainstMovie(_ save: ReplaySave, movie: [Int]) throws {
@@ -31,12 +41,7 @@ import Testing
         #expect(first + pictures.count <= movie.count && Array(movie[first..<(first + pictures.count)]) == pictures,
                 "\(save.path): \(pictures) against the movie from \(first)")
         #expect(try LiveJoinTests.keyframeIndexes(save.path).first == 0)
-        // ffprobe: the sound starts with the first picture (the priming is trimmed by the edit list).
-        let probe = try Processes.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries",
-                                                           "stream=start_time,duration", "-of", "csv=p=0", save.path])
-        let fields = probe.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").compactMap { Double($0) }
-        #expect(fields.count == 2 && abs(fields[0]) < 1e-6, "sound: \(probe.standardOutput)")
-        #expect(fields.count == 2 && abs(fields[1] - save.seconds) < 0.03, "\(fields) s of sound for \(save.seconds) s")
+        try checkSound(save)
         #expect(!FileManager.default.fileExists(atPath: CaptureSession.partialPath(for: save.path)))
         // Readers nobody here wrote see the same pictures and length.
         for (name, reading) in [("GStreamer", try IndependentReaders.gstreamer(save.path)), ("MediaInfo", try IndependentReaders.mediainfo(save.path))] {
@@ -110,6 +115,8 @@ import Testing
         #expect(pictures.count == Int((save.seconds * 30).rounded()))
         #expect(zip(pictures, pictures.dropFirst()).allSatisfy { ($0 + 1) % 256 == $1 }, "\(pictures)")
         #expect(try LiveJoinTests.keyframeIndexes(save.path).first == 0)
+        // Its sound, encoded as it came (not held back to the pictures out of the encoder), ends with them.
+        try Self.checkSound(save)
         #expect(!FileManager.default.fileExists(atPath: folder + "/none.mov"))
     }
 

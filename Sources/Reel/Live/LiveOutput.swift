@@ -20,6 +20,13 @@ final class LiveOutput: Sendable {
     }
     let destination: Destination
 
+    /// A replay buffer's saves end their sound where their pictures end (ReplayWindow.cut): the movie may hand
+    /// it sound ahead of the pictures.
+    var endsItsSoundAtItsPictures: Bool {
+        if case .replay = destination { return true }
+        return false
+    }
+
     private struct State {
         var items: [LiveItem] = []
         var bytes = 0

@@ -125,9 +125,13 @@ extension MovieRecorder {
         return audio.queuedEnd(originSample: originSample, queued: fifo.count)
     }
 
-    /// How far the audio may be encoded while the video runs (AudioTrack.waitPoint). Nil: no wait.
+    /// How far the audio may be encoded while the video runs (AudioTrack.waitPoint). Nil: no wait. A movie
+    /// without a file whose streams all end their sound at their pictures themselves (replay buffers) does
+    /// not wait: holding its sound back to the pictures sent would make a save wait for the encoder's delay
+    /// twice, once for the pictures and once more for the sound behind them.
     func audioWaitPoint(originSample: Int64) -> Int64? {
         guard setup.hasVideo, !videoDone, let fifo = audioFIFO else { return nil }
+        if !setup.writesFile && !liveOutputs.isEmpty && liveOutputs.allSatisfy(\.endsItsSoundAtItsPictures) { return nil }
         return audio.waitPoint(originSample: originSample, queued: fifo.count, videoSent: videoSentSamples)
     }
 
