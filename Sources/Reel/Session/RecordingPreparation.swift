@@ -30,9 +30,13 @@ struct RecordingPreparation {
     /// cannot wait, so it gets room for 0.2 s of pictures at 30 fps (6); an unpaced one (a file, lavfi with
     /// realtime=0) waits for a free frame, and three keep reader and encoder busy at once (at 1080p each
     /// picture is 3 MB). Each gets one more, for the latest picture the engine holds (see VideoCadence).
+    /// Sound: a live source gets 64 blocks (1.4 s of 1024 samples at 48 kHz) to ride out a stall of the
+    /// session; unpaced sound is handed out in time order with the pictures, so blocks further ahead than a
+    /// few pictures only wait in the pool (16: 0.34 s, well past the 4 pictures' 0.13 s).
     static let pacedVideoPoolFrames = 7
     static let unpacedVideoPoolFrames = 4
-    static let audioPoolBlocks = 64
+    static let pacedAudioPoolBlocks = 64
+    static let unpacedAudioPoolBlocks = 16
 
     /// `interrupt`, raised by the session's stop, ends a wait for an input to open (a named pipe without a
     /// writer, a slow device) and then every reader.
@@ -224,7 +228,8 @@ struct RecordingPreparation {
         let videoSlots = allPaced ? RecordingPreparation.pacedVideoPoolFrames + 1 + extraMovies * (MovieRecorder.livePictureQueue + 2)
                                   : RecordingPreparation.unpacedVideoPoolFrames + extraMovies * 2
         let buffer = CaptureBuffer(videoFrames: videoSlots,
-                                   audioFrames: RecordingPreparation.audioPoolBlocks, streams: mediaTypes,
+                                   audioFrames: allPaced ? RecordingPreparation.pacedAudioPoolBlocks : RecordingPreparation.unpacedAudioPoolBlocks,
+                                   streams: mediaTypes,
                                    audioTracks: separateTracks ? audioInputs.count : 1)
         // Audio is captured in the main movie's format; a tier in another resamples it.
         var factory = ReaderFactory(preset: preset, renditions: renditions, buffer: buffer, sessionStart: sessionStart,
