@@ -3,8 +3,8 @@
 - Save latency: a paced 720p30 camera (lavfi, real time) whose last 30 s are kept (`reel record --no-movie
   --replay-buffer 30 --control SOCK`); `save-replay FILE 30` over the control socket, from the request to the
   reply, which comes once the movie is finalized and renamed into place. The save waits for the pictures up to
-  the request to come out of the encoder (its delay: x264's B-frames and frame threads hold about 10 pictures
-  with the 720p preset, none with 720p-live), then writes. Both presets; target ≤ 300 ms.
+  the request to come out of the encoder (its delay: x264's B-frames and frame threads hold about 12 pictures
+  with the 720p preset, none with 720p-live) and their sound, then writes. Both presets; target ≤ 300 ms.
 - Memory: RSS of a session keeping 60 s against one keeping 5 s, once both are full, per second of difference
   (720p and 1080p); and the 60 s one's RSS growth over a further 30 s once full (the buffer is bounded).
 - Motion detection: the session thread's CPU (where each picture's 64 × 36 luma grid is compared with the last)
