@@ -271,9 +271,9 @@ final class SessionEngine: @unchecked Sendable {
             let hasFirstPicture = picturesSeen > 0 || !setup.hasVideo
                 || MonotonicClock.nanoseconds() - startedAt > 2_000_000_000
             if !stopping && hasFirstPicture && stopRequest.load(ordering: .acquiring) {
-                // Stop the devices; what they already delivered is still handed out below.
+                // Stop the devices; what they already delivered is still handed out below (of unpaced inputs,
+                // up to where the first stream runs dry: what a reader ran ahead by is not handed out).
                 stopping = true
-                // Unpaced inputs end together: what a reader ran ahead by is not handed out.
                 if setup.order == .byTime { buffer.endStreamsTogether() }
                 for reader in closeInputs() { reader.stop() }
             }
