@@ -94,94 +94,101 @@ import Testing
     @Test func unpacedInputsPauseTheirPicturesAndSoundAlike() async throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        var preset = try PresetLibrary.preset(named: "352x288")
-        (preset.video.width, preset.video.height) = (64, 64)
-        var configuration = RecordingConfiguration(
-            outputPath: "\(folder)/main.mov", video: try DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: "30"))?realtime=0"),
-            audio: try DeviceSpec(parsing: "lavfi:\(SteppedTone.source)?realtime=0"), preset: preset, limits: RecordingLimits(maxDuration: 20),
-            fragmentInterval: 0)
-        configuration.tiers = [MovieTier(outputPath: "\(folder)/copy.mov", preset: preset)]
-        let session = CaptureSession()
-        try session.start(configuration)
-        func capturedSeconds() -> Double { Double(session.status.capturedPictures ?? 0) / 30 }
+        let (session, preset) = try Self.startUnpaced(in: folder, maxDuration: 20)
         // Each wait is bounded: a session that ended early fails the test below rather than hang it.
-        for _ in 0..<10_000 where capturedSeconds() < 0.2 { try await Task.sleep(for: .milliseconds(1)) }
+        try await Self.waitForInput(session, seconds: 0.2)
         let added = MovieOutput(outputPath: "\(folder)/added.mov", preset: preset, limits: RecordingLimits(maxDuration: 3))
         try session.addOutput(added)
         // Once half a second of the input is in, pause; resume once another second of it went by.
-        for _ in 0..<10_000 where capturedSeconds() < 0.5 { try await Task.sleep(for: .milliseconds(1)) }
+        try await Self.waitForInput(session, seconds: 0.5)
         session.pauseRecording()
-        let pausedAt = capturedSeconds()
-        for _ in 0..<10_000 where capturedSeconds() < pausedAt + 1 { try await Task.sleep(for: .milliseconds(1)) }
+        try await Self.waitForInput(session, seconds: Self.inputSeconds(session) + 1)
         session.resumeRecording()
         let result = await session.finished()
         #expect(result.recordedSuccessfully && result.outputs?.allSatisfy { $0.recordedSuccessfully && $0.stopReason == .maxDurationReached } == true,
                 "\(result)")
         for name in ["main", "copy"] {
-            let numbers = try TestInputs.frameNumbers("\(folder)/\(name).mov")
-            let jumps = zip(numbers, numbers.dropFirst()).map { ($1 - $0 + 256) % 256 }
-            let big = jumps.filter { $0 > 1 }
-            #expect(numbers.count == 600 && big.count == 1 && big[0] >= 20, "\(name): 20 s, one jump over the pause: \(big)")
+            let (count, jumps) = try Self.checkPausedOnce("\(folder)/\(name).mov", checkedAtLeast: 300)
+            #expect(count == 600 && jumps.count == 1 && jumps[0] >= 20, "\(name): 20 s, one jump over the pause: \(jumps)")
             let movie = try MediaInspection(path: "\(folder)/\(name).mov")
             #expect(abs(movie.audioDuration - 20) < 0.022, "\(name): audio \(movie.audioDuration) s, video \(movie.videoDuration) s")
-            // The sound under each picture is the input's at that picture's instant, before and after the pause.
-            let (wrong, checked) = try SteppedTone.misplacedPictures(in: "\(folder)/\(name).mov")
-            #expect(checked >= 300 && wrong.isEmpty, "\(name): \(checked) pictures checked, at another pitch: \(wrong)")
         }
         let addedResult = try #require(added.result)
         #expect(addedResult.recordedSuccessfully && addedResult.videoFrames == 90 && addedResult.stopReason == .maxDurationReached, "\(addedResult)")
-        let addedNumbers = try TestInputs.frameNumbers("\(folder)/added.mov")
-        #expect(zip(addedNumbers, addedNumbers.dropFirst()).filter { ($1 - $0 + 256) % 256 > 1 }.count <= 1, "added: \(addedNumbers)")
-        let (wrong, checked) = try SteppedTone.misplacedPictures(in: "\(folder)/added.mov")
-        #expect(checked >= 45 && wrong.isEmpty, "added: \(checked) pictures checked, at another pitch: \(wrong)")
+        let (_, addedJumps) = try Self.checkPausedOnce("\(folder)/added.mov", checkedAtLeast: 45)
+        #expect(addedJumps.count <= 1, "added: \(addedJumps)")
         let main = try SharedAudioEncoderTests.packets("\(folder)/main.mov")
         let copy = try SharedAudioEncoderTests.packets("\(folder)/copy.mov")
         #expect(copy == main, "the tier holds the main movie's pictures")
     }
 
     /// A stop (not a limit) of unpaced inputs after a pause ends the pictures and the sound together. The
-    /// readers of such inputs run apart by what their pools hold (the sound up to 64 blocks, 1.4 s, ahead of
-    /// 5 pictures); at the stop the session hands out only what lies before the end of the stream that runs
+    /// readers of such inputs run apart by what their pools hold (the sound up to 16 blocks, 0.34 s, ahead of
+    /// 4 pictures); at the stop the session hands out only what lies before the end of the stream that runs
     /// dry first (CaptureBuffer.endStreamsTogether). Before, it handed out all of it: the sound came out
-    /// 0.7-1.3 s longer than the pictures (a pause, when nothing takes pictures, lets it run furthest ahead).
+    /// 0.7-1.3 s longer than the pictures (then 64 blocks; a pause, when nothing takes pictures, lets it run
+    /// furthest ahead).
     @Test func aStopOfUnpacedInputsAfterAPauseEndsTheTracksTogether() async throws {
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        var preset = try PresetLibrary.preset(named: "352x288")
-        (preset.video.width, preset.video.height) = (64, 64)
-        var configuration = RecordingConfiguration(
-            outputPath: "\(folder)/main.mov", video: try DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: "30", wide: true))?realtime=0"),
-            audio: try DeviceSpec(parsing: "lavfi:\(SteppedTone.source)?realtime=0"), preset: preset, limits: RecordingLimits(maxDuration: 60),
-            fragmentInterval: 0)
-        configuration.tiers = [MovieTier(outputPath: "\(folder)/copy.mov", preset: preset)]
-        let session = CaptureSession()
-        try session.start(configuration)
-        func capturedSeconds() -> Double { Double(session.status.capturedPictures ?? 0) / 30 }
+        let (session, _) = try Self.startUnpaced(in: folder, maxDuration: 60)
         // Half a second of the input, pause, a second, resume, a second, stop; each wait bounded.
-        for _ in 0..<10_000 where capturedSeconds() < 0.5 { try await Task.sleep(for: .milliseconds(1)) }
+        try await Self.waitForInput(session, seconds: 0.5)
         session.pauseRecording()
-        let pausedAt = capturedSeconds()
-        for _ in 0..<10_000 where capturedSeconds() < pausedAt + 1 { try await Task.sleep(for: .milliseconds(1)) }
+        try await Self.waitForInput(session, seconds: Self.inputSeconds(session) + 1)
         session.resumeRecording()
-        let resumedAt = capturedSeconds()
-        for _ in 0..<10_000 where capturedSeconds() < resumedAt + 1 { try await Task.sleep(for: .milliseconds(1)) }
+        try await Self.waitForInput(session, seconds: Self.inputSeconds(session) + 1)
         session.stop()
         let result = await session.finished()
         #expect(result.recordedSuccessfully && result.outputs?.allSatisfy { $0.recordedSuccessfully && $0.stopReason == .stopped } == true,
                 "\(result)")
         for name in ["main", "copy"] {
-            // (Wide numbers: the readers may run several seconds on while the test waits to resume.)
-            let numbers = try TestInputs.frameNumbers("\(folder)/\(name).mov", wide: true)
-            let jumps = zip(numbers, numbers.dropFirst()).map { ($1 - $0 + 4096) % 4096 }
-            #expect(numbers.count >= 30 && jumps.filter { $0 > 1 }.count == 1, "\(name): one jump over the pause: \(jumps.filter { $0 != 1 })")
+            let (count, jumps) = try Self.checkPausedOnce("\(folder)/\(name).mov", checkedAtLeast: 20)
+            #expect(count >= 30 && jumps.count == 1, "\(name): one jump over the pause: \(jumps)")
             let movie = try MediaInspection(path: "\(folder)/\(name).mov")
             // Within a picture and an AAC frame, as a live stop ends them.
             #expect(abs(movie.audioDuration - movie.videoDuration) < 1.0 / 30 + 0.022, "\(name): audio \(movie.audioDuration) s, video \(movie.videoDuration) s")
-            let (wrong, checked) = try SteppedTone.misplacedPictures(in: "\(folder)/\(name).mov", wide: true)
-            #expect(checked >= 20 && wrong.isEmpty, "\(name): \(checked) pictures checked, \(wrong.count) at another pitch: \(wrong.prefix(3)) ... \(wrong.suffix(2)); steps \(jumps.enumerated().filter { $0.1 != 1 }) of \(numbers.count)")
         }
         #expect(try SharedAudioEncoderTests.packets("\(folder)/copy.mov") == SharedAudioEncoderTests.packets("\(folder)/main.mov"),
                 "the tier holds the main movie's pictures")
+    }
+
+    /// Starts a session of unpaced inputs (`realtime=0`): numbered pictures (wide numbers: the readers may run
+    /// several seconds on while a test waits to resume) and the stepped tone, into `main.mov` and a tier at
+    /// its preset, `copy.mov`, both with a duration limit.
+    static func startUnpaced(in folder: String, maxDuration: Double) throws -> (CaptureSession, Preset) {
+        var preset = try PresetLibrary.preset(named: "352x288")
+        (preset.video.width, preset.video.height) = (64, 64)
+        var configuration = RecordingConfiguration(
+            outputPath: "\(folder)/main.mov",
+            video: try DeviceSpec(parsing: "lavfi:\(TestInputs.numberedPictures(rate: "30", wide: true))?realtime=0"),
+            audio: try DeviceSpec(parsing: "lavfi:\(SteppedTone.source)?realtime=0"), preset: preset,
+            limits: RecordingLimits(maxDuration: maxDuration), fragmentInterval: 0)
+        configuration.tiers = [MovieTier(outputPath: "\(folder)/copy.mov", preset: preset)]
+        let session = CaptureSession()
+        try session.start(configuration)
+        return (session, preset)
+    }
+
+    /// Seconds of the 30 fps input the session has read.
+    static func inputSeconds(_ session: CaptureSession) -> Double { Double(session.status.capturedPictures ?? 0) / 30 }
+
+    /// Waits until the session has read `seconds` of the input, at most some 10 s (a session that ended
+    /// early fails the test's checks rather than hang it).
+    static func waitForInput(_ session: CaptureSession, seconds: Double) async throws {
+        for _ in 0..<10_000 where inputSeconds(session) < seconds { try await Task.sleep(for: .milliseconds(1)) }
+    }
+
+    /// A movie of `startUnpaced`'s inputs: the sound under each checked picture (at least `checkedAtLeast`) is
+    /// at that picture's pitch (SteppedTone), before and after its pause. Returns its pictures' count and the
+    /// steps of more than one picture between them (the jumps over pauses).
+    static func checkPausedOnce(_ path: String, checkedAtLeast: Int) throws -> (count: Int, jumps: [Int]) {
+        let numbers = try TestInputs.frameNumbers(path, wide: true)
+        let jumps = zip(numbers, numbers.dropFirst()).map { ($1 - $0 + 4096) % 4096 }.filter { $0 > 1 }
+        let (wrong, checked) = try SteppedTone.misplacedPictures(in: path, wide: true)
+        #expect(checked >= checkedAtLeast && wrong.isEmpty,
+                "\(path): \(checked) pictures checked, \(wrong.count) at another pitch: \(wrong.prefix(3)) ... \(wrong.suffix(2)); jumps \(jumps)")
+        return (numbers.count, jumps)
     }
 
     /// `reel record` pauses on SIGUSR1 and resumes on the next one; the JSON's duration is the recorded media.
