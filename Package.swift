@@ -22,7 +22,9 @@ let package = Package(
         // engine types); its C part names and prioritizes threads.
         .target(name: "CSystemSupport"),
         .target(name: "SystemSupport", dependencies: ["CSystemSupport"]),
-        .target(name: "FFmpegCore", dependencies: ["CFFmpeg", "SystemSupport"]),
+        // Picture loops the compiler vectorizes, for conversions swscale has no fast path for.
+        .target(name: "CPictureConversion"),
+        .target(name: "FFmpegCore", dependencies: ["CFFmpeg", "SystemSupport", "CPictureConversion"]),
         // The container code (boxes, sample tables, fragments, index, trailer bound): no FFmpeg, no engine types.
         .target(name: "QuickTime", dependencies: ["SystemSupport"]),
         .target(name: "CLinuxCapture"),

@@ -11,6 +11,8 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     }
     public static let yuv420p = PixelFormat(AV_PIX_FMT_YUV420P)
     public static let yuvj420p = PixelFormat(AV_PIX_FMT_YUVJ420P)
+    public static let yuvj422p = PixelFormat(AV_PIX_FMT_YUVJ422P)
+    public static let yuv422p = PixelFormat(AV_PIX_FMT_YUV422P)
     public static let yuva420p = PixelFormat(AV_PIX_FMT_YUVA420P)
     public static let rgb24 = PixelFormat(AV_PIX_FMT_RGB24)
     public static let none = PixelFormat(AV_PIX_FMT_NONE)

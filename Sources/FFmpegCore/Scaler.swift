@@ -12,6 +12,9 @@ public final class Scaler {
     /// Set when the source's YUV matrix is not the output's and the size changes: swscale scales keeping the
     /// source's matrix, and the scaled picture is re-coded after (see `prepare`).
     private var recoding: YUVMatrixConversion?
+    /// Set when the picture keeps its size and only its chroma layout or range changes in a way
+    /// PlanarYUVConversion does (an MJPEG camera's yuvj422p): then no swscale context is made.
+    private var direct: PlanarYUVConversion?
     public let outputWidth: Int
     public let outputHeight: Int
     public let outputFormat: PixelFormat
@@ -77,10 +80,14 @@ public final class Scaler {
                 }
             }
         }
-        let height = source.withPlanes { sourceData, sourceLines in
-            sws_scale(context, sourceData, sourceLines, 0, Int32(source.height), &planes, &strides)
+        if let direct {
+            direct.convert(source, into: destination)
+        } else {
+            let height = source.withPlanes { sourceData, sourceLines in
+                sws_scale(context, sourceData, sourceLines, 0, Int32(source.height), &planes, &strides)
+            }
+            try FFmpegError.check(height, "sws_scale")
         }
-        try FFmpegError.check(height, "sws_scale")
         // Letterbox bars are black, which no matrix changes (no chroma): the whole picture can be re-coded.
         if let recoding { destination.convertMatrix(recoding) }
         destination.pts = source.pts
@@ -92,9 +99,10 @@ public final class Scaler {
         let colour = frame.resolvedColour
         let shape = SourceShape(width: frame.width, height: frame.height, format: frame.pixelFormat,
                                 sampleAspect: frame.sampleAspectRatio, matrix: colour.matrix, range: colour.range)
-        if context != nil && shape == source { return }
+        if (context != nil || direct != nil) && shape == source { return }
         sws_freeContext(context)
         context = nil
+        direct = nil
         source = shape
         pictureRect = Scaler.fittedRect(sourceWidth: frame.width, sourceHeight: frame.height, sampleAspect: shape.sampleAspect,
                                         outputWidth: outputWidth, outputHeight: outputHeight)
@@ -110,6 +118,12 @@ public final class Scaler {
             && frame.pixelFormat.chromaSubsampling == outputFormat.chromaSubsampling
         recoding = changesMatrix && !sameSize && outputFormat == .yuv420p
             ? YUVMatrixConversion(from: colour.matrix, to: outputColour.matrix, range: outputColour.range) : nil
+        let fills = pictureRect == (0, 0, outputWidth, outputHeight) && frame.width == outputWidth && frame.height == outputHeight
+        if fills && (!changesMatrix || recoding != nil) {
+            direct = PlanarYUVConversion(source: frame.pixelFormat, sourceRange: colour.range, output: outputFormat,
+                                         outputRange: outputColour.range)
+            if direct != nil { return }
+        }
         let flags = !changesMatrix || recoding != nil ? SWS_BICUBIC : sameSize ? SWS_POINT : SWS_BICUBIC | SWS_ACCURATE_RND
         context = sws_getContext(Int32(frame.width), Int32(frame.height), frame.pixelFormat.rawValue,
                                  Int32(pictureRect.width), Int32(pictureRect.height), outputFormat.rawValue,
