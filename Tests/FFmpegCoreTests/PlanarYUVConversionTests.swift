@@ -112,9 +112,12 @@ import Testing
         let output = try Self.converted(source)
         let reference = Frame()
         try reference.allocateVideo(width: width, height: height, pixelFormat: .yuv420p)
-        let context = sws_getContext(Int32(width), Int32(height), AV_PIX_FMT_YUVJ422P, Int32(width), Int32(height),
+        // yuv422p said to be full range: what yuvj422p means, without swscale's warning for the old format.
+        let context = sws_getContext(Int32(width), Int32(height), AV_PIX_FMT_YUV422P, Int32(width), Int32(height),
                                      AV_PIX_FMT_YUV420P, SWS_BICUBIC, nil, nil, nil)
         defer { sws_freeContext(context) }
+        let table = sws_getCoefficients(SWS_CS_ITU601)
+        #expect(sws_setColorspaceDetails(context, table, 1, table, 0, 0, 1 << 16, 1 << 16) >= 0)
         source.withPlanes { sourceData, sourceLines in
             reference.withPlanes { data, lines in
                 var planes = (0..<4).map { UnsafeMutablePointer(mutating: data[$0]) }
