@@ -1,4 +1,3 @@
-import CFFmpeg
 import CPictureConversion
 
 /// Same-size conversion of 8-bit planar 4:2:2 or 4:2:0 pictures into yuv420p, full range into limited or the
@@ -15,11 +14,14 @@ struct PlanarYUVConversion: Equatable {
     /// The conversion from `source` in `sourceRange` to yuv420p in `outputRange`; nil when this cannot do it
     /// (another layout, depth or output, or limited range into full).
     init?(source: PixelFormat, sourceRange: ColourRange, output: PixelFormat, outputRange: ColourRange) {
-        let layouts = [AV_PIX_FMT_YUV422P: Int32(2), AV_PIX_FMT_YUVJ422P: 2, AV_PIX_FMT_YUV420P: 1, AV_PIX_FMT_YUVJ420P: 1]
-        guard output == .yuv420p, let rows = layouts[source.rawValue] else { return nil }
+        guard output == .yuv420p else { return nil }
+        switch source {
+        case .yuv422p, .yuvj422p: chromaRowsPerRow = 2
+        case .yuv420p, .yuvj420p: chromaRowsPerRow = 1
+        default: return nil
+        }
         let sourceFull = sourceRange == .full, outputFull = outputRange == .full
         guard sourceFull || !outputFull else { return nil }
-        chromaRowsPerRow = rows
         fullToLimited = sourceFull && !outputFull
     }
 

@@ -95,7 +95,6 @@ import Testing
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let (session, preset) = try Self.startUnpaced(in: folder, maxDuration: 20)
-        // Each wait is bounded: a session that ended early fails the test below rather than hang it.
         try await Self.waitForInput(session, seconds: 0.2)
         let added = MovieOutput(outputPath: "\(folder)/added.mov", preset: preset, limits: RecordingLimits(maxDuration: 3))
         try session.addOutput(added)
@@ -132,7 +131,7 @@ import Testing
         let folder = try Scratch.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let (session, _) = try Self.startUnpaced(in: folder, maxDuration: 60)
-        // Half a second of the input, pause, a second, resume, a second, stop; each wait bounded.
+        // Half a second of the input, pause, a second, resume, a second, stop.
         try await Self.waitForInput(session, seconds: 0.5)
         session.pauseRecording()
         try await Self.waitForInput(session, seconds: Self.inputSeconds(session) + 1)
@@ -173,10 +172,23 @@ import Testing
     /// Seconds of the 30 fps input the session has read.
     static func inputSeconds(_ session: CaptureSession) -> Double { Double(session.status.capturedPictures ?? 0) / 30 }
 
-    /// Waits until the session has read `seconds` of the input, at most some 10 s (a session that ended
-    /// early fails the test's checks rather than hang it).
+    /// Waits until the session has read `seconds` of the input, polling every millisecond (the input is read
+    /// 15-30 times faster than real time). A session that ended, or one that has not got there within 60 s of
+    /// wall time (a machine far busier than any test run sees), is reported here rather than left for the
+    /// movie checks to trip over.
     static func waitForInput(_ session: CaptureSession, seconds: Double) async throws {
-        for _ in 0..<10_000 where inputSeconds(session) < seconds { try await Task.sleep(for: .milliseconds(1)) }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while inputSeconds(session) < seconds {
+            guard session.currentState == .recording else {
+                Issue.record("the session ended while waiting for \(seconds) s of input: \(session.currentState)")
+                return
+            }
+            guard ContinuousClock.now < deadline else {
+                Issue.record("\(inputSeconds(session)) s of input read in 60 s, waiting for \(seconds) s")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(1))
+        }
     }
 
     /// A movie of `startUnpaced`'s inputs: the sound under each checked picture (at least `checkedAtLeast`) is
