@@ -9,7 +9,8 @@ void reel_name_current_thread(const char *name);
 int reel_raise_current_thread_priority(int nice_level);
 
 /// Gives the memory glibc holds free (in the main heap and every thread's arena) back to the system:
-/// malloc_trim(0), which Swift's Glibc module does not import.
+/// malloc_trim(0), which Swift's Glibc module does not import. Does nothing when a sanitizer's allocator is
+/// malloc (glibc's heap is then unused).
 void reel_release_free_memory(void);
 
 #endif
