@@ -61,8 +61,21 @@ import Testing
         buffer.endStreamsTogether()
         buffer.endStream(.audio)
         let taken = Self.drain(buffer, .byTime)
-        // The sound ends at 85.3 ms: the pictures that start before it (0, 33.3, 66.7 ms).
-        #expect(taken.filter { $0.0 == .video }.count == 3 && taken.filter { $0.0 == .audio }.count == 4, "\(taken)")
+        // The sound ends at 85.3 ms: the pictures that end by then (0 and 33.3 ms; the one at 66.7 ms would
+        // last until 100 ms, its last 15 ms without sound).
+        #expect(taken.filter { $0.0 == .video }.count == 2 && taken.filter { $0.0 == .audio }.count == 4, "\(taken)")
+    }
+
+    /// A picture that ends exactly where the sound ends is handed out (no sound is missing under it).
+    @Test func aStopHandsOutAPictureThatEndsWithTheSound() {
+        let buffer = CaptureBuffer(videoFrames: 10, audioFrames: 4, streams: [.video, .audio])
+        // Pictures every 32 ms; 3 blocks of 32 ms of sound (1536 samples at 48 kHz): the sound ends at 96 ms.
+        for index in 0..<10 { Self.queue(.video, at: Int64(index) * 32_000, in: buffer) }
+        for index in 0..<3 { Self.queue(.audio, at: Int64(index) * 32_000, in: buffer) }
+        buffer.endStreamsTogether()
+        buffer.endStream(.audio)
+        let pictures = Self.drain(buffer, .byTime).filter { $0.0 == .video }.map(\.1)
+        #expect(pictures == [0, 32_000, 64_000], "\(pictures)")
     }
 
     /// A stream that had ended before the stop (a file whose sound is shorter than its pictures) cuts nothing:

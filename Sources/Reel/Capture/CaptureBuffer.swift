@@ -128,7 +128,7 @@ final class CaptureBuffer: @unchecked Sendable {
     }
 
     /// A stop of unpaced inputs, before their readers are stopped: from now on `.byTime` hands out only what
-    /// lies before the end of the first stream that runs dry. Their readers run apart by as much as their
+    /// lies before the end of the first stream that runs dry (pictures whole, see `handsOutAtStop`). Their readers run apart by as much as their
     /// pools hold (the sound's 16 blocks, 0.34 s, ahead of 4 pictures); what one stream holds past the
     /// other's end is left out, so the tracks of a stopped movie end together, as those of a live stop do.
     /// (A stream that had ended already, a file's shorter track, cuts nothing.)
@@ -157,7 +157,7 @@ final class CaptureBuffer: @unchecked Sendable {
                     dryEnd = end
                 }
             }
-            if let best, let dryEnd, !(best.1.time < dryEnd) { return .allEnded }
+            if let best, let dryEnd, !handsOutAtStop(best.0, best.1, before: dryEnd) { return .allEnded }
             if let best, order == .asQueued || !waitingFor {
                 queued[best.0]!.removeFirst()
                 let previous = handed[best.0]?.time
@@ -167,6 +167,15 @@ final class CaptureBuffer: @unchecked Sendable {
             if best == nil && !waitingFor { return .allEnded }
             if !condition.wait(untilNanoseconds: deadline) { return .idle }
         }
+    }
+
+    /// Whether the next item of a stream lies before the end of the stream that ran dry at a stop: a block of
+    /// sound if it starts before it (the movie cuts the sound at its last picture's end), a picture only if it
+    /// ends by it (a picture that outlasts the sound would end the movie in silence: its sound is padded to the
+    /// pictures' end). A picture's length is the step from the one handed out before it.
+    private func handsOutAtStop(_ type: MediaType, _ item: CapturedItem, before dryEnd: Timestamp) -> Bool {
+        guard type == .video, let previous = handed[.video]?.time else { return item.time < dryEnd }
+        return !(dryEnd < item.time + (item.time - previous))
     }
 
     /// Where the last item handed out of a stream ends: its start plus the step from the one before (a
