@@ -128,9 +128,10 @@ final class CaptureBuffer: @unchecked Sendable {
     }
 
     /// A stop of unpaced inputs, before their readers are stopped: from now on `.byTime` hands out only what
-    /// lies before the end of the first stream that runs dry (pictures whole, see `handsOutAtStop`). Their readers run apart by as much as their
-    /// pools hold (the sound's 16 blocks, 0.34 s, ahead of 4 pictures); what one stream holds past the
-    /// other's end is left out, so the tracks of a stopped movie end together, as those of a live stop do.
+    /// lies before the end of the first stream that runs dry (pictures whole, see `handsOutAtStop`). Their
+    /// readers run apart by as much as their pools hold (the sound's 16 blocks, 0.34 s, ahead of 4 pictures);
+    /// what one stream holds past the other's end is left out, so the tracks of a stopped movie end together,
+    /// as those of a live stop do.
     /// (A stream that had ended already, a file's shorter track, cuts nothing.)
     func endStreamsTogether() {
         condition.lock()
